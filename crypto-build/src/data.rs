@@ -1,0 +1,241 @@
+//! The one source of truth: asm sets, targets and ISA feature classes, as tables.
+
+use std::fmt;
+
+/// OpenSSL version that openssl-src (pinned in the workspace) provides.
+pub const OPENSSL_VERSION: &str = "3.6.3";
+
+/// Configure options shared by every set, following openssl-src's defaults.
+pub const CONFIGURE_COMMON: &[&str] = &[
+    "no-shared",
+    "no-module",
+    "no-tests",
+    "no-comp",
+    "no-zlib",
+    "no-zlib-dynamic",
+    "--libdir=lib",
+    "no-legacy",
+    "no-ssl3",
+    "no-md2",
+    "no-rc5",
+    "no-weak-ssl-ciphers",
+    "no-camellia",
+    "no-idea",
+    "no-seed",
+    "--prefix=/usr/local",
+    "--openssldir=/usr/local/ssl",
+];
+
+/// The assembler a set is generated for, as the perlasm scripts will see it.
+/// The generator fakes exactly these banners, whatever the host has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AsmIdentity {
+    pub gas_version: &'static str,
+    pub nasm_version: &'static str,
+}
+
+/// One generated flavour of OpenSSL's perlasm output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AsmSet {
+    pub name: &'static str,
+    /// Extra Configure options for this set.
+    pub configure: &'static [&'static str],
+    pub identity: AsmIdentity,
+    /// ISA features the set may use; anything else found by the scan is an error.
+    pub allowed: &'static [Feature],
+    /// Rank for per-file selection: lower is faster.
+    pub rank: u8,
+}
+
+const GAS_2_40: AsmIdentity = AsmIdentity {
+    gas_version: "2.40",
+    nasm_version: "2.16.01",
+};
+const GAS_2_23: AsmIdentity = AsmIdentity {
+    gas_version: "2.23",
+    nasm_version: "2.10",
+};
+
+use Feature::*;
+
+/// Sets in order of preference, fastest first.
+#[rustfmt::skip]
+pub const SETS: &[AsmSet] = &[
+    AsmSet { name: "asm", configure: &[], identity: GAS_2_40, rank: 0,
+             allowed: &[Avx2, AdxBmi2, ShaNi, Avx512, Vaes512, Vpclmul512, Avx512Ifma, AvxIfma, Gfni] },
+    AsmSet { name: "asm_avx2", configure: &[], identity: GAS_2_23, rank: 1,
+             allowed: &[Avx2, AdxBmi2, ShaNi] },
+    AsmSet { name: "no_asm", configure: &["no-asm"], identity: GAS_2_40, rank: 2, allowed: &[] },
+];
+
+/// How a target's asm files are written and assembled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AsmSyntax {
+    /// AT&T syntax, assembled by the C compiler driver (GNU as or an integrated assembler).
+    Gas,
+    /// Intel syntax for nasm.
+    Nasm,
+}
+
+/// A Configure target. A new target is a new row here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Target {
+    /// OpenSSL's Configure target name; also the directory name inside each set.
+    pub name: &'static str,
+    /// Rust target triples served by this row; the first match wins.
+    pub triples: &'static [&'static str],
+    pub syntax: AsmSyntax,
+    /// What the faked C compiler predefines (`cc -dM -E`), which Configure reads.
+    pub predefined: &'static [(&'static str, &'static str)],
+    /// Expected fast paths in the `asm` set: (file, symbol that must hold real code).
+    pub fast_paths: &'static [FastPath],
+}
+
+/// An AVX-512 entry point that must be real code in `asm` and a stub in `asm_avx2`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FastPath {
+    pub file: &'static str,
+    pub symbol: &'static str,
+}
+
+const GCC_X86_64_LINUX: &[(&str, &str)] = &[
+    ("__GNUC__", "12"),
+    ("__GNUC_MINOR__", "2"),
+    ("__x86_64__", "1"),
+    ("__x86_64", "1"),
+    ("__ELF__", "1"),
+    ("__linux__", "1"),
+    ("__unix__", "1"),
+    ("__LP64__", "1"),
+    ("__SIZEOF_INT128__", "16"),
+    ("__ORDER_LITTLE_ENDIAN__", "1234"),
+    ("__BYTE_ORDER__", "__ORDER_LITTLE_ENDIAN__"),
+];
+
+#[rustfmt::skip]
+const X86_64_FAST_PATHS: &[FastPath] = &[
+    FastPath { file: "crypto/modes/aes-gcm-avx512.s", symbol: "ossl_vaes_vpclmulqdq_capable" },
+    FastPath { file: "crypto/modes/aes-gcm-avx512.s", symbol: "ossl_aes_gcm_encrypt_avx512" },
+    FastPath { file: "crypto/bn/rsaz-2k-avx512.s", symbol: "ossl_rsaz_avx512ifma_eligible" },
+    FastPath { file: "crypto/bn/rsaz-2k-avx512.s", symbol: "ossl_rsaz_amm52x20_x1_ifma256" },
+    FastPath { file: "crypto/bn/rsaz-2k-avxifma.s", symbol: "ossl_rsaz_avxifma_eligible" },
+];
+
+#[rustfmt::skip]
+pub const TARGETS: &[Target] = &[
+    Target { name: "linux-x86_64", syntax: AsmSyntax::Gas, predefined: GCC_X86_64_LINUX,
+             triples: &["x86_64-unknown-linux-gnu", "x86_64-unknown-linux-musl"],
+             fast_paths: X86_64_FAST_PATHS },
+];
+
+/// ISA feature classes that an asm file may need from its assembler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Feature {
+    Avx2,
+    AdxBmi2,
+    ShaNi,
+    /// AVX-512F/VL/BW/DQ: zmm, zmm16-31, k-masks, EVEX-only forms.
+    Avx512,
+    Vaes512,
+    Vpclmul512,
+    Avx512Ifma,
+    /// VEX-encoded IFMA (`{vex} vpmadd52luq`).
+    AvxIfma,
+    Gfni,
+}
+
+impl Feature {
+    pub const ALL: &'static [Feature] = &[
+        Avx2, AdxBmi2, ShaNi, Avx512, Vaes512, Vpclmul512, Avx512Ifma, AvxIfma, Gfni,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Avx2 => "avx2",
+            AdxBmi2 => "adx-bmi2",
+            ShaNi => "sha-ni",
+            Avx512 => "avx512",
+            Vaes512 => "vaes-zmm",
+            Vpclmul512 => "vpclmulqdq-zmm",
+            Avx512Ifma => "avx512-ifma",
+            AvxIfma => "avx-ifma",
+            Gfni => "gfni",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Feature> {
+        Feature::ALL.iter().copied().find(|f| f.name() == s)
+    }
+}
+
+impl fmt::Display for Feature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+pub fn set_by_name(name: &str) -> anyhow::Result<&'static AsmSet> {
+    SETS.iter().find(|s| s.name == name).ok_or_else(|| {
+        anyhow::anyhow!(
+            "unknown asm set `{name}`; accepted: auto, {}",
+            set_names().join(", ")
+        )
+    })
+}
+
+pub fn set_names() -> Vec<&'static str> {
+    SETS.iter().map(|s| s.name).collect()
+}
+
+pub fn target_by_name(name: &str) -> anyhow::Result<&'static Target> {
+    TARGETS
+        .iter()
+        .find(|t| t.name == name)
+        .ok_or_else(|| unknown_target(name))
+}
+
+/// The target row serving a Rust target triple, or a Configure target name.
+pub fn target_for(triple_or_name: &str) -> anyhow::Result<&'static Target> {
+    TARGETS
+        .iter()
+        .find(|t| t.name == triple_or_name || t.triples.contains(&triple_or_name))
+        .ok_or_else(|| unknown_target(triple_or_name))
+}
+
+fn unknown_target(name: &str) -> anyhow::Error {
+    let known: Vec<String> = TARGETS
+        .iter()
+        .flat_map(|t| std::iter::once(t.name).chain(t.triples.iter().copied()))
+        .map(String::from)
+        .collect();
+    anyhow::anyhow!(
+        "unsupported target `{name}`; supported: {}",
+        known.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn feature_names_round_trip() {
+        for f in Feature::ALL {
+            assert_eq!(Feature::from_name(f.name()), Some(*f));
+        }
+    }
+
+    #[test]
+    fn lookups_reject_unknown_names_with_the_accepted_list() {
+        let e = set_by_name("fast").unwrap_err().to_string();
+        assert!(e.contains("asm, asm_avx2, no_asm"), "{e}");
+        let e = target_for("riscv64gc-unknown-linux-gnu")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("x86_64-unknown-linux-gnu"), "{e}");
+        assert_eq!(
+            target_for("x86_64-unknown-linux-gnu").unwrap().name,
+            "linux-x86_64"
+        );
+    }
+}

@@ -1,0 +1,74 @@
+//! Fake `cc` and `nasm` that answer every probe of Configure and the perlasm scripts with the
+//! set's fixed assembler identity, so the output never depends on the host's tools.
+
+use crate::data::{AsmIdentity, Target};
+use anyhow::{Context, Result};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+pub struct FakeTools {
+    pub dir: PathBuf,
+}
+
+impl FakeTools {
+    /// Writes `cc` and `nasm` into `dir`, as perl scripts run by `perl`.
+    pub fn write(dir: &Path, perl: &Path, target: &Target, id: &AsmIdentity) -> Result<FakeTools> {
+        fs::create_dir_all(dir)?;
+        let shebang = format!("#!{}\n", perl.display());
+        let predefined: String = target
+            .predefined
+            .iter()
+            .map(|(k, v)| format!("  ['{k}', '{v}'],\n"))
+            .collect();
+        let cc = FAKE_CC
+            .replace("@GAS@", id.gas_version)
+            .replace("@PREDEFINED@", &predefined);
+        let nasm = FAKE_NASM.replace("@NASM@", id.nasm_version);
+        write_exe(&dir.join("cc"), &(shebang.clone() + &cc))?;
+        write_exe(&dir.join("nasm"), &(shebang + &nasm))?;
+        Ok(FakeTools {
+            dir: dir.to_path_buf(),
+        })
+    }
+}
+
+fn write_exe(path: &Path, text: &str) -> Result<()> {
+    fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(path, fs::Permissions::from_mode(0o755))?;
+    }
+    Ok(())
+}
+
+/// Any invocation it does not know is an error, so a new probe in OpenSSL cannot slip through
+/// to a default answer unnoticed.
+const FAKE_CC: &str = r##"# crypto-build's fake C compiler: a fixed identity for OpenSSL's probes.
+use strict; use warnings;
+my @predefined = (
+@PREDEFINED@);
+my $args = join(' ', @ARGV);
+if ($args =~ /-dM -E/) { print "#define $_->[0] $_->[1]\n" for @predefined; exit 0; }
+if ($args =~ /-Wa,--help/) { print "  --noexecstack           require executable stack for this object\n"; exit 0; }
+if ($args =~ /-Wa,-v/) {
+  print STDERR "GNU assembler version @GAS@ (x86_64-linux-gnu) using BFD version (GNU Binutils) @GAS@\n";
+  exit 0;
+}
+if ($args eq '-v') { print STDERR "gcc version 12.2.0 (crypto-build identity)\n"; exit 0; }
+if ($args eq '--version') { print "cc (crypto-build identity) 12.2.0\n"; exit 0; }
+if ($args eq '-V') { exit 1; }
+if ($args =~ /-E -P -$/) {
+  local $/; my $in = <STDIN>;
+  for my $p (@predefined) { $in =~ s/\b\Q$p->[0]\E\b/$p->[1]/g; }
+  $in =~ s/\b__USER_LABEL_PREFIX__\b//g; print $in; exit 0;
+}
+print STDERR "crypto-build fake cc: unexpected invocation: cc $args\n";
+exit 1;
+"##;
+
+const FAKE_NASM: &str = r##"# crypto-build's fake nasm: a fixed identity for OpenSSL's probes.
+if ("@ARGV" eq '-v') { print "NASM version @NASM@ compiled on Jan  1 2000\n"; exit 0; }
+print STDERR "crypto-build fake nasm: unexpected invocation: nasm @ARGV\n";
+exit 1;
+"##;

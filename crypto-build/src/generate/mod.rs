@@ -1,0 +1,347 @@
+//! Generation of the asm sets: OpenSSL's Configure and perlasm under a fixed identity, then
+//! scan, manifest and hash lock. Everything is staged first and swapped in at the end, so a
+//! failed or interrupted run leaves the previous outputs as they were.
+
+mod identity;
+pub mod lock;
+mod openssl;
+pub mod scan;
+
+pub use openssl::HostTools;
+
+use crate::data::{AsmSet, Target};
+use crate::manifest::{self, AsmFile, FileHash, Lib, Manifest, Unit};
+use crate::sha256;
+use anyhow::{bail, Context, Result};
+use lock::Lock;
+use openssl::Scratch;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// What to generate, and where the set directories live.
+pub struct Request<'a> {
+    pub root: &'a Path,
+    pub targets: Vec<&'static Target>,
+    pub sets: Vec<&'static AsmSet>,
+    pub jobs: usize,
+}
+
+/// A scratch directory beside the outputs (same filesystem, so renames are atomic); removed on
+/// drop, whatever happened.
+pub struct Staging {
+    pub dir: PathBuf,
+}
+
+impl Staging {
+    pub fn new(root: &Path) -> Result<Staging> {
+        remove_stale_staging(root);
+        let dir = root.join(format!(".gen-staging-{}", std::process::id()));
+        if dir.exists() {
+            fs::remove_dir_all(&dir)?;
+        }
+        fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        Ok(Staging { dir })
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Staging directories of runs that were killed; their process is gone.
+fn remove_stale_staging(root: &Path) {
+    let Ok(entries) = fs::read_dir(root) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        if let Some(pid) = name.strip_prefix(".gen-staging-") {
+            if Path::new("/proc/self").exists() && !Path::new("/proc").join(pid).exists() {
+                let _ = fs::remove_dir_all(e.path());
+            }
+        }
+    }
+}
+
+/// One set/target, generated into staging.
+pub struct Staged {
+    pub dir: PathBuf,
+    pub manifest: Manifest,
+}
+
+/// Generates every requested set/target into `staging`, scanned and checked.
+pub fn stage(req: &Request, staging: &Staging) -> Result<Vec<Staged>> {
+    let tools = HostTools::find()?;
+    let mut staged = Vec::new();
+    for target in &req.targets {
+        for set in &req.sets {
+            let s = stage_one(&tools, staging, target, set, req.jobs)
+                .with_context(|| format!("generating {}/{}", set.name, target.name))?;
+            staged.push(s);
+        }
+    }
+    check_symbol_parity(&staged)?;
+    Ok(staged)
+}
+
+fn stage_one(
+    tools: &HostTools,
+    staging: &Staging,
+    target: &'static Target,
+    set: &'static AsmSet,
+    jobs: usize,
+) -> Result<Staged> {
+    let work = staging
+        .dir
+        .join("work")
+        .join(format!("{}-{}", set.name, target.name));
+    let scratch = Scratch::configure(work.clone(), tools, target, set)?;
+    let layout = scratch.layout()?;
+    scratch.make(&layout.generated, jobs)?;
+    let (cflags, ex_libs) = scratch.flags()?;
+    let out = staging.dir.join(set.name).join(target.name);
+    let files = collect(&work, &out, &layout.generated)?;
+    let asm_texts: Vec<(String, String)> = layout
+        .units
+        .iter()
+        .filter(|(_, src, _)| src.ends_with(".s"))
+        .map(|(_, src, _)| {
+            Ok((
+                src.clone(),
+                fs::read_to_string(manifest::gen_path(&out, src))?,
+            ))
+        })
+        .collect::<Result<_>>()?;
+    scan::check_set(set, target, &asm_texts)?;
+    let mut m = Manifest {
+        openssl: crate::data::OPENSSL_VERSION.into(),
+        target: target.name.into(),
+        set: set.name.into(),
+        cflags,
+        ex_libs,
+        files,
+        ..Manifest::default()
+    };
+    add_units(&mut m, &layout.units)?;
+    m.asm = asm_texts.iter().map(|(p, t)| asm_entry(p, t)).collect();
+    write_atomic(&out.join(manifest::FILE_NAME), m.to_text().as_bytes())?;
+    fs::remove_dir_all(&work)?;
+    Ok(Staged {
+        dir: out,
+        manifest: m,
+    })
+}
+
+fn asm_entry(path: &str, text: &str) -> AsmFile {
+    AsmFile {
+        path: path.into(),
+        features: scan::features(text).into_iter().map(|(f, _)| f).collect(),
+        globals: scan::globals(text),
+    }
+}
+
+/// Groups identical per-unit flag lists, so the manifest (and the compile) has few of them.
+fn add_units(m: &mut Manifest, units: &[(String, String, Vec<String>)]) -> Result<()> {
+    for (lib, path, words) in units {
+        let lib = match lib.as_str() {
+            "crypto" => Lib::Crypto,
+            "ssl" => Lib::Ssl,
+            other => bail!("unexpected library `{other}` in configdata"),
+        };
+        let group = match m.groups.iter().position(|g| g == words) {
+            Some(i) => i,
+            None => {
+                m.groups.push(words.clone());
+                m.groups.len() - 1
+            }
+        };
+        m.units.push(Unit {
+            lib,
+            group,
+            path: path.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// Copies generated files out of the scratch tree, with the scratch path stripped, and hashes
+/// them.
+fn collect(work: &Path, out: &Path, generated: &[String]) -> Result<Vec<FileHash>> {
+    let work_str = format!("{}/", work.display());
+    let mut files = Vec::new();
+    for rel in generated {
+        let data = fs::read(work.join(rel)).with_context(|| format!("reading generated {rel}"))?;
+        let data = strip_path(&data, work_str.as_bytes());
+        let dest = manifest::gen_path(out, rel);
+        fs::create_dir_all(dest.parent().unwrap())?;
+        fs::write(&dest, &data)?;
+        files.push(FileHash {
+            path: rel.clone(),
+            sha256: sha256::hex(&data),
+        });
+    }
+    Ok(files)
+}
+
+fn strip_path(data: &[u8], path: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len());
+    let mut i = 0;
+    while i < data.len() {
+        if data[i..].starts_with(path) {
+            i += path.len();
+        } else {
+            out.push(data[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Every file of a faster set must export exactly the symbols of its slower counterpart, so
+/// that files can be mixed across sets without breaking the ABI.
+fn check_symbol_parity(staged: &[Staged]) -> Result<()> {
+    for a in staged {
+        for b in staged
+            .iter()
+            .filter(|b| b.manifest.target == a.manifest.target)
+        {
+            if a.manifest.set >= b.manifest.set {
+                continue;
+            }
+            for fa in &a.manifest.asm {
+                let Some(fb) = b.manifest.asm_file(&fa.path) else {
+                    continue;
+                };
+                if fa.globals != fb.globals {
+                    bail!(
+                        "{} exports different symbols in {} and {}: {:?} vs {:?}; files of \
+                         these sets cannot be mixed",
+                        fa.path,
+                        a.manifest.set,
+                        b.manifest.set,
+                        fa.globals,
+                        fb.globals
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The directory of one set/target under `root`.
+pub fn set_dir(root: &Path, set: &str, target: &str) -> PathBuf {
+    root.join(set).join(target)
+}
+
+/// Swaps staged outputs in place of the previous ones and records them in the lock.
+pub fn commit(root: &Path, staging: &Staging, staged: Vec<Staged>) -> Result<()> {
+    let mut lock = Lock::load(root)?;
+    for m in install(root, staging, staged)? {
+        lock.update(&Lock::of_manifest(&m));
+    }
+    lock.save(root)
+}
+
+fn install(root: &Path, staging: &Staging, staged: Vec<Staged>) -> Result<Vec<Manifest>> {
+    let old = staging.dir.join("old");
+    fs::create_dir_all(&old)?;
+    let mut installed = Vec::new();
+    for s in staged {
+        let dest = set_dir(root, &s.manifest.set, &s.manifest.target);
+        fs::create_dir_all(dest.parent().unwrap())?;
+        if dest.exists() {
+            let aside = old.join(format!("{}-{}", s.manifest.set, s.manifest.target));
+            fs::rename(&dest, &aside)
+                .with_context(|| format!("moving aside {}", dest.display()))?;
+        }
+        fs::rename(&s.dir, &dest).with_context(|| format!("installing {}", dest.display()))?;
+        installed.push(s.manifest);
+    }
+    Ok(installed)
+}
+
+/// Writes a file through a temporary sibling and a rename.
+pub fn write_atomic(path: &Path, data: &[u8]) -> Result<()> {
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir)?;
+    }
+    fs::write(&tmp, data).with_context(|| format!("writing {}", tmp.display()))?;
+    fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))
+}
+
+/// Generates into staging and compares with the committed lock and with what is on disk.
+/// Returns the list of differences; empty means reproducible and intact.
+pub fn check(req: &Request) -> Result<Vec<String>> {
+    let lock = Lock::load(req.root)?;
+    if lock.entries.is_empty() {
+        bail!(
+            "{} is missing or empty; run `cargo xtask generate` and commit it",
+            lock::FILE_NAME
+        );
+    }
+    let staging = Staging::new(req.root)?;
+    let staged = stage(req, &staging)?;
+    let mut problems = Vec::new();
+    for s in &staged {
+        let key = format!("{}/{}", s.manifest.set, s.manifest.target);
+        let expected = lock.of_key(&key);
+        let fresh = Lock::of_manifest(&s.manifest);
+        problems.extend(
+            Lock::diff(&expected, &fresh)
+                .into_iter()
+                .map(|d| format!("fresh {d}")),
+        );
+        let on_disk = set_dir(req.root, &s.manifest.set, &s.manifest.target);
+        if on_disk.join(manifest::FILE_NAME).exists() {
+            let disk = lock::of_disk(&on_disk)?;
+            problems.extend(
+                Lock::diff(&expected, &disk)
+                    .into_iter()
+                    .map(|d| format!("on disk {d}")),
+            );
+        }
+    }
+    Ok(problems)
+}
+
+/// For build scripts: makes sure one set/target exists, generating it when missing. A fresh
+/// generation must match the committed lock, where there is one.
+pub fn ensure(
+    root: &Path,
+    target: &'static Target,
+    set: &'static AsmSet,
+    jobs: usize,
+) -> Result<()> {
+    let dest = set_dir(root, set.name, target.name);
+    if dest.join(manifest::FILE_NAME).exists() {
+        return Ok(());
+    }
+    let req = Request {
+        root,
+        targets: vec![target],
+        sets: vec![set],
+        jobs,
+    };
+    let staging = Staging::new(root)?;
+    let staged = stage(&req, &staging)?;
+    let key = format!("{}/{}", set.name, target.name);
+    let expected = Lock::load(root)?.of_key(&key);
+    if !expected.entries.is_empty() {
+        let diff = Lock::diff(&expected, &Lock::of_manifest(&staged[0].manifest));
+        if !diff.is_empty() {
+            bail!(
+                "generated {key} differs from {}: {}",
+                lock::FILE_NAME,
+                diff[0]
+            );
+        }
+    }
+    if dest.join(manifest::FILE_NAME).exists() {
+        return Ok(()); // another build generated it meanwhile
+    }
+    install(root, &staging, staged).map(drop)
+}

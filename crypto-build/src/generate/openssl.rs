@@ -1,0 +1,248 @@
+//! Drives OpenSSL's own Configure and Makefile in a scratch tree, under a controlled environment,
+//! and reads back what libcrypto and libssl are made of.
+
+use super::identity::FakeTools;
+use crate::data::{AsmSet, Target, CONFIGURE_COMMON};
+use anyhow::{bail, Context, Result};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A fixed build date for crypto/buildinf.h (mkbuildinf.pl honours SOURCE_DATE_EPOCH).
+const SOURCE_DATE_EPOCH: &str = "0";
+
+/// The host tools generation needs. Nothing else of the host is consulted.
+#[derive(Debug, Clone)]
+pub struct HostTools {
+    pub perl: PathBuf,
+    pub make: PathBuf,
+    /// The PATH given to OpenSSL's scripts, after the fake tools directory.
+    pub path: String,
+}
+
+impl HostTools {
+    /// Finds perl and make, or fails with one line that says what to do.
+    pub fn find() -> Result<HostTools> {
+        let perl = which::which("perl").map_err(|_| {
+            anyhow::anyhow!(
+                "perl not found on PATH: generating OpenSSL's asm sets needs perl; install perl, \
+                 or run `cargo xtask generate` on a machine that has it and copy the sets"
+            )
+        })?;
+        let make = which::which("make").map_err(|_| {
+            anyhow::anyhow!("make not found on PATH: generating OpenSSL's asm sets needs GNU make")
+        })?;
+        let path = std::env::var("PATH").unwrap_or_default();
+        Ok(HostTools { perl, make, path })
+    }
+}
+
+/// One scratch OpenSSL tree, configured for a target and set.
+pub struct Scratch<'a> {
+    pub dir: PathBuf,
+    tools: &'a HostTools,
+    fake: FakeTools,
+}
+
+/// What the dump of configdata.pm says libcrypto and libssl are built from.
+#[derive(Debug, Default)]
+pub struct Layout {
+    /// (library, source path, per-object include and define words)
+    pub units: Vec<(String, String, Vec<String>)>,
+    /// Generated files to produce and collect.
+    pub generated: Vec<String>,
+}
+
+impl<'a> Scratch<'a> {
+    /// Copies OpenSSL's source into `dir` and runs Configure there.
+    pub fn configure(
+        dir: PathBuf,
+        tools: &'a HostTools,
+        target: &Target,
+        set: &AsmSet,
+    ) -> Result<Scratch<'a>> {
+        let src = openssl_src::source_dir();
+        copy_tree(&src, &dir).with_context(|| format!("copying {} to scratch", src.display()))?;
+        let fake = FakeTools::write(&dir.join(".fake-bin"), &tools.perl, target, &set.identity)?;
+        let scratch = Scratch { dir, tools, fake };
+        let mut cmd = scratch.command(&tools.perl);
+        cmd.arg("Configure")
+            .arg(target.name)
+            .args(CONFIGURE_COMMON)
+            .args(set.configure);
+        run(&mut cmd, "OpenSSL's Configure")?;
+        Ok(scratch)
+    }
+
+    /// A command with a cleared environment: only the fake tools, PATH, a C locale and a fixed
+    /// build date reach OpenSSL's scripts.
+    fn command(&self, program: &Path) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.current_dir(&self.dir)
+            .env_clear()
+            .env(
+                "PATH",
+                format!("{}:{}", self.fake.dir.display(), self.tools.path),
+            )
+            .env("LC_ALL", "C")
+            .env("SOURCE_DATE_EPOCH", SOURCE_DATE_EPOCH)
+            .env("CC", "cc")
+            .env("ASM", "nasm");
+        cmd
+    }
+
+    pub fn layout(&self) -> Result<Layout> {
+        let script = self.dir.join(".dump-layout.pl");
+        fs::write(&script, DUMP_LAYOUT)?;
+        let mut cmd = self.command(&self.tools.perl);
+        cmd.arg(&script);
+        let out = capture(&mut cmd, "reading configdata.pm")?;
+        parse_layout(&out)
+    }
+
+    /// Runs OpenSSL's own Makefile rules for the generated files.
+    pub fn make(&self, files: &[String], jobs: usize) -> Result<()> {
+        let mut cmd = self.command(&self.tools.make);
+        cmd.arg(format!("-j{jobs}")).args(files);
+        run(&mut cmd, "OpenSSL's generation rules (make)")
+    }
+
+    /// OpenSSL's library compile flags and system libraries, as the Makefile resolves them.
+    /// The shell's word splitting here is the same the real compile line gets.
+    pub fn flags(&self) -> Result<(Vec<String>, Vec<String>)> {
+        let extra = self.dir.join(".print-flags.mk");
+        fs::write(
+            &extra,
+            "crypto-build-flags:\n\t@printf '%s\\n' $(LIB_CFLAGS) $(LIB_CPPFLAGS) '--' $(LIB_EX_LIBS)\n",
+        )?;
+        let mut cmd = self.command(&self.tools.make);
+        cmd.args(["-s", "-f", "Makefile", "-f"])
+            .arg(&extra)
+            .arg("crypto-build-flags");
+        let out = capture(&mut cmd, "reading OpenSSL's compile flags")?;
+        let words: Vec<String> = out.lines().map(String::from).collect();
+        let split = words
+            .iter()
+            .position(|w| w == "--")
+            .context("flag dump has no separator")?;
+        let libs = words[split + 1..]
+            .iter()
+            .filter_map(|w| {
+                w.strip_prefix("-l")
+                    .or_else(|| (w == "-pthread").then_some("pthread"))
+            })
+            .map(String::from)
+            .collect();
+        Ok((words[..split].to_vec(), libs))
+    }
+}
+
+fn parse_layout(out: &str) -> Result<Layout> {
+    let mut layout = Layout::default();
+    for line in out.lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        match f[0] {
+            "unit" if f.len() >= 3 => layout.units.push((
+                f[1].to_string(),
+                f[2].to_string(),
+                f[3..]
+                    .iter()
+                    .filter(|w| !w.is_empty())
+                    .map(|w| w.to_string())
+                    .collect(),
+            )),
+            "gen" if f.len() == 2 => layout.generated.push(f[1].to_string()),
+            _ => bail!("unexpected line from the configdata dump: `{line}`"),
+        }
+    }
+    if layout.units.is_empty() {
+        bail!("configdata.pm lists no sources for libcrypto and libssl");
+    }
+    Ok(layout)
+}
+
+/// Walks %unified_info the way OpenSSL's gentemplate.pm does: a library given as a source
+/// contributes its objects, and so do the static libraries it depends on.
+const DUMP_LAYOUT: &str = r#"
+use strict; use warnings;
+use lib '.'; use configdata;
+my $u = \%unified_info;
+my (%seen_obj, %gen);
+sub libs_of { my ($lib) = @_;
+  my @out; my @todo = grep { /\.a$/ } @{$u->{sources}{$lib} // []};
+  while (my $l = shift @todo) { next if grep { $_ eq $l } @out; push @out, $l;
+    push @todo, grep { /\.a$/ } (@{$u->{sources}{$l} // []}, @{$u->{depends}{$l} // []}); }
+  return @out; }
+sub emit_objs { my ($name, $bin) = @_;
+  for my $obj (grep { !/\.a$/ } @{$u->{sources}{$bin} // []}) {
+    next if $seen_obj{$obj}++;
+    my @srcs = @{$u->{sources}{$obj} // []};
+    my @incs = (@{$u->{includes}{$obj} // []}, @{$u->{includes}{$bin} // []});
+    my @defs = (@{$u->{defines}{$obj} // []}, @{$u->{defines}{$bin} // []});
+    for my $src (@srcs) {
+      my @words = $src =~ /\.s$/ ? () : ((map { "-I$_" } @incs), (map { "-D$_" } @defs));
+      print join("\t", "unit", $name, $src, @words), "\n";
+    }
+    for (@srcs, @{$u->{depends}{$obj} // []}) { $gen{$_} = 1 if $u->{generate}{$_}; }
+  } }
+for my $lib (['crypto', 'libcrypto'], ['ssl', 'libssl']) {
+  my ($name, $bin) = @$lib;
+  emit_objs($name, $_) for ($bin, libs_of($bin));
+}
+$gen{$_} = 1 for grep { /\.(h|c|inc)$/ } @{$u->{depends}{""} // []};
+print "gen\t$_\n" for sort keys %gen;
+"#;
+
+fn run(cmd: &mut Command, what: &str) -> Result<()> {
+    let out = cmd
+        .output()
+        .with_context(|| format!("starting {what}: {cmd:?}"))?;
+    if !out.status.success() {
+        bail!(
+            "{what} failed ({}): {:?}\n{}{}",
+            out.status,
+            cmd,
+            tail(&out.stdout),
+            tail(&out.stderr)
+        );
+    }
+    Ok(())
+}
+
+fn capture(cmd: &mut Command, what: &str) -> Result<String> {
+    let out = cmd
+        .output()
+        .with_context(|| format!("starting {what}: {cmd:?}"))?;
+    if !out.status.success() {
+        bail!(
+            "{what} failed ({}): {:?}\n{}",
+            out.status,
+            cmd,
+            tail(&out.stderr)
+        );
+    }
+    String::from_utf8(out.stdout).with_context(|| format!("{what}: output is not UTF-8"))
+}
+
+/// The last lines of a tool's output, enough to see why it failed.
+fn tail(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    let from = lines.len().saturating_sub(20);
+    lines[from..].iter().map(|l| format!("  {l}\n")).collect()
+}
+
+/// Recursive copy; OpenSSL's tree has only files and directories.
+pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    fs::create_dir_all(to)?;
+    for entry in fs::read_dir(from)? {
+        let entry = entry?;
+        let dest = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &dest)?;
+        } else {
+            fs::copy(entry.path(), &dest)?;
+        }
+    }
+    Ok(())
+}

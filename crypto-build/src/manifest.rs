@@ -1,0 +1,282 @@
+//! The manifest of one generated set: what to compile, with which flags, and the hash of every
+//! generated file. A plain tab-separated text, so diffs and errors stay readable.
+
+use crate::data::Feature;
+use crate::sha256;
+use anyhow::{bail, Context, Result};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+pub const FILE_NAME: &str = "manifest.tsv";
+/// Generated files live under this directory of a set's target directory.
+pub const GEN_DIR: &str = "gen";
+const MAGIC: &str = "crypto-build-manifest\t1";
+
+/// Which static library a compile unit goes into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Lib {
+    Crypto,
+    Ssl,
+}
+
+impl Lib {
+    pub fn name(self) -> &'static str {
+        match self {
+            Lib::Crypto => "crypto",
+            Lib::Ssl => "ssl",
+        }
+    }
+
+    fn parse(s: &str) -> Result<Lib> {
+        match s {
+            "crypto" => Ok(Lib::Crypto),
+            "ssl" => Ok(Lib::Ssl),
+            _ => bail!("unknown library `{s}`"),
+        }
+    }
+}
+
+/// One source file to compile or assemble, relative to OpenSSL's tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unit {
+    pub lib: Lib,
+    /// Index into [`Manifest::groups`]: the unit's own include and define words.
+    pub group: usize,
+    pub path: String,
+}
+
+/// What an asm file needs from its assembler, and the symbols it exports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AsmFile {
+    pub path: String,
+    pub features: Vec<Feature>,
+    pub globals: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileHash {
+    pub path: String,
+    pub sha256: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Manifest {
+    pub openssl: String,
+    pub target: String,
+    pub set: String,
+    /// OpenSSL's own library flags (LIB_CFLAGS and LIB_CPPFLAGS), for every unit.
+    pub cflags: Vec<String>,
+    /// System libraries to link, without `-l`.
+    pub ex_libs: Vec<String>,
+    /// Per-unit `-I` and `-D` words, in Makefile order; include dirs are tree-relative.
+    pub groups: Vec<Vec<String>>,
+    pub units: Vec<Unit>,
+    pub asm: Vec<AsmFile>,
+    /// Every generated file, relative to the `gen/` directory.
+    pub files: Vec<FileHash>,
+}
+
+impl Manifest {
+    pub fn load(set_dir: &Path) -> Result<Manifest> {
+        let path = set_dir.join(FILE_NAME);
+        let text = fs::read_to_string(&path)
+            .with_context(|| format!("reading manifest {}", path.display()))?;
+        Manifest::parse(&text).with_context(|| format!("parsing manifest {}", path.display()))
+    }
+
+    pub fn parse(text: &str) -> Result<Manifest> {
+        let mut lines = text.lines();
+        if lines.next() != Some(MAGIC) {
+            bail!("not a crypto-build manifest (first line must be `{MAGIC}`)");
+        }
+        let mut m = Manifest::default();
+        for (n, line) in lines.enumerate() {
+            m.parse_line(line)
+                .with_context(|| format!("line {}: `{line}`", n + 2))?;
+        }
+        Ok(m)
+    }
+
+    fn parse_line(&mut self, line: &str) -> Result<()> {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let words = |from: usize| {
+            fields[from..]
+                .iter()
+                .filter(|s| !s.is_empty())
+                .map(|s| s.to_string())
+                .collect()
+        };
+        let list = |s: &str| -> Vec<String> {
+            s.split(',')
+                .filter(|x| !x.is_empty())
+                .map(String::from)
+                .collect()
+        };
+        match (fields[0], fields.len()) {
+            ("openssl", 2) => self.openssl = fields[1].into(),
+            ("target", 2) => self.target = fields[1].into(),
+            ("set", 2) => self.set = fields[1].into(),
+            ("cflag", 2) => self.cflags.push(fields[1].into()),
+            ("exlib", 2) => self.ex_libs.push(fields[1].into()),
+            ("group", _) => self.groups.push(words(1)),
+            ("unit", 4) => self.units.push(Unit {
+                lib: Lib::parse(fields[1])?,
+                group: fields[2].parse().context("group index")?,
+                path: fields[3].into(),
+            }),
+            ("asm", 4) => self.asm.push(AsmFile {
+                path: fields[1].into(),
+                features: parse_features(fields[2])?,
+                globals: list(fields[3]),
+            }),
+            ("file", 3) => self.files.push(FileHash {
+                sha256: fields[1].into(),
+                path: fields[2].into(),
+            }),
+            _ => bail!("unrecognised manifest line"),
+        }
+        Ok(())
+    }
+
+    pub fn to_text(&self) -> String {
+        let mut out = vec![MAGIC.to_string()];
+        out.push(format!("openssl\t{}", self.openssl));
+        out.push(format!("target\t{}", self.target));
+        out.push(format!("set\t{}", self.set));
+        out.extend(self.cflags.iter().map(|f| format!("cflag\t{f}")));
+        out.extend(self.ex_libs.iter().map(|l| format!("exlib\t{l}")));
+        out.extend(
+            self.groups
+                .iter()
+                .map(|g| format!("group\t{}", g.join("\t"))),
+        );
+        for u in &self.units {
+            out.push(format!("unit\t{}\t{}\t{}", u.lib.name(), u.group, u.path));
+        }
+        for a in &self.asm {
+            let features: Vec<&str> = a.features.iter().map(|f| f.name()).collect();
+            out.push(format!(
+                "asm\t{}\t{}\t{}",
+                a.path,
+                features.join(","),
+                a.globals.join(",")
+            ));
+        }
+        out.extend(
+            self.files
+                .iter()
+                .map(|f| format!("file\t{}\t{}", f.sha256, f.path)),
+        );
+        out.push(String::new());
+        out.join("\n")
+    }
+
+    /// Whether `path` (tree-relative) is produced by the generator rather than taken from
+    /// openssl-src.
+    pub fn is_generated(&self, path: &str) -> bool {
+        self.files.iter().any(|f| f.path == path)
+    }
+
+    pub fn asm_file(&self, path: &str) -> Option<&AsmFile> {
+        self.asm.iter().find(|a| a.path == path)
+    }
+
+    /// Checks every generated file under `set_dir` against its recorded hash.
+    pub fn verify_files(&self, set_dir: &Path) -> Result<()> {
+        for f in &self.files {
+            let path = gen_path(set_dir, &f.path);
+            let data = fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+            let actual = sha256::hex(&data);
+            if actual != f.sha256 {
+                bail!(
+                    "{} does not match its manifest (sha256 {actual}, manifest says {}); \
+                     regenerate with `cargo xtask generate`",
+                    path.display(),
+                    f.sha256
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where a generated file lives inside a set's target directory.
+pub fn gen_path(set_dir: &Path, rel: &str) -> PathBuf {
+    set_dir.join(GEN_DIR).join(rel)
+}
+
+fn parse_features(s: &str) -> Result<Vec<Feature>> {
+    s.split(',')
+        .filter(|x| !x.is_empty())
+        .map(|x| Feature::from_name(x).with_context(|| format!("unknown ISA feature `{x}`")))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Manifest {
+        Manifest {
+            openssl: "3.6.3".into(),
+            target: "linux-x86_64".into(),
+            set: "asm".into(),
+            cflags: vec!["-O3".into(), "-DOPENSSLDIR=\"/usr/local/ssl\"".into()],
+            ex_libs: vec!["dl".into()],
+            groups: vec![vec!["-I.".into(), "-DAES_ASM".into()], vec![]],
+            units: vec![Unit {
+                lib: Lib::Ssl,
+                group: 1,
+                path: "ssl/s3_lib.c".into(),
+            }],
+            asm: vec![AsmFile {
+                path: "crypto/bn/rsaz-2k-avxifma.s".into(),
+                features: vec![Feature::Avx2, Feature::AvxIfma],
+                globals: vec!["ossl_rsaz_avxifma_eligible".into()],
+            }],
+            files: vec![FileHash {
+                path: "crypto/bn/rsaz-2k-avxifma.s".into(),
+                sha256: "ab".into(),
+            }],
+        }
+    }
+
+    #[test]
+    fn text_round_trips() {
+        let m = sample();
+        assert_eq!(Manifest::parse(&m.to_text()).unwrap(), m);
+    }
+
+    #[test]
+    fn bad_lines_name_their_line_number() {
+        let text = sample()
+            .to_text()
+            .replace("asm\tcrypto", "asm\tcrypto\textra");
+        let e = format!("{:#}", Manifest::parse(&text).unwrap_err());
+        assert!(e.contains("line "), "{e}");
+        let e = format!("{:#}", Manifest::parse("garbage\n").unwrap_err());
+        assert!(e.contains("not a crypto-build manifest"), "{e}");
+    }
+
+    #[test]
+    fn verify_names_the_file_that_differs() {
+        let dir =
+            std::env::temp_dir().join(format!("crypto-build-manifest-{}", std::process::id()));
+        let file = gen_path(&dir, "a/b.s");
+        fs::create_dir_all(file.parent().unwrap()).unwrap();
+        fs::write(&file, b"abc").unwrap();
+        let mut m = sample();
+        m.files = vec![FileHash {
+            path: "a/b.s".into(),
+            sha256: sha256::hex(b"abc"),
+        }];
+        m.verify_files(&dir).unwrap();
+        fs::write(&file, b"abd").unwrap();
+        let e = m.verify_files(&dir).unwrap_err().to_string();
+        assert!(
+            e.contains("b.s does not match") && e.contains("cargo xtask generate"),
+            "{e}"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

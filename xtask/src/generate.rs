@@ -1,0 +1,77 @@
+//! `cargo xtask generate [--check]`: writes the asm sets and generate.lock, or verifies them.
+
+use crate::flags::Generate;
+use anyhow::{bail, Result};
+use crypto_build::data::{self, AsmSet, Target};
+use crypto_build::generate::{self, Request, Staging};
+use std::time::Instant;
+use xshell::Shell;
+
+impl Generate {
+    pub fn run(self, _sh: &Shell) -> Result<()> {
+        let root = crate::project_root();
+        let sets: Vec<&'static AsmSet> = if self.sets.is_empty() {
+            data::SETS.iter().collect()
+        } else {
+            self.sets
+                .iter()
+                .map(|s| data::set_by_name(s))
+                .collect::<Result<_>>()?
+        };
+        let targets: Vec<&'static Target> = if self.targets.is_empty() {
+            data::TARGETS.iter().collect()
+        } else {
+            self.targets
+                .iter()
+                .map(|t| data::target_for(t))
+                .collect::<Result<_>>()?
+        };
+        let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let req = Request {
+            root: &root,
+            targets,
+            sets,
+            jobs,
+        };
+        let started = Instant::now();
+        if self.check {
+            let problems = generate::check(&req)?;
+            if !problems.is_empty() {
+                for p in problems.iter().take(20) {
+                    eprintln!("  {p}");
+                }
+                bail!(
+                    "generate --check: {} difference(s) from {}; run `cargo xtask generate` \
+                     to regenerate, and commit generate.lock if the change is intended",
+                    problems.len(),
+                    generate::lock::FILE_NAME
+                );
+            }
+            println!(
+                "generate --check: reproducible and intact ({:.1?})",
+                started.elapsed()
+            );
+            return Ok(());
+        }
+        let staging = Staging::new(&root)?;
+        let staged = generate::stage(&req, &staging)?;
+        let summary: Vec<String> = staged
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}/{} ({} files)",
+                    s.manifest.set,
+                    s.manifest.target,
+                    s.manifest.files.len()
+                )
+            })
+            .collect();
+        generate::commit(&root, &staging, staged)?;
+        println!(
+            "generated {} in {:.1?}",
+            summary.join(", "),
+            started.elapsed()
+        );
+        Ok(())
+    }
+}

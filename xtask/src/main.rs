@@ -1,0 +1,30 @@
+//! `cargo xtask`: the orchestrator. This file only dispatches; each task is its own module.
+
+mod build;
+mod flags;
+mod generate;
+
+use std::path::PathBuf;
+use xshell::Shell;
+
+fn main() -> anyhow::Result<()> {
+    let cmd = flags::parse(std::env::args().skip(1))?;
+    let sh = Shell::new()?;
+    sh.change_dir(project_root());
+    match cmd {
+        flags::Command::Help => {
+            print!("{}", flags::HELP);
+            Ok(())
+        }
+        flags::Command::Generate(g) => g.run(&sh),
+        flags::Command::Build(b) => b.run(&sh),
+    }
+}
+
+/// The workspace root, where the set directories and generate.lock live.
+pub fn project_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
