@@ -47,14 +47,8 @@ pub struct AsmSet {
     pub rank: u8,
 }
 
-const GAS_2_40: AsmIdentity = AsmIdentity {
-    gas_version: "2.40",
-    nasm_version: "2.16.01",
-};
-const GAS_2_23: AsmIdentity = AsmIdentity {
-    gas_version: "2.23",
-    nasm_version: "2.10",
-};
+const GAS_2_40: AsmIdentity = AsmIdentity { gas_version: "2.40", nasm_version: "2.16.01" };
+const GAS_2_23: AsmIdentity = AsmIdentity { gas_version: "2.23", nasm_version: "2.10" };
 
 use Feature::*;
 
@@ -145,9 +139,8 @@ pub enum Feature {
 }
 
 impl Feature {
-    pub const ALL: &'static [Feature] = &[
-        Avx2, AdxBmi2, ShaNi, Avx512, Vaes512, Vpclmul512, Avx512Ifma, AvxIfma, Gfni,
-    ];
+    pub const ALL: &'static [Feature] =
+        &[Avx2, AdxBmi2, ShaNi, Avx512, Vaes512, Vpclmul512, Avx512Ifma, AvxIfma, Gfni];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -176,10 +169,7 @@ impl fmt::Display for Feature {
 
 pub fn set_by_name(name: &str) -> anyhow::Result<&'static AsmSet> {
     SETS.iter().find(|s| s.name == name).ok_or_else(|| {
-        anyhow::anyhow!(
-            "unknown asm set `{name}`; accepted: auto, {}",
-            set_names().join(", ")
-        )
+        anyhow::anyhow!("unknown asm set `{name}`; accepted: auto, {}", set_names().join(", "))
     })
 }
 
@@ -188,10 +178,7 @@ pub fn set_names() -> Vec<&'static str> {
 }
 
 pub fn target_by_name(name: &str) -> anyhow::Result<&'static Target> {
-    TARGETS
-        .iter()
-        .find(|t| t.name == name)
-        .ok_or_else(|| unknown_target(name))
+    TARGETS.iter().find(|t| t.name == name).ok_or_else(|| unknown_target(name))
 }
 
 /// The target row serving a Rust target triple, or a Configure target name.
@@ -208,10 +195,7 @@ fn unknown_target(name: &str) -> anyhow::Error {
         .flat_map(|t| std::iter::once(t.name).chain(t.triples.iter().copied()))
         .map(String::from)
         .collect();
-    anyhow::anyhow!(
-        "unsupported target `{name}`; supported: {}",
-        known.join(", ")
-    )
+    anyhow::anyhow!("unsupported target `{name}`; supported: {}", known.join(", "))
 }
 
 #[cfg(test)]
@@ -229,13 +213,8 @@ mod tests {
     fn lookups_reject_unknown_names_with_the_accepted_list() {
         let e = set_by_name("fast").unwrap_err().to_string();
         assert!(e.contains("asm, asm_avx2, no_asm"), "{e}");
-        let e = target_for("riscv64gc-unknown-linux-gnu")
-            .unwrap_err()
-            .to_string();
+        let e = target_for("riscv64gc-unknown-linux-gnu").unwrap_err().to_string();
         assert!(e.contains("x86_64-unknown-linux-gnu"), "{e}");
-        assert_eq!(
-            target_for("x86_64-unknown-linux-gnu").unwrap().name,
-            "linux-x86_64"
-        );
+        assert_eq!(target_for("x86_64-unknown-linux-gnu").unwrap().name, "linux-x86_64");
     }
 }

@@ -1,7 +1,12 @@
 //! Build logic shared by `cargo xtask` and crypto-sys's build script, in pipeline order:
-//! data (sets, targets) → generate → select → compile.
+//! data (sets, targets) → generate → detect → select → compile.
 
+pub mod build_script;
+pub mod compile;
+pub mod config;
 pub mod data;
+pub mod detect;
 pub mod generate;
 pub mod manifest;
+pub mod select;
 pub mod sha256;

@@ -91,8 +91,7 @@ impl Manifest {
         }
         let mut m = Manifest::default();
         for (n, line) in lines.enumerate() {
-            m.parse_line(line)
-                .with_context(|| format!("line {}: `{line}`", n + 2))?;
+            m.parse_line(line).with_context(|| format!("line {}: `{line}`", n + 2))?;
         }
         Ok(m)
     }
@@ -100,17 +99,10 @@ impl Manifest {
     fn parse_line(&mut self, line: &str) -> Result<()> {
         let fields: Vec<&str> = line.split('\t').collect();
         let words = |from: usize| {
-            fields[from..]
-                .iter()
-                .filter(|s| !s.is_empty())
-                .map(|s| s.to_string())
-                .collect()
+            fields[from..].iter().filter(|s| !s.is_empty()).map(|s| s.to_string()).collect()
         };
         let list = |s: &str| -> Vec<String> {
-            s.split(',')
-                .filter(|x| !x.is_empty())
-                .map(String::from)
-                .collect()
+            s.split(',').filter(|x| !x.is_empty()).map(String::from).collect()
         };
         match (fields[0], fields.len()) {
             ("openssl", 2) => self.openssl = fields[1].into(),
@@ -129,10 +121,9 @@ impl Manifest {
                 features: parse_features(fields[2])?,
                 globals: list(fields[3]),
             }),
-            ("file", 3) => self.files.push(FileHash {
-                sha256: fields[1].into(),
-                path: fields[2].into(),
-            }),
+            ("file", 3) => {
+                self.files.push(FileHash { sha256: fields[1].into(), path: fields[2].into() })
+            }
             _ => bail!("unrecognised manifest line"),
         }
         Ok(())
@@ -145,28 +136,15 @@ impl Manifest {
         out.push(format!("set\t{}", self.set));
         out.extend(self.cflags.iter().map(|f| format!("cflag\t{f}")));
         out.extend(self.ex_libs.iter().map(|l| format!("exlib\t{l}")));
-        out.extend(
-            self.groups
-                .iter()
-                .map(|g| format!("group\t{}", g.join("\t"))),
-        );
+        out.extend(self.groups.iter().map(|g| format!("group\t{}", g.join("\t"))));
         for u in &self.units {
             out.push(format!("unit\t{}\t{}\t{}", u.lib.name(), u.group, u.path));
         }
         for a in &self.asm {
             let features: Vec<&str> = a.features.iter().map(|f| f.name()).collect();
-            out.push(format!(
-                "asm\t{}\t{}\t{}",
-                a.path,
-                features.join(","),
-                a.globals.join(",")
-            ));
+            out.push(format!("asm\t{}\t{}\t{}", a.path, features.join(","), a.globals.join(",")));
         }
-        out.extend(
-            self.files
-                .iter()
-                .map(|f| format!("file\t{}\t{}", f.sha256, f.path)),
-        );
+        out.extend(self.files.iter().map(|f| format!("file\t{}\t{}", f.sha256, f.path)));
         out.push(String::new());
         out.join("\n")
     }
@@ -224,11 +202,7 @@ mod tests {
             cflags: vec!["-O3".into(), "-DOPENSSLDIR=\"/usr/local/ssl\"".into()],
             ex_libs: vec!["dl".into()],
             groups: vec![vec!["-I.".into(), "-DAES_ASM".into()], vec![]],
-            units: vec![Unit {
-                lib: Lib::Ssl,
-                group: 1,
-                path: "ssl/s3_lib.c".into(),
-            }],
+            units: vec![Unit { lib: Lib::Ssl, group: 1, path: "ssl/s3_lib.c".into() }],
             asm: vec![AsmFile {
                 path: "crypto/bn/rsaz-2k-avxifma.s".into(),
                 features: vec![Feature::Avx2, Feature::AvxIfma],
@@ -249,9 +223,7 @@ mod tests {
 
     #[test]
     fn bad_lines_name_their_line_number() {
-        let text = sample()
-            .to_text()
-            .replace("asm\tcrypto", "asm\tcrypto\textra");
+        let text = sample().to_text().replace("asm\tcrypto", "asm\tcrypto\textra");
         let e = format!("{:#}", Manifest::parse(&text).unwrap_err());
         assert!(e.contains("line "), "{e}");
         let e = format!("{:#}", Manifest::parse("garbage\n").unwrap_err());
@@ -266,17 +238,11 @@ mod tests {
         fs::create_dir_all(file.parent().unwrap()).unwrap();
         fs::write(&file, b"abc").unwrap();
         let mut m = sample();
-        m.files = vec![FileHash {
-            path: "a/b.s".into(),
-            sha256: sha256::hex(b"abc"),
-        }];
+        m.files = vec![FileHash { path: "a/b.s".into(), sha256: sha256::hex(b"abc") }];
         m.verify_files(&dir).unwrap();
         fs::write(&file, b"abd").unwrap();
         let e = m.verify_files(&dir).unwrap_err().to_string();
-        assert!(
-            e.contains("b.s does not match") && e.contains("cargo xtask generate"),
-            "{e}"
-        );
+        assert!(e.contains("b.s does not match") && e.contains("cargo xtask generate"), "{e}");
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,1 +1,57 @@
-//! placeholder
+//! OpenSSL 3.6.3 (libcrypto and libssl), statically linked, with its asm chosen file by file
+//! for the assembler that built it. Raw bindings, plus `build_info()` to tell what was built.
+
+#![allow(non_camel_case_types)]
+
+mod bindings;
+pub use bindings::*;
+
+mod facts {
+    include!(concat!(env!("OUT_DIR"), "/build_info.rs"));
+}
+
+/// One asm file that could not use the set it wanted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Downgrade {
+    /// The asm file, relative to OpenSSL's tree, or `*` for the whole build.
+    pub path: &'static str,
+    pub from: &'static str,
+    pub to: &'static str,
+    /// Missing ISA features, joined with `+`.
+    pub missing: &'static str,
+}
+
+/// What this build of OpenSSL is: version, target, sets and assembler.
+#[derive(Debug, Clone, Copy)]
+pub struct BuildInfo {
+    pub openssl_version: &'static str,
+    pub target: &'static str,
+    /// `auto`, or the set that was asked for.
+    pub requested_set: &'static str,
+    /// The set whose C configuration was compiled (`no_asm` after a full fallback).
+    pub effective_set: &'static str,
+    pub assembler_kind: &'static str,
+    pub assembler_version: &'static str,
+    /// Each asm file and the set it came from.
+    pub asm_files: &'static [(&'static str, &'static str)],
+    pub downgrades: &'static [Downgrade],
+}
+
+/// The facts fixed when this crate was built.
+pub fn build_info() -> BuildInfo {
+    BuildInfo {
+        openssl_version: facts::OPENSSL_VERSION,
+        target: facts::TARGET,
+        requested_set: facts::REQUESTED_SET,
+        effective_set: facts::EFFECTIVE_SET,
+        assembler_kind: facts::ASSEMBLER_KIND,
+        assembler_version: facts::ASSEMBLER_VERSION,
+        asm_files: facts::ASM_FILES,
+        downgrades: facts::DOWNGRADES,
+    }
+}
+
+/// The set an asm file (e.g. `crypto/modes/aes-gcm-avx512.s`) was taken from, if it was linked.
+pub fn asm_set_of(path: &str) -> Option<&'static str> {
+    facts::ASM_FILES.iter().find(|(p, _)| *p == path).map(|(_, s)| *s)
+}

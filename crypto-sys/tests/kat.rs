@@ -78,6 +78,9 @@ type CipherInit = unsafe extern "C" fn(
     *const u8,
     *const u8,
 ) -> c_int;
+type CipherUpdate =
+    unsafe extern "C" fn(*mut ffi::EVP_CIPHER_CTX, *mut u8, *mut c_int, *const u8, c_int) -> c_int;
+type CipherFinal = unsafe extern "C" fn(*mut ffi::EVP_CIPHER_CTX, *mut u8, *mut c_int) -> c_int;
 
 /// Creates a context keyed for `cipher` with a nonce of any length the cipher accepts.
 fn aead_ctx(
@@ -86,6 +89,7 @@ fn aead_ctx(
     key: &[u8],
     nonce: &[u8],
 ) -> Option<Owned<ffi::EVP_CIPHER_CTX>> {
+    let (no_engine, unset) = (ptr::null_mut(), ptr::null());
     // SAFETY: `cipher` is a static method; the key length is checked against it before
     // OpenSSL reads `key`, and the nonce length is set before OpenSSL reads `nonce`.
     unsafe {
@@ -93,30 +97,56 @@ fn aead_ctx(
             return None;
         }
         let ctx = Owned::new(ffi::EVP_CIPHER_CTX_new(), ffi::EVP_CIPHER_CTX_free)?;
-        ok(init(
-            ctx.0,
-            cipher,
-            ptr::null_mut(),
-            ptr::null(),
-            ptr::null(),
-        ))?;
-        let ivlen = c_len(nonce)?;
-        let set_ivlen = ffi::EVP_CTRL_AEAD_SET_IVLEN;
-        ok(ffi::EVP_CIPHER_CTX_ctrl(
-            ctx.0,
-            set_ivlen,
-            ivlen,
-            ptr::null_mut(),
-        ))?;
-        ok(init(
-            ctx.0,
-            ptr::null(),
-            ptr::null_mut(),
-            key.as_ptr(),
-            nonce.as_ptr(),
-        ))?;
+        ok(init(ctx.0, cipher, no_engine, unset, unset))?;
+        let (set_ivlen, ivlen, no_ptr) =
+            (ffi::EVP_CTRL_AEAD_SET_IVLEN, c_len(nonce)?, ptr::null_mut());
+        ok(ffi::EVP_CIPHER_CTX_ctrl(ctx.0, set_ivlen, ivlen, no_ptr))?;
+        let (k, iv) = (key.as_ptr(), nonce.as_ptr());
+        ok(init(ctx.0, ptr::null(), no_engine, k, iv))?;
         Some(ctx)
     }
+}
+
+/// One `EVP_{En,De}cryptUpdate`; `out: None` feeds `input` as AAD. Returns bytes written.
+fn cipher_update(
+    ctx: &Owned<ffi::EVP_CIPHER_CTX>,
+    update: CipherUpdate,
+    out: Option<&mut [u8]>,
+    input: &[u8],
+) -> Option<usize> {
+    let out = match out {
+        Some(buf) => {
+            assert!(buf.len() >= input.len());
+            buf.as_mut_ptr()
+        }
+        None => ptr::null_mut(),
+    };
+    let mut n = 0;
+    // SAFETY: `out` is null (AAD) or has room for `input.len()` bytes, the most that
+    // GCM / ChaCha20-Poly1305 (block size 1) emit for that input.
+    ok(unsafe { update(ctx.0, out, &mut n, input.as_ptr(), c_len(input)?) })?;
+    usize::try_from(n).ok()
+}
+
+/// `EVP_{En,De}cryptFinal_ex` into `out`; for decryption this is where the tag is checked.
+fn cipher_final(
+    ctx: &Owned<ffi::EVP_CIPHER_CTX>,
+    fin: CipherFinal,
+    out: &mut [u8],
+) -> Option<usize> {
+    // These AEADs buffer nothing, so Final emits nothing; keep a tag's worth of room anyway.
+    assert!(out.len() >= TAG_LEN);
+    let mut n = 0;
+    // SAFETY: `out` is writable for at least TAG_LEN bytes.
+    ok(unsafe { fin(ctx.0, out.as_mut_ptr(), &mut n) })?;
+    usize::try_from(n).ok()
+}
+
+/// `EVP_CTRL_AEAD_GET_TAG` (fills `tag`) or `EVP_CTRL_AEAD_SET_TAG` (reads `tag`).
+fn aead_tag(ctx: &Owned<ffi::EVP_CIPHER_CTX>, cmd: c_int, tag: &mut [u8]) -> Option<()> {
+    let (len, buf) = (c_len(tag)?, tag.as_mut_ptr().cast::<c_void>());
+    // SAFETY: `buf` is valid for reads and writes of `len` bytes.
+    ok(unsafe { ffi::EVP_CIPHER_CTX_ctrl(ctx.0, cmd, len, buf) })
 }
 
 /// Encrypts `pt` and returns `ciphertext || 16-byte tag`.
@@ -129,39 +159,11 @@ fn seal(
 ) -> Option<Vec<u8>> {
     let ctx = aead_ctx(cipher, ffi::EVP_EncryptInit_ex, key, nonce)?;
     let mut out = vec![0u8; pt.len() + TAG_LEN];
-    let (mut n, mut fin) = (0, 0);
-    // SAFETY: `out` has room for all of `pt` (GCM/ChaCha20-Poly1305 do not expand the
-    // ciphertext) plus the tag; AAD is passed with a null output buffer as documented.
-    unsafe {
-        ok(ffi::EVP_EncryptUpdate(
-            ctx.0,
-            ptr::null_mut(),
-            &mut n,
-            aad.as_ptr(),
-            c_len(aad)?,
-        ))?;
-        ok(ffi::EVP_EncryptUpdate(
-            ctx.0,
-            out.as_mut_ptr(),
-            &mut n,
-            pt.as_ptr(),
-            c_len(pt)?,
-        ))?;
-        let end = usize::try_from(n).ok()?;
-        ok(ffi::EVP_EncryptFinal_ex(
-            ctx.0,
-            out.as_mut_ptr().add(end),
-            &mut fin,
-        ))?;
-        assert_eq!(end + usize::try_from(fin).ok()?, pt.len());
-        let tag = out[pt.len()..].as_mut_ptr().cast::<c_void>();
-        ok(ffi::EVP_CIPHER_CTX_ctrl(
-            ctx.0,
-            ffi::EVP_CTRL_AEAD_GET_TAG,
-            TAG_LEN as c_int,
-            tag,
-        ))?;
-    }
+    cipher_update(&ctx, ffi::EVP_EncryptUpdate, None, aad)?;
+    let mut end = cipher_update(&ctx, ffi::EVP_EncryptUpdate, Some(&mut out), pt)?;
+    end += cipher_final(&ctx, ffi::EVP_EncryptFinal_ex, &mut out[end..])?;
+    assert_eq!(end, pt.len());
+    aead_tag(&ctx, ffi::EVP_CTRL_AEAD_GET_TAG, &mut out[end..])?;
     Some(out)
 }
 
@@ -176,39 +178,11 @@ fn open(
 ) -> Option<Vec<u8>> {
     let ctx = aead_ctx(cipher, ffi::EVP_DecryptInit_ex, key, nonce)?;
     let mut out = vec![0u8; ct.len() + TAG_LEN];
-    let mut tag = tag.to_vec();
-    let (mut n, mut fin) = (0, 0);
-    // SAFETY: `out` is larger than `ct`; the tag buffer is valid for `tag.len()` bytes.
-    unsafe {
-        ok(ffi::EVP_DecryptUpdate(
-            ctx.0,
-            ptr::null_mut(),
-            &mut n,
-            aad.as_ptr(),
-            c_len(aad)?,
-        ))?;
-        ok(ffi::EVP_DecryptUpdate(
-            ctx.0,
-            out.as_mut_ptr(),
-            &mut n,
-            ct.as_ptr(),
-            c_len(ct)?,
-        ))?;
-        let set_tag = ffi::EVP_CTRL_AEAD_SET_TAG;
-        ok(ffi::EVP_CIPHER_CTX_ctrl(
-            ctx.0,
-            set_tag,
-            c_len(&tag)?,
-            tag.as_mut_ptr().cast(),
-        ))?;
-        let end = usize::try_from(n).ok()?;
-        ok(ffi::EVP_DecryptFinal_ex(
-            ctx.0,
-            out.as_mut_ptr().add(end),
-            &mut fin,
-        ))?;
-        out.truncate(end + usize::try_from(fin).ok()?);
-    }
+    cipher_update(&ctx, ffi::EVP_DecryptUpdate, None, aad)?;
+    let mut end = cipher_update(&ctx, ffi::EVP_DecryptUpdate, Some(&mut out), ct)?;
+    aead_tag(&ctx, ffi::EVP_CTRL_AEAD_SET_TAG, &mut tag.to_vec())?;
+    end += cipher_final(&ctx, ffi::EVP_DecryptFinal_ex, &mut out[end..])?;
+    out.truncate(end);
     Some(out)
 }
 
@@ -307,9 +281,7 @@ fn rsa_from_parts(parts: &[(&CStr, &[u8])], selection: c_int) -> Option<Owned<ff
         let pctx = Owned::new(pctx, ffi::EVP_PKEY_CTX_free)?;
         ok(ffi::EVP_PKEY_fromdata_init(pctx.0))?;
         let mut pkey = ptr::null_mut();
-        ok(ffi::EVP_PKEY_fromdata(
-            pctx.0, &mut pkey, selection, params.0,
-        ))?;
+        ok(ffi::EVP_PKEY_fromdata(pctx.0, &mut pkey, selection, params.0))?;
         Owned::new(pkey, ffi::EVP_PKEY_free)
     }
 }
@@ -326,35 +298,18 @@ fn pubkey_from_der(der: &[u8]) -> Option<Owned<ffi::EVP_PKEY>> {
 
 /// Signs `msg` with `EVP_DigestSign` (RSA default padding: PKCS#1 v1.5).
 fn sign(pkey: &Owned<ffi::EVP_PKEY>, md: *const ffi::EVP_MD, msg: &[u8]) -> Option<Vec<u8>> {
+    let (no_pctx, no_engine) = (ptr::null_mut(), ptr::null_mut());
+    let (m, mlen, size_query) = (msg.as_ptr(), msg.len(), ptr::null_mut());
     // SAFETY: the first `EVP_DigestSign` call (null output) reports the needed size and
     // the second writes at most that many bytes into `sig`.
     unsafe {
         let ctx = Owned::new(ffi::EVP_MD_CTX_new(), ffi::EVP_MD_CTX_free)?;
-        let null_engine = ptr::null_mut();
-        ok(ffi::EVP_DigestSignInit(
-            ctx.0,
-            ptr::null_mut(),
-            md,
-            null_engine,
-            pkey.0,
-        ))?;
+        ok(ffi::EVP_DigestSignInit(ctx.0, no_pctx, md, no_engine, pkey.0))?;
         let mut len = 0usize;
-        let (m, mlen) = (msg.as_ptr(), msg.len());
-        ok(ffi::EVP_DigestSign(
-            ctx.0,
-            ptr::null_mut(),
-            &mut len,
-            m,
-            mlen,
-        ))?;
+        ok(ffi::EVP_DigestSign(ctx.0, size_query, &mut len, m, mlen))?;
         let mut sig = vec![0u8; len];
-        ok(ffi::EVP_DigestSign(
-            ctx.0,
-            sig.as_mut_ptr(),
-            &mut len,
-            m,
-            mlen,
-        ))?;
+        let buf = sig.as_mut_ptr();
+        ok(ffi::EVP_DigestSign(ctx.0, buf, &mut len, m, mlen))?;
         sig.truncate(len);
         Some(sig)
     }
@@ -435,15 +390,9 @@ fn aes_256_gcm_nist_test_case_16() {
     let sealed = seal(cipher, &key, &iv, &aad, &pt).expect("seal");
     assert_eq!(sealed, [ct.as_slice(), tag.as_slice()].concat());
     assert_eq!(open(cipher, &key, &iv, &aad, &ct, &tag), Some(pt));
-    assert_eq!(
-        open(cipher, &key, &iv, &aad, &ct, &flip_bit(&tag, 15)),
-        None
-    );
+    assert_eq!(open(cipher, &key, &iv, &aad, &ct, &flip_bit(&tag, 15)), None);
     assert_eq!(open(cipher, &key, &iv, &flip_bit(&aad, 0), &ct, &tag), None);
-    assert_eq!(
-        open(cipher, &key, &iv, &aad, &flip_bit(&ct, 59), &tag),
-        None
-    );
+    assert_eq!(open(cipher, &key, &iv, &aad, &flip_bit(&ct, 59), &tag), None);
     clear_errors();
 }
 
@@ -518,18 +467,9 @@ fn chacha20_poly1305_rfc8439_2_8_2() {
 
     let sealed = seal(cipher, &key, &nonce, &aad, pt).expect("seal");
     assert_eq!(sealed, [ct.as_slice(), tag.as_slice()].concat());
-    assert_eq!(
-        open(cipher, &key, &nonce, &aad, &ct, &tag).as_deref(),
-        Some(&pt[..])
-    );
-    assert_eq!(
-        open(cipher, &key, &nonce, &aad, &ct, &flip_bit(&tag, 0)),
-        None
-    );
-    assert_eq!(
-        open(cipher, &key, &nonce, &aad, &flip_bit(&ct, 113), &tag),
-        None
-    );
+    assert_eq!(open(cipher, &key, &nonce, &aad, &ct, &tag).as_deref(), Some(&pt[..]));
+    assert_eq!(open(cipher, &key, &nonce, &aad, &ct, &flip_bit(&tag, 0)), None);
+    assert_eq!(open(cipher, &key, &nonce, &aad, &flip_bit(&ct, 113), &tag), None);
     clear_errors();
 }
 
@@ -606,7 +546,8 @@ fn sha512_fips180_2_abc() {
 // (SigGen15_186-3.rsp) lists only n and e, so it cannot drive a signing KAT (see below).
 // Source: PyPI `cryptography_vectors` 50.0.2,
 // cryptography_vectors/asymmetric/RSA/FIPS_186-2/SigGen15_186-2.txt.
-// The file prints e zero-padded to 2048 bits; the leading zero bytes are dropped here.
+// Values copied verbatim except that the file's zero padding of e (to 2048 bits) is
+// dropped.
 const SIGGEN15_186_2_N: &str = "\
     e0b14b99cd61cd3db9c2076668841324fa3174f33ce66ffd514394d34178d29a\
     49493276b6777233e7d46a3e68bc7ca7e899e901d54f6dee0749c3e48ddf6868\
@@ -648,11 +589,7 @@ const SIGGEN15_186_2_S: &str = "\
 
 #[test]
 fn rsa2048_pkcs1v15_sha256_cavp_siggen_exact_signature() {
-    let (n, e, d) = (
-        unhex(SIGGEN15_186_2_N),
-        unhex(SIGGEN15_186_2_E),
-        unhex(SIGGEN15_186_2_D),
-    );
+    let (n, e, d) = (unhex(SIGGEN15_186_2_N), unhex(SIGGEN15_186_2_E), unhex(SIGGEN15_186_2_D));
     let (msg, expected) = (unhex(SIGGEN15_186_2_MSG), unhex(SIGGEN15_186_2_S));
     let parts = [
         (ffi::OSSL_PKEY_PARAM_RSA_N, &n[..]),
@@ -666,10 +603,7 @@ fn rsa2048_pkcs1v15_sha256_cavp_siggen_exact_signature() {
     assert_eq!(bits, 2048);
 
     let sig = sign(&key, md, &msg).unwrap_or_else(|| panic!("sign: {:?}", take_error()));
-    assert_eq!(
-        sig, expected,
-        "PKCS#1 v1.5 is deterministic: must equal the published S"
-    );
+    assert_eq!(sig, expected, "PKCS#1 v1.5 is deterministic: must equal the published S");
     assert!(verify(&key, md, &msg, &expected));
     assert!(!verify(&key, md, &msg, &flip_bit(&expected, 255)));
     assert!(!verify(&key, md, &flip_bit(&msg, 0), &expected));
@@ -678,6 +612,7 @@ fn rsa2048_pkcs1v15_sha256_cavp_siggen_exact_signature() {
 
 // NIST CAVP "SigGen PKCS#1 Ver 1.5" (CAVS 10.1), SigGen15_186-3.rsp, [mod = 2048],
 // SHAAlg = SHA256, first vector (n, e, Msg, S; this response file publishes no d).
+// S is upper-case hex in the file; it is written in lower case here.
 // Source: PyPI `cryptography_vectors` 50.0.2,
 // cryptography_vectors/asymmetric/RSA/FIPS_186-2/SigGen15_186-3.rsp.
 const SIGGEN15_186_3_N: &str = "\
@@ -713,10 +648,7 @@ const SIGGEN15_186_3_S: &str = "\
 fn rsa2048_pkcs1v15_sha256_cavp_siggen15_186_3_verify() {
     let (n, e) = (unhex(SIGGEN15_186_3_N), unhex(SIGGEN15_186_3_E));
     let (msg, sig) = (unhex(SIGGEN15_186_3_MSG), unhex(SIGGEN15_186_3_S));
-    let parts = [
-        (ffi::OSSL_PKEY_PARAM_RSA_N, &n[..]),
-        (ffi::OSSL_PKEY_PARAM_RSA_E, &e[..]),
-    ];
+    let parts = [(ffi::OSSL_PKEY_PARAM_RSA_N, &n[..]), (ffi::OSSL_PKEY_PARAM_RSA_E, &e[..])];
     let key = rsa_from_parts(&parts, ffi::EVP_PKEY_PUBLIC_KEY);
     let key = key.unwrap_or_else(|| panic!("RSA public key from n, e: {:?}", take_error()));
     // SAFETY: returns a static digest method.

@@ -13,26 +13,15 @@ impl Generate {
         let sets: Vec<&'static AsmSet> = if self.sets.is_empty() {
             data::SETS.iter().collect()
         } else {
-            self.sets
-                .iter()
-                .map(|s| data::set_by_name(s))
-                .collect::<Result<_>>()?
+            self.sets.iter().map(|s| data::set_by_name(s)).collect::<Result<_>>()?
         };
         let targets: Vec<&'static Target> = if self.targets.is_empty() {
             data::TARGETS.iter().collect()
         } else {
-            self.targets
-                .iter()
-                .map(|t| data::target_for(t))
-                .collect::<Result<_>>()?
+            self.targets.iter().map(|t| data::target_for(t)).collect::<Result<_>>()?
         };
         let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let req = Request {
-            root: &root,
-            targets,
-            sets,
-            jobs,
-        };
+        let req = Request { root: &root, targets, sets, jobs };
         let started = Instant::now();
         if self.check {
             let problems = generate::check(&req)?;
@@ -47,10 +36,7 @@ impl Generate {
                     generate::lock::FILE_NAME
                 );
             }
-            println!(
-                "generate --check: reproducible and intact ({:.1?})",
-                started.elapsed()
-            );
+            println!("generate --check: reproducible and intact ({:.1?})", started.elapsed());
             return Ok(());
         }
         let staging = Staging::new(&root)?;
@@ -67,11 +53,7 @@ impl Generate {
             })
             .collect();
         generate::commit(&root, &staging, staged)?;
-        println!(
-            "generated {} in {:.1?}",
-            summary.join(", "),
-            started.elapsed()
-        );
+        println!("generated {} in {:.1?}", summary.join(", "), started.elapsed());
         Ok(())
     }
 }

@@ -23,8 +23,5 @@ fn main() -> anyhow::Result<()> {
 
 /// The workspace root, where the set directories and generate.lock live.
 pub fn project_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }

@@ -15,20 +15,13 @@ impl FakeTools {
     pub fn write(dir: &Path, perl: &Path, target: &Target, id: &AsmIdentity) -> Result<FakeTools> {
         fs::create_dir_all(dir)?;
         let shebang = format!("#!{}\n", perl.display());
-        let predefined: String = target
-            .predefined
-            .iter()
-            .map(|(k, v)| format!("  ['{k}', '{v}'],\n"))
-            .collect();
-        let cc = FAKE_CC
-            .replace("@GAS@", id.gas_version)
-            .replace("@PREDEFINED@", &predefined);
+        let predefined: String =
+            target.predefined.iter().map(|(k, v)| format!("  ['{k}', '{v}'],\n")).collect();
+        let cc = FAKE_CC.replace("@GAS@", id.gas_version).replace("@PREDEFINED@", &predefined);
         let nasm = FAKE_NASM.replace("@NASM@", id.nasm_version);
         write_exe(&dir.join("cc"), &(shebang.clone() + &cc))?;
         write_exe(&dir.join("nasm"), &(shebang + &nasm))?;
-        Ok(FakeTools {
-            dir: dir.to_path_buf(),
-        })
+        Ok(FakeTools { dir: dir.to_path_buf() })
     }
 }
 

@@ -28,11 +28,7 @@ impl Lock {
         let text =
             fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
         let mut lock = Lock::default();
-        for (n, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.starts_with('#'))
-        {
+        for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.starts_with('#')) {
             let f: Vec<&str> = line.split('\t').collect();
             if f.len() != 3 {
                 bail!("{}:{}: malformed lock line `{line}`", path.display(), n + 1);
@@ -54,10 +50,8 @@ impl Lock {
     pub fn of_manifest(m: &Manifest) -> Lock {
         let key = format!("{}/{}", m.set, m.target);
         let mut entries = BTreeMap::new();
-        entries.insert(
-            (key.clone(), manifest::FILE_NAME.into()),
-            sha256::hex(m.to_text().as_bytes()),
-        );
+        entries
+            .insert((key.clone(), manifest::FILE_NAME.into()), sha256::hex(m.to_text().as_bytes()));
         for f in &m.files {
             entries.insert(
                 (key.clone(), format!("{}/{}", manifest::GEN_DIR, f.path)),
@@ -77,9 +71,7 @@ impl Lock {
     /// Entries for one `set/target`.
     pub fn of_key(&self, key: &str) -> Lock {
         let entries = self.entries.iter().filter(|((k, _), _)| k == key);
-        Lock {
-            entries: entries.map(|(k, v)| (k.clone(), v.clone())).collect(),
-        }
+        Lock { entries: entries.map(|(k, v)| (k.clone(), v.clone())).collect() }
     }
 
     /// Human-readable differences, `expected` being the committed lock.
@@ -94,11 +86,7 @@ impl Lock {
                 _ => {}
             }
         }
-        for k in actual
-            .entries
-            .keys()
-            .filter(|k| !expected.entries.contains_key(k))
-        {
+        for k in actual.entries.keys().filter(|k| !expected.entries.contains_key(k)) {
             out.push(format!("{}/{}: not in the lock", k.0, k.1));
         }
         out
@@ -111,15 +99,12 @@ pub fn of_disk(set_dir: &Path) -> Result<Lock> {
     let mut lock = Lock::of_manifest(&m);
     let manifest_sha = sha256::hex(&fs::read(set_dir.join(manifest::FILE_NAME))?);
     let key = format!("{}/{}", m.set, m.target);
-    lock.entries
-        .insert((key.clone(), manifest::FILE_NAME.into()), manifest_sha);
+    lock.entries.insert((key.clone(), manifest::FILE_NAME.into()), manifest_sha);
     for f in &m.files {
         let data = fs::read(manifest::gen_path(set_dir, &f.path))
             .with_context(|| format!("reading generated file {}", f.path))?;
-        lock.entries.insert(
-            (key.clone(), format!("{}/{}", manifest::GEN_DIR, f.path)),
-            sha256::hex(&data),
-        );
+        lock.entries
+            .insert((key.clone(), format!("{}/{}", manifest::GEN_DIR, f.path)), sha256::hex(&data));
     }
     Ok(lock)
 }
@@ -156,10 +141,7 @@ mod tests {
     fn update_replaces_only_the_covered_set() {
         let mut all = lock(&[("asm/t", "gen/a.s", "1"), ("no_asm/t", "gen/x.c", "2")]);
         all.update(&lock(&[("asm/t", "gen/b.s", "3")]));
-        assert_eq!(
-            all,
-            lock(&[("asm/t", "gen/b.s", "3"), ("no_asm/t", "gen/x.c", "2")])
-        );
+        assert_eq!(all, lock(&[("asm/t", "gen/b.s", "3"), ("no_asm/t", "gen/x.c", "2")]));
     }
 
     #[test]

@@ -93,10 +93,7 @@ fn stage_one(
     set: &'static AsmSet,
     jobs: usize,
 ) -> Result<Staged> {
-    let work = staging
-        .dir
-        .join("work")
-        .join(format!("{}-{}", set.name, target.name));
+    let work = staging.dir.join("work").join(format!("{}-{}", set.name, target.name));
     let scratch = Scratch::configure(work.clone(), tools, target, set)?;
     let layout = scratch.layout()?;
     scratch.make(&layout.generated, jobs)?;
@@ -107,12 +104,7 @@ fn stage_one(
         .units
         .iter()
         .filter(|(_, src, _)| src.ends_with(".s"))
-        .map(|(_, src, _)| {
-            Ok((
-                src.clone(),
-                fs::read_to_string(manifest::gen_path(&out, src))?,
-            ))
-        })
+        .map(|(_, src, _)| Ok((src.clone(), fs::read_to_string(manifest::gen_path(&out, src))?)))
         .collect::<Result<_>>()?;
     scan::check_set(set, target, &asm_texts)?;
     let mut m = Manifest {
@@ -128,10 +120,7 @@ fn stage_one(
     m.asm = asm_texts.iter().map(|(p, t)| asm_entry(p, t)).collect();
     write_atomic(&out.join(manifest::FILE_NAME), m.to_text().as_bytes())?;
     fs::remove_dir_all(&work)?;
-    Ok(Staged {
-        dir: out,
-        manifest: m,
-    })
+    Ok(Staged { dir: out, manifest: m })
 }
 
 fn asm_entry(path: &str, text: &str) -> AsmFile {
@@ -157,11 +146,7 @@ fn add_units(m: &mut Manifest, units: &[(String, String, Vec<String>)]) -> Resul
                 m.groups.len() - 1
             }
         };
-        m.units.push(Unit {
-            lib,
-            group,
-            path: path.clone(),
-        });
+        m.units.push(Unit { lib, group, path: path.clone() });
     }
     Ok(())
 }
@@ -177,10 +162,7 @@ fn collect(work: &Path, out: &Path, generated: &[String]) -> Result<Vec<FileHash
         let dest = manifest::gen_path(out, rel);
         fs::create_dir_all(dest.parent().unwrap())?;
         fs::write(&dest, &data)?;
-        files.push(FileHash {
-            path: rel.clone(),
-            sha256: sha256::hex(&data),
-        });
+        files.push(FileHash { path: rel.clone(), sha256: sha256::hex(&data) });
     }
     Ok(files)
 }
@@ -203,10 +185,7 @@ fn strip_path(data: &[u8], path: &[u8]) -> Vec<u8> {
 /// that files can be mixed across sets without breaking the ABI.
 fn check_symbol_parity(staged: &[Staged]) -> Result<()> {
     for a in staged {
-        for b in staged
-            .iter()
-            .filter(|b| b.manifest.target == a.manifest.target)
-        {
+        for b in staged.iter().filter(|b| b.manifest.target == a.manifest.target) {
             if a.manifest.set >= b.manifest.set {
                 continue;
             }
@@ -278,10 +257,7 @@ pub fn write_atomic(path: &Path, data: &[u8]) -> Result<()> {
 pub fn check(req: &Request) -> Result<Vec<String>> {
     let lock = Lock::load(req.root)?;
     if lock.entries.is_empty() {
-        bail!(
-            "{} is missing or empty; run `cargo xtask generate` and commit it",
-            lock::FILE_NAME
-        );
+        bail!("{} is missing or empty; run `cargo xtask generate` and commit it", lock::FILE_NAME);
     }
     let staging = Staging::new(req.root)?;
     let staged = stage(req, &staging)?;
@@ -290,19 +266,12 @@ pub fn check(req: &Request) -> Result<Vec<String>> {
         let key = format!("{}/{}", s.manifest.set, s.manifest.target);
         let expected = lock.of_key(&key);
         let fresh = Lock::of_manifest(&s.manifest);
-        problems.extend(
-            Lock::diff(&expected, &fresh)
-                .into_iter()
-                .map(|d| format!("fresh {d}")),
-        );
+        problems.extend(Lock::diff(&expected, &fresh).into_iter().map(|d| format!("fresh {d}")));
         let on_disk = set_dir(req.root, &s.manifest.set, &s.manifest.target);
         if on_disk.join(manifest::FILE_NAME).exists() {
             let disk = lock::of_disk(&on_disk)?;
-            problems.extend(
-                Lock::diff(&expected, &disk)
-                    .into_iter()
-                    .map(|d| format!("on disk {d}")),
-            );
+            problems
+                .extend(Lock::diff(&expected, &disk).into_iter().map(|d| format!("on disk {d}")));
         }
     }
     Ok(problems)
@@ -320,12 +289,7 @@ pub fn ensure(
     if dest.join(manifest::FILE_NAME).exists() {
         return Ok(());
     }
-    let req = Request {
-        root,
-        targets: vec![target],
-        sets: vec![set],
-        jobs,
-    };
+    let req = Request { root, targets: vec![target], sets: vec![set], jobs };
     let staging = Staging::new(root)?;
     let staged = stage(&req, &staging)?;
     let key = format!("{}/{}", set.name, target.name);
@@ -333,11 +297,7 @@ pub fn ensure(
     if !expected.entries.is_empty() {
         let diff = Lock::diff(&expected, &Lock::of_manifest(&staged[0].manifest));
         if !diff.is_empty() {
-            bail!(
-                "generated {key} differs from {}: {}",
-                lock::FILE_NAME,
-                diff[0]
-            );
+            bail!("generated {key} differs from {}: {}", lock::FILE_NAME, diff[0]);
         }
     }
     if dest.join(manifest::FILE_NAME).exists() {

@@ -66,10 +66,7 @@ impl<'a> Scratch<'a> {
         let fake = FakeTools::write(&dir.join(".fake-bin"), &tools.perl, target, &set.identity)?;
         let scratch = Scratch { dir, tools, fake };
         let mut cmd = scratch.command(&tools.perl);
-        cmd.arg("Configure")
-            .arg(target.name)
-            .args(CONFIGURE_COMMON)
-            .args(set.configure);
+        cmd.arg("Configure").arg(target.name).args(CONFIGURE_COMMON).args(set.configure);
         run(&mut cmd, "OpenSSL's Configure")?;
         Ok(scratch)
     }
@@ -80,10 +77,7 @@ impl<'a> Scratch<'a> {
         let mut cmd = Command::new(program);
         cmd.current_dir(&self.dir)
             .env_clear()
-            .env(
-                "PATH",
-                format!("{}:{}", self.fake.dir.display(), self.tools.path),
-            )
+            .env("PATH", format!("{}:{}", self.fake.dir.display(), self.tools.path))
             .env("LC_ALL", "C")
             .env("SOURCE_DATE_EPOCH", SOURCE_DATE_EPOCH)
             .env("CC", "cc")
@@ -116,21 +110,13 @@ impl<'a> Scratch<'a> {
             "crypto-build-flags:\n\t@printf '%s\\n' $(LIB_CFLAGS) $(LIB_CPPFLAGS) '--' $(LIB_EX_LIBS)\n",
         )?;
         let mut cmd = self.command(&self.tools.make);
-        cmd.args(["-s", "-f", "Makefile", "-f"])
-            .arg(&extra)
-            .arg("crypto-build-flags");
+        cmd.args(["-s", "-f", "Makefile", "-f"]).arg(&extra).arg("crypto-build-flags");
         let out = capture(&mut cmd, "reading OpenSSL's compile flags")?;
         let words: Vec<String> = out.lines().map(String::from).collect();
-        let split = words
-            .iter()
-            .position(|w| w == "--")
-            .context("flag dump has no separator")?;
+        let split = words.iter().position(|w| w == "--").context("flag dump has no separator")?;
         let libs = words[split + 1..]
             .iter()
-            .filter_map(|w| {
-                w.strip_prefix("-l")
-                    .or_else(|| (w == "-pthread").then_some("pthread"))
-            })
+            .filter_map(|w| w.strip_prefix("-l").or_else(|| (w == "-pthread").then_some("pthread")))
             .map(String::from)
             .collect();
         Ok((words[..split].to_vec(), libs))
@@ -145,11 +131,7 @@ fn parse_layout(out: &str) -> Result<Layout> {
             "unit" if f.len() >= 3 => layout.units.push((
                 f[1].to_string(),
                 f[2].to_string(),
-                f[3..]
-                    .iter()
-                    .filter(|w| !w.is_empty())
-                    .map(|w| w.to_string())
-                    .collect(),
+                f[3..].iter().filter(|w| !w.is_empty()).map(|w| w.to_string()).collect(),
             )),
             "gen" if f.len() == 2 => layout.generated.push(f[1].to_string()),
             _ => bail!("unexpected line from the configdata dump: `{line}`"),
@@ -189,14 +171,13 @@ for my $lib (['crypto', 'libcrypto'], ['ssl', 'libssl']) {
   my ($name, $bin) = @$lib;
   emit_objs($name, $_) for ($bin, libs_of($bin));
 }
-$gen{$_} = 1 for grep { /\.(h|c|inc)$/ } @{$u->{depends}{""} // []};
+# Every generated header of the libraries, including those Configure itself writes.
+$gen{$_} = 1 for grep { /\.(h|inc)$/ && !m{^(apps|test|fuzz)/} } keys %{$u->{generate}};
 print "gen\t$_\n" for sort keys %gen;
 "#;
 
 fn run(cmd: &mut Command, what: &str) -> Result<()> {
-    let out = cmd
-        .output()
-        .with_context(|| format!("starting {what}: {cmd:?}"))?;
+    let out = cmd.output().with_context(|| format!("starting {what}: {cmd:?}"))?;
     if !out.status.success() {
         bail!(
             "{what} failed ({}): {:?}\n{}{}",
@@ -210,16 +191,9 @@ fn run(cmd: &mut Command, what: &str) -> Result<()> {
 }
 
 fn capture(cmd: &mut Command, what: &str) -> Result<String> {
-    let out = cmd
-        .output()
-        .with_context(|| format!("starting {what}: {cmd:?}"))?;
+    let out = cmd.output().with_context(|| format!("starting {what}: {cmd:?}"))?;
     if !out.status.success() {
-        bail!(
-            "{what} failed ({}): {:?}\n{}",
-            out.status,
-            cmd,
-            tail(&out.stderr)
-        );
+        bail!("{what} failed ({}): {:?}\n{}", out.status, cmd, tail(&out.stderr));
     }
     String::from_utf8(out.stdout).with_context(|| format!("{what}: output is not UTF-8"))
 }

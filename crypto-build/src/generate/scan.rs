@@ -84,10 +84,7 @@ fn avx512_operand(line: &str) -> Option<&'static str> {
     }
     for h in HIGH {
         for (i, _) in line.match_indices(h) {
-            let n: String = line[i + 4..]
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .collect();
+            let n: String = line[i + 4..].chars().take_while(char::is_ascii_digit).collect();
             if n.parse::<u32>().is_ok_and(|n| n >= 16) {
                 return Some("xmm16-31/ymm16-31 register");
             }
@@ -114,14 +111,12 @@ fn evex_mnemonic(m: &str) -> bool {
 /// vshufi32x4, vinserti64x4, vextractf32x8, vbroadcasti64x2 ... are EVEX-only; the AVX2
 /// forms end in 128 instead.
 fn shuffle_128x(m: &str) -> bool {
-    ["vshuf", "vinsert", "vextract", "vbroadcast"]
-        .iter()
-        .any(|p| {
-            m.strip_prefix(p).is_some_and(|rest| {
-                let rest = rest.trim_start_matches(['i', 'f']);
-                ["32x4", "32x8", "64x2", "64x4"].contains(&rest)
-            })
+    ["vshuf", "vinsert", "vextract", "vbroadcast"].iter().any(|p| {
+        m.strip_prefix(p).is_some_and(|rest| {
+            let rest = rest.trim_start_matches(['i', 'f']);
+            ["32x4", "32x8", "64x2", "64x4"].contains(&rest)
         })
+    })
 }
 
 /// The feature classes a file needs, each with the first line that shows it.
@@ -146,11 +141,7 @@ fn classify(insn: &Insn<'_>) -> Vec<Feature> {
     let wide = line.contains("%zmm") || line.contains("%ymm");
     let mut out = Vec::new();
     if m.starts_with("vpmadd52") {
-        out.push(if line.starts_with("{vex}") {
-            Feature::AvxIfma
-        } else {
-            Feature::Avx512Ifma
-        });
+        out.push(if line.starts_with("{vex}") { Feature::AvxIfma } else { Feature::Avx512Ifma });
     }
     if m.starts_with("vaes") && wide {
         out.push(Feature::Vaes512);
@@ -164,11 +155,9 @@ fn classify(insn: &Insn<'_>) -> Vec<Feature> {
     if m.starts_with("sha1") || m.starts_with("sha256") {
         out.push(Feature::ShaNi);
     }
-    if [
-        "adcx", "adox", "mulx", "rorx", "shlx", "shrx", "sarx", "andn", "bzhi", "pdep", "pext",
-    ]
-    .iter()
-    .any(|b| m.trim_end_matches(['l', 'q']) == *b)
+    if ["adcx", "adox", "mulx", "rorx", "shlx", "shrx", "sarx", "andn", "bzhi", "pdep", "pext"]
+        .iter()
+        .any(|b| m.trim_end_matches(['l', 'q']) == *b)
     {
         out.push(Feature::AdxBmi2);
     }
@@ -211,14 +200,8 @@ fn body<'a>(text: &'a str, symbol: &str) -> Option<Vec<&'a str>> {
 /// A stub is what perlasm emits for an assembler it thinks too old: `xor %eax,%eax; ret`, or
 /// `ud2; ret` (0x0f,0x0b), possibly after an endbr64.
 pub fn is_stub(text: &str, symbol: &str) -> Option<bool> {
-    const STUB_INSNS: &[&str] = &[
-        "xorl %eax,%eax",
-        "xor %eax,%eax",
-        "ret",
-        "retq",
-        "endbr64",
-        "ud2",
-    ];
+    const STUB_INSNS: &[&str] =
+        &["xorl %eax,%eax", "xor %eax,%eax", "ret", "retq", "endbr64", "ud2"];
     // ud2, `repz ret` and endbr64, which perlasm writes as bytes.
     const STUB_BYTES: &[&[u8]] = &[&[0x0f, 0x0b], &[0xf3, 0xc3], &[0xf3, 0x0f, 0x1e, 0xfa]];
     let body = body(text, symbol)?;
@@ -244,12 +227,7 @@ fn parse_bytes(s: &str) -> Option<Vec<u8>> {
 /// Checks one set's asm files against what the set may contain and must contain.
 pub fn check_set(set: &AsmSet, target: &Target, files: &[(String, String)]) -> Result<()> {
     if set.allowed.is_empty() && !files.is_empty() {
-        bail!(
-            "{}/{}: a no-asm set holds asm files ({})",
-            set.name,
-            target.name,
-            files[0].0
-        );
+        bail!("{}/{}: a no-asm set holds asm files ({})", set.name, target.name, files[0].0);
     }
     for (path, text) in files {
         for (f, line) in features(text) {
@@ -267,19 +245,12 @@ pub fn check_set(set: &AsmSet, target: &Target, files: &[(String, String)]) -> R
     }
     let want_real = set.allowed.contains(&Feature::Avx512);
     for fp in target.fast_paths {
-        let text = files
-            .iter()
-            .find(|(p, _)| p == fp.file)
-            .map(|(_, t)| t.as_str());
+        let text = files.iter().find(|(p, _)| p == fp.file).map(|(_, t)| t.as_str());
         let stub = text.and_then(|t| is_stub(t, fp.symbol));
         match stub {
-            None => bail!(
-                "{}/{}: {} does not define {}",
-                set.name,
-                target.name,
-                fp.file,
-                fp.symbol
-            ),
+            None => {
+                bail!("{}/{}: {} does not define {}", set.name, target.name, fp.file, fp.symbol)
+            }
             Some(s) if s == want_real => bail!(
                 "{}/{}: {} in {} is {}, expected {}",
                 set.name,
@@ -287,11 +258,7 @@ pub fn check_set(set: &AsmSet, target: &Target, files: &[(String, String)]) -> R
                 fp.symbol,
                 fp.file,
                 if s { "a stub" } else { "real code" },
-                if want_real {
-                    "the real AVX-512 code"
-                } else {
-                    "a stub"
-                }
+                if want_real { "the real AVX-512 code" } else { "a stub" }
             ),
             Some(_) => {}
         }
@@ -312,29 +279,14 @@ mod tests {
         assert_eq!(only("\tvpxor\t%ymm0,%ymm1,%ymm2\n"), vec![Feature::Avx2]);
         assert_eq!(only("\tvpxord\t%zmm0,%zmm1,%zmm2\n"), vec![Feature::Avx512]);
         assert_eq!(only("\tvmovdqu64\t(%rdi),%ymm17\n"), vec![Feature::Avx512]);
-        assert_eq!(
-            only("\tvmovdqu8\t(%rsi),%ymm1{%k1}{z}\n"),
-            vec![Feature::Avx512]
-        );
+        assert_eq!(only("\tvmovdqu8\t(%rsi),%ymm1{%k1}{z}\n"), vec![Feature::Avx512]);
         assert_eq!(only("\tkmovq\t%rax,%k1\n"), vec![Feature::Avx512]);
-        assert_eq!(
-            only("\tvpternlogq\t$0x96,%ymm1,%ymm2,%ymm3\n"),
-            vec![Feature::Avx512]
-        );
-        assert_eq!(
-            only("\tvshufi64x2\t$0,%ymm1,%ymm2,%ymm3\n"),
-            vec![Feature::Avx512]
-        );
-        assert_eq!(
-            only("\tvinserti128\t$1,%xmm1,%ymm2,%ymm3\n"),
-            vec![Feature::Avx2]
-        );
+        assert_eq!(only("\tvpternlogq\t$0x96,%ymm1,%ymm2,%ymm3\n"), vec![Feature::Avx512]);
+        assert_eq!(only("\tvshufi64x2\t$0,%ymm1,%ymm2,%ymm3\n"), vec![Feature::Avx512]);
+        assert_eq!(only("\tvinserti128\t$1,%xmm1,%ymm2,%ymm3\n"), vec![Feature::Avx2]);
         assert_eq!(only("\tvpmovzxbd\t%xmm1,%ymm2\n"), vec![Feature::Avx2]);
         assert_eq!(only("\tvpcmpeqd\t%ymm1,%ymm2,%ymm3\n"), vec![Feature::Avx2]);
-        assert_eq!(
-            only("\tvaesenc\t%zmm1,%zmm2,%zmm3\n"),
-            vec![Feature::Avx512, Feature::Vaes512]
-        );
+        assert_eq!(only("\tvaesenc\t%zmm1,%zmm2,%zmm3\n"), vec![Feature::Avx512, Feature::Vaes512]);
         assert_eq!(only("\tvaesenc\t%xmm1,%xmm2,%xmm3\n"), vec![Feature::Avx2]);
         assert_eq!(
             only("\t{vex}\tvpmadd52luq\t%ymm1,%ymm2,%ymm3\n"),
@@ -344,15 +296,9 @@ mod tests {
             only("\tvpmadd52luq\t%ymm1,%ymm2,%ymm3\n"),
             vec![Feature::Avx512, Feature::Avx512Ifma]
         );
-        assert_eq!(
-            only("\tmulxq\t%rax,%rbx,%rcx\n\tadcxq\t%rax,%rbx\n"),
-            vec![Feature::AdxBmi2]
-        );
+        assert_eq!(only("\tmulxq\t%rax,%rbx,%rcx\n\tadcxq\t%rax,%rbx\n"), vec![Feature::AdxBmi2]);
         assert_eq!(only("\tsha256rnds2\t%xmm1,%xmm2\n"), vec![Feature::ShaNi]);
-        assert_eq!(
-            only("\tgf2p8affineqb\t$0,%xmm1,%xmm2\n"),
-            vec![Feature::Gfni]
-        );
+        assert_eq!(only("\tgf2p8affineqb\t$0,%xmm1,%xmm2\n"), vec![Feature::Gfni]);
         assert_eq!(
             only("# vpxord %zmm0,%zmm0,%zmm0\n.byte 0x62,0xf1\n\tmovq\t%rax,%rbx\n"),
             vec![]

@@ -1,0 +1,124 @@
+//! crypto-sys's build script, end to end: configuration → sets → plan → compile → cargo
+//! metadata and the embedded build facts.
+
+use crate::config::BuildConfig;
+use crate::data::{AsmSet, Feature};
+use crate::detect::{self, Assembler};
+use crate::manifest::Manifest;
+use crate::select::{self, Facts, Plan, Policy};
+use crate::{compile, generate};
+use anyhow::{Context, Result};
+use std::fmt::Write as _;
+use std::fs;
+
+/// Name of the file in OUT_DIR that `cargo xtask build` reads for its summary.
+pub const SUMMARY_FILE: &str = "crypto-sys-summary.txt";
+
+/// Sets loaded on demand: generated when missing, verified against their hashes once.
+struct SetFacts<'a> {
+    config: &'a BuildConfig,
+    loaded: Vec<Manifest>,
+}
+
+impl Facts for SetFacts<'_> {
+    fn supports(&self, _f: Feature) -> bool {
+        true
+    }
+
+    fn manifest(&mut self, set: &'static AsmSet) -> Result<&Manifest> {
+        if let Some(i) = self.loaded.iter().position(|m| m.set == set.name) {
+            return Ok(&self.loaded[i]);
+        }
+        let c = self.config;
+        let dir = generate::set_dir(&c.sets_root, set.name, c.target.name);
+        println!("cargo:rerun-if-changed={}", dir.join(crate::manifest::FILE_NAME).display());
+        generate::ensure(&c.sets_root, c.target, set, c.jobs)?;
+        let m = Manifest::load(&dir)?;
+        m.verify_files(&dir)?;
+        self.loaded.push(m);
+        Ok(self.loaded.last().unwrap())
+    }
+}
+
+pub fn run() -> Result<()> {
+    let config = BuildConfig::from_cargo_env()?;
+    let mut base = cc::Build::new();
+    base.cargo_warnings(false).warnings(false).opt_level(3);
+    let compiler = base.try_get_compiler().context("finding the C compiler")?;
+    let assembler = detect::identify(compiler.path(), compiler.args());
+    let mut facts = SetFacts { config: &config, loaded: vec![] };
+    let policy = Policy { strict: config.strict, allow_downgrade: false };
+    let plan = select::plan(config.choice, policy, &mut facts)?;
+    if !plan.downgrades.is_empty() {
+        println!("cargo:warning={} ({})", select::describe(&plan), assembler.describe());
+    }
+    let c_manifest = facts.manifest(plan.c_set)?.clone();
+    let job = compile::Job {
+        plan: &plan,
+        c_manifest: &c_manifest,
+        sets_root: &config.sets_root,
+        out_dir: &config.out_dir,
+        base,
+    };
+    let artifacts = compile::compile(&job)?;
+    emit_link(&artifacts, &c_manifest, &plan);
+    write_facts(&config, &plan, &assembler, artifacts.units)
+}
+
+fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan) {
+    println!("cargo:rustc-link-search=native={}", a.lib_dir.display());
+    println!("cargo:rustc-link-lib=static=ssl");
+    println!("cargo:rustc-link-lib=static=crypto");
+    for lib in &m.ex_libs {
+        println!("cargo:rustc-link-lib={lib}");
+    }
+    // Reaches dependents as DEP_CRYPTO_SYS_*.
+    println!("cargo:root={}", a.lib_dir.parent().unwrap().display());
+    println!("cargo:include={}", a.include_dir.display());
+    println!("cargo:version={}", m.openssl);
+    println!("cargo:asm_set={}", plan.c_set.name);
+}
+
+/// The build's facts, as Rust constants for `build_info()` and as a summary for xtask.
+fn write_facts(c: &BuildConfig, plan: &Plan, asm: &Assembler, units: usize) -> Result<()> {
+    let files: Vec<String> =
+        plan.files.iter().map(|f| format!("({:?}, {:?})", f.path, f.set.name)).collect();
+    let downgrades: Vec<String> = plan.downgrades.iter().map(downgrade_literal).collect();
+    let consts = [
+        ("OPENSSL_VERSION", "&str", format!("{:?}", crate::data::OPENSSL_VERSION)),
+        ("TARGET", "&str", format!("{:?}", c.triple)),
+        ("REQUESTED_SET", "&str", format!("{:?}", plan.requested.name())),
+        ("EFFECTIVE_SET", "&str", format!("{:?}", plan.c_set.name)),
+        ("ASSEMBLER_KIND", "&str", format!("{:?}", asm.kind.name())),
+        ("ASSEMBLER_VERSION", "&str", format!("{:?}", asm.version.as_deref().unwrap_or(""))),
+        ("ASM_FILES", "&[(&str, &str)]", format!("&[{}]", files.join(", "))),
+        ("DOWNGRADES", "&[super::Downgrade]", format!("&[{}]", downgrades.join(", "))),
+    ];
+    let mut rs = String::new();
+    for (name, ty, value) in consts {
+        writeln!(rs, "pub const {name}: {ty} = {value};")?;
+    }
+    fs::write(c.out_dir.join("build_info.rs"), rs)?;
+    let summary = format!(
+        "set {} (requested {}), {}, {} units ({} asm), {} downgraded\n",
+        plan.c_set.name,
+        plan.requested.name(),
+        asm.describe(),
+        units,
+        plan.files.len(),
+        plan.downgrades.len()
+    );
+    fs::write(c.out_dir.join(SUMMARY_FILE), summary)?;
+    Ok(())
+}
+
+fn downgrade_literal(d: &crate::select::Downgrade) -> String {
+    let missing: Vec<&str> = d.missing.iter().map(|f| f.name()).collect();
+    format!(
+        "super::Downgrade {{ path: {:?}, from: {:?}, to: {:?}, missing: {:?} }}",
+        d.path,
+        d.from.name,
+        d.to.name,
+        missing.join("+")
+    )
+}

@@ -1,0 +1,119 @@
+//! Compiles libcrypto and libssl with cc, from openssl-src's tree plus the chosen sets'
+//! generated files, at OpenSSL's own flags whatever the cargo profile, and archives them.
+
+use crate::generate::set_dir;
+use crate::manifest::{self, Lib, Manifest};
+use crate::select::Plan;
+use anyhow::{bail, Context, Result};
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Inputs of one compile.
+pub struct Job<'a> {
+    pub plan: &'a Plan,
+    /// Manifest of the set whose C configuration is built.
+    pub c_manifest: &'a Manifest,
+    pub sets_root: &'a Path,
+    pub out_dir: &'a Path,
+    /// A configured cc::Build (target, compiler, env) to clone per flag group.
+    pub base: cc::Build,
+}
+
+/// What a successful compile leaves in `out_dir`.
+pub struct Artifacts {
+    pub lib_dir: PathBuf,
+    pub include_dir: PathBuf,
+    pub units: usize,
+}
+
+pub fn compile(job: &Job) -> Result<Artifacts> {
+    let m = job.c_manifest;
+    let src_root = openssl_src::source_dir();
+    let c_dir = set_dir(job.sets_root, &m.set, &m.target);
+    let obj_root = job.out_dir.join("obj");
+    let mut objects: BTreeMap<Lib, Vec<PathBuf>> = BTreeMap::new();
+    for ((lib, group), paths) in units_by_group(job)? {
+        let mut build = job.base.clone();
+        build.out_dir(obj_root.join(format!("{}-{group}", lib.name())));
+        for f in &m.cflags {
+            build.flag(f);
+        }
+        for word in &m.groups[group] {
+            match word.strip_prefix("-I") {
+                Some(dir) => {
+                    build.include(manifest::gen_path(&c_dir, dir)).include(src_root.join(dir));
+                }
+                None => {
+                    build.flag(word);
+                }
+            }
+        }
+        build.files(&paths);
+        let objs = build.try_compile_intermediates().map_err(|e| {
+            anyhow::anyhow!("compiling OpenSSL ({} group {group}): {e}", lib.name())
+        })?;
+        objects.entry(lib).or_default().extend(objs);
+    }
+    let lib_dir = job.out_dir.join("lib");
+    for (lib, objs) in &objects {
+        archive(&job.base, &lib_dir.join(format!("lib{}.a", lib.name())), objs)?;
+    }
+    let include_dir = job.out_dir.join("include");
+    install_headers(&src_root, &c_dir, &include_dir)?;
+    Ok(Artifacts { lib_dir, include_dir, units: m.units.len() })
+}
+
+/// Source paths per (library, flag group): C from the C set or openssl-src, asm from the set
+/// the plan picked for that file.
+fn units_by_group(job: &Job) -> Result<BTreeMap<(Lib, usize), Vec<PathBuf>>> {
+    let m = job.c_manifest;
+    let src_root = openssl_src::source_dir();
+    let c_dir = set_dir(job.sets_root, &m.set, &m.target);
+    let mut groups: BTreeMap<(Lib, usize), Vec<PathBuf>> = BTreeMap::new();
+    for u in &m.units {
+        let path = if u.path.ends_with(".s") {
+            let Some(choice) = job.plan.files.iter().find(|f| f.path == u.path) else {
+                bail!("the plan has no set for {}", u.path);
+            };
+            manifest::gen_path(&set_dir(job.sets_root, choice.set.name, &m.target), &u.path)
+        } else if m.is_generated(&u.path) {
+            manifest::gen_path(&c_dir, &u.path)
+        } else {
+            src_root.join(&u.path)
+        };
+        groups.entry((u.lib, u.group)).or_default().push(path);
+    }
+    Ok(groups)
+}
+
+fn archive(base: &cc::Build, lib: &Path, objs: &[PathBuf]) -> Result<()> {
+    fs::create_dir_all(lib.parent().unwrap())?;
+    let _ = fs::remove_file(lib);
+    let mut ar = base.try_get_archiver().context("finding the archiver (AR)")?;
+    ar.arg("crs").arg(lib).args(objs);
+    let out = ar.output().with_context(|| format!("running {ar:?}"))?;
+    if !out.status.success() {
+        bail!("archiving {} failed: {}", lib.display(), String::from_utf8_lossy(&out.stderr));
+    }
+    Ok(())
+}
+
+/// The public headers: openssl-src's, overlaid with the set's generated ones.
+fn install_headers(src_root: &Path, c_dir: &Path, include_dir: &Path) -> Result<()> {
+    let dest = include_dir.join("openssl");
+    if dest.exists() {
+        fs::remove_dir_all(&dest)?;
+    }
+    fs::create_dir_all(&dest)?;
+    for dir in [src_root.join("include/openssl"), manifest::gen_path(c_dir, "include/openssl")] {
+        for e in fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))? {
+            let e = e?;
+            let name = e.file_name();
+            if name.to_string_lossy().ends_with(".h") {
+                fs::copy(e.path(), dest.join(&name))?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,140 @@
+//! The build's configuration, read from the environment in this module only. Every variable is
+//! declared once, typed, and announces itself with `rerun-if-env-changed`.
+
+use crate::data::{self, AsmSet, Target};
+use anyhow::{bail, Context, Result};
+use std::path::PathBuf;
+
+/// What the user asked for: the best set per file, or one set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetChoice {
+    Auto,
+    Named(&'static AsmSet),
+}
+
+impl SetChoice {
+    pub fn parse(s: &str) -> Result<SetChoice> {
+        match s {
+            "auto" | "" => Ok(SetChoice::Auto),
+            name => Ok(SetChoice::Named(data::set_by_name(name)?)),
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            SetChoice::Auto => "auto",
+            SetChoice::Named(s) => s.name,
+        }
+    }
+}
+
+/// Everything crypto-sys's build script needs to know from cargo and the user.
+#[derive(Debug, Clone)]
+pub struct BuildConfig {
+    pub triple: String,
+    pub target: &'static Target,
+    pub choice: SetChoice,
+    pub strict: bool,
+    pub out_dir: PathBuf,
+    /// Where the `asm/`, `asm_avx2/` and `no_asm/` directories are.
+    pub sets_root: PathBuf,
+    pub jobs: usize,
+}
+
+/// Environment variables a user may set, with what they accept.
+pub const ASM_SET_VAR: &str = "CRYPTO_SYS_ASM_SET";
+pub const STRICT_VAR: &str = "CRYPTO_SYS_STRICT";
+pub const SETS_DIR_VAR: &str = "CRYPTO_SYS_SETS_DIR";
+
+fn var(name: &str) -> Option<String> {
+    println!("cargo:rerun-if-env-changed={name}");
+    std::env::var(name).ok()
+}
+
+fn cargo_var(name: &str) -> Result<String> {
+    std::env::var(name).with_context(|| format!("cargo did not set {name}; run through cargo"))
+}
+
+/// `CRYPTO_SYS_ASM_SET_<triple with underscores>` wins over `CRYPTO_SYS_ASM_SET`.
+pub fn per_target_var(base: &str, triple: &str) -> String {
+    format!("{base}_{}", triple.replace(['-', '.'], "_"))
+}
+
+pub fn parse_bool(name: &str, value: &str) -> Result<bool> {
+    match value {
+        "1" | "true" | "yes" => Ok(true),
+        "0" | "false" | "no" | "" => Ok(false),
+        other => bail!("{name}=`{other}` is not valid; accepted: 1, true, yes, 0, false, no"),
+    }
+}
+
+impl BuildConfig {
+    pub fn from_cargo_env() -> Result<BuildConfig> {
+        let triple = cargo_var("TARGET")?;
+        let target = data::target_for(&triple)?;
+        let set_var = per_target_var(ASM_SET_VAR, &triple);
+        let choice = match var(&set_var)
+            .map(|v| (set_var.as_str(), v))
+            .or_else(|| var(ASM_SET_VAR).map(|v| (ASM_SET_VAR, v)))
+        {
+            Some((name, v)) => SetChoice::parse(&v).with_context(|| format!("in {name}"))?,
+            None => SetChoice::Auto,
+        };
+        let strict = match var(STRICT_VAR) {
+            Some(v) => parse_bool(STRICT_VAR, &v)?,
+            None => false,
+        };
+        let manifest_dir = PathBuf::from(cargo_var("CARGO_MANIFEST_DIR")?);
+        let sets_root = match var(SETS_DIR_VAR) {
+            Some(dir) => PathBuf::from(dir),
+            None => default_sets_root(&manifest_dir),
+        };
+        Ok(BuildConfig {
+            triple,
+            target,
+            choice,
+            strict,
+            out_dir: PathBuf::from(cargo_var("OUT_DIR")?),
+            sets_root,
+            jobs: std::env::var("NUM_JOBS").ok().and_then(|n| n.parse().ok()).unwrap_or(2),
+        })
+    }
+}
+
+/// In the workspace the sets sit beside crypto-sys; a packaged crate carries them inside.
+fn default_sets_root(manifest_dir: &std::path::Path) -> PathBuf {
+    let workspace = manifest_dir.parent().map(|p| p.to_path_buf());
+    match workspace {
+        Some(w) if w.join(crate::generate::lock::FILE_NAME).exists() => w,
+        _ => manifest_dir.join("sets"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_choice_accepts_auto_and_named_sets_only() {
+        assert_eq!(SetChoice::parse("auto").unwrap(), SetChoice::Auto);
+        assert_eq!(SetChoice::parse("asm_avx2").unwrap().name(), "asm_avx2");
+        let e = SetChoice::parse("avx512").unwrap_err().to_string();
+        assert!(e.contains("accepted: auto, asm, asm_avx2, no_asm"), "{e}");
+    }
+
+    #[test]
+    fn per_target_names_use_underscores() {
+        assert_eq!(
+            per_target_var(ASM_SET_VAR, "x86_64-unknown-linux-gnu"),
+            "CRYPTO_SYS_ASM_SET_x86_64_unknown_linux_gnu"
+        );
+    }
+
+    #[test]
+    fn booleans_list_accepted_values() {
+        assert!(parse_bool(STRICT_VAR, "1").unwrap());
+        assert!(!parse_bool(STRICT_VAR, "0").unwrap());
+        let e = parse_bool(STRICT_VAR, "maybe").unwrap_err().to_string();
+        assert!(e.contains("CRYPTO_SYS_STRICT=`maybe`") && e.contains("accepted"), "{e}");
+    }
+}

@@ -1,0 +1,246 @@
+//! Per-file set selection: for each asm file, the fastest set whose version of it the
+//! assembler can assemble. Every downgrade is recorded, so it can be reported once.
+
+use crate::config::SetChoice;
+use crate::data::{AsmSet, Feature, SETS};
+use crate::manifest::Manifest;
+use anyhow::{bail, Result};
+
+/// Where one asm file comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChoice {
+    pub path: String,
+    pub set: &'static AsmSet,
+}
+
+/// A file (or the whole build) that could not use the set it wanted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Downgrade {
+    /// The asm file, or `*` when the whole build fell back to no_asm.
+    pub path: String,
+    pub from: &'static AsmSet,
+    pub to: &'static AsmSet,
+    pub missing: Vec<Feature>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub requested: SetChoice,
+    /// The set whose C configuration is compiled: an asm set, or no_asm.
+    pub c_set: &'static AsmSet,
+    pub files: Vec<FileChoice>,
+    pub downgrades: Vec<Downgrade>,
+}
+
+/// What the planner may ask about the toolchain and the sets.
+pub trait Facts {
+    fn supports(&self, f: Feature) -> bool;
+    fn manifest(&mut self, set: &'static AsmSet) -> Result<&Manifest>;
+}
+
+/// Selection policy switches.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Policy {
+    pub strict: bool,
+    pub allow_downgrade: bool,
+}
+
+fn asm_sets() -> impl Iterator<Item = &'static AsmSet> {
+    SETS.iter().filter(|s| !s.allowed.is_empty())
+}
+
+fn no_asm() -> &'static AsmSet {
+    SETS.iter().find(|s| s.allowed.is_empty()).expect("SETS has a no-asm row")
+}
+
+pub fn plan(choice: SetChoice, policy: Policy, facts: &mut dyn Facts) -> Result<Plan> {
+    let wanted = match choice {
+        SetChoice::Auto => asm_sets().next().expect("SETS has an asm row"),
+        SetChoice::Named(s) if s.allowed.is_empty() => {
+            return Ok(Plan { requested: choice, c_set: s, files: vec![], downgrades: vec![] })
+        }
+        SetChoice::Named(s) => s,
+    };
+    let paths: Vec<String> = facts.manifest(wanted)?.asm.iter().map(|a| a.path.clone()).collect();
+    let mut plan = Plan { requested: choice, c_set: wanted, files: vec![], downgrades: vec![] };
+    for path in paths {
+        match pick(&path, wanted, facts)? {
+            (set, None) => plan.files.push(FileChoice { path, set }),
+            (set, Some(d)) if set.allowed.is_empty() => {
+                plan.downgrades = vec![Downgrade { path: "*".into(), ..d }];
+                plan.files.clear();
+                plan.c_set = set;
+                break;
+            }
+            (set, Some(d)) => {
+                plan.files.push(FileChoice { path, set });
+                plan.downgrades.push(d);
+            }
+        }
+    }
+    enforce(&plan, policy)?;
+    Ok(plan)
+}
+
+/// The first set, from `wanted` down, whose version of `path` needs only supported features.
+fn pick(
+    path: &str,
+    wanted: &'static AsmSet,
+    facts: &mut dyn Facts,
+) -> Result<(&'static AsmSet, Option<Downgrade>)> {
+    let mut first_missing = None;
+    for set in asm_sets().filter(|s| s.rank >= wanted.rank) {
+        let Some(file) = facts.manifest(set)?.asm_file(path).cloned() else {
+            continue;
+        };
+        let missing: Vec<Feature> =
+            file.features.iter().copied().filter(|f| !facts.supports(*f)).collect();
+        if missing.is_empty() {
+            let d = first_missing.map(|missing| Downgrade {
+                path: path.into(),
+                from: wanted,
+                to: set,
+                missing,
+            });
+            return Ok((set, d));
+        }
+        first_missing.get_or_insert(missing);
+    }
+    let missing = first_missing.unwrap_or_default();
+    Ok((no_asm(), Some(Downgrade { path: path.into(), from: wanted, to: no_asm(), missing })))
+}
+
+fn enforce(plan: &Plan, policy: Policy) -> Result<()> {
+    if plan.downgrades.is_empty() {
+        return Ok(());
+    }
+    match plan.requested {
+        SetChoice::Auto if policy.strict => {
+            bail!(
+                "strict mode: {} (unset CRYPTO_SYS_STRICT / drop --strict to accept)",
+                describe(plan)
+            )
+        }
+        SetChoice::Named(s) if !policy.allow_downgrade => bail!(
+            "the assembler cannot assemble all of `{}`: {}; choose another set, or allow \
+             per-file downgrades with --allow-downgrade (CRYPTO_SYS_ALLOW_DOWNGRADE=1)",
+            s.name,
+            describe_files(plan)
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// One line: what was downgraded, where to, and which features were missing.
+pub fn describe(plan: &Plan) -> String {
+    format!("asm set `{}` downgraded: {}", plan.requested.name(), describe_files(plan))
+}
+
+fn describe_files(plan: &Plan) -> String {
+    let parts: Vec<String> = plan
+        .downgrades
+        .iter()
+        .map(|d| {
+            let missing: Vec<&str> = d.missing.iter().map(|f| f.name()).collect();
+            let what = if d.path == "*" { "all files".to_string() } else { d.path.clone() };
+            format!("{what} -> {} (missing {})", d.to.name, missing.join("+"))
+        })
+        .collect();
+    parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::set_by_name;
+    use crate::manifest::AsmFile;
+
+    struct Fake {
+        unsupported: Vec<Feature>,
+        manifests: Vec<Manifest>,
+    }
+
+    impl Facts for Fake {
+        fn supports(&self, f: Feature) -> bool {
+            !self.unsupported.contains(&f)
+        }
+        fn manifest(&mut self, set: &'static AsmSet) -> Result<&Manifest> {
+            Ok(self.manifests.iter().find(|m| m.set == set.name).unwrap())
+        }
+    }
+
+    fn manifest(set: &str, files: &[(&str, &[Feature])]) -> Manifest {
+        let asm = files
+            .iter()
+            .map(|(p, f)| AsmFile { path: p.to_string(), features: f.to_vec(), globals: vec![] })
+            .collect();
+        Manifest { set: set.into(), asm, ..Manifest::default() }
+    }
+
+    fn fake(unsupported: &[Feature]) -> Fake {
+        use Feature::*;
+        Fake {
+            unsupported: unsupported.to_vec(),
+            manifests: vec![
+                manifest("asm", &[("gcm.s", &[Avx512, Vaes512]), ("ifma.s", &[Avx2, AvxIfma])]),
+                manifest("asm_avx2", &[("gcm.s", &[Avx2]), ("ifma.s", &[Avx2])]),
+                manifest("no_asm", &[]),
+            ],
+        }
+    }
+
+    fn sets(p: &Plan) -> Vec<&str> {
+        p.files.iter().map(|f| f.set.name).collect()
+    }
+
+    #[test]
+    fn auto_takes_asm_when_everything_assembles() {
+        let p = plan(SetChoice::Auto, Policy::default(), &mut fake(&[])).unwrap();
+        assert_eq!(sets(&p), ["asm", "asm"]);
+        assert!(p.downgrades.is_empty());
+    }
+
+    #[test]
+    fn auto_downgrades_only_the_files_that_need_it() {
+        let p = plan(SetChoice::Auto, Policy::default(), &mut fake(&[Feature::AvxIfma])).unwrap();
+        assert_eq!(sets(&p), ["asm", "asm_avx2"]);
+        assert_eq!(
+            describe(&p),
+            "asm set `auto` downgraded: ifma.s -> asm_avx2 (missing avx-ifma)"
+        );
+        let strict = Policy { strict: true, ..Policy::default() };
+        let e = plan(SetChoice::Auto, strict, &mut fake(&[Feature::AvxIfma])).unwrap_err();
+        assert!(e.to_string().contains("strict mode"), "{e}");
+    }
+
+    #[test]
+    fn no_avx2_falls_back_to_no_asm_as_a_whole() {
+        let p = plan(SetChoice::Auto, Policy::default(), &mut fake(&[Feature::Avx2])).unwrap();
+        assert_eq!(p.c_set.name, "no_asm");
+        assert!(p.files.is_empty());
+        assert_eq!(p.downgrades.len(), 1);
+        assert_eq!(p.downgrades[0].path, "*");
+    }
+
+    #[test]
+    fn an_explicit_set_that_does_not_assemble_is_an_error_unless_allowed() {
+        let asm = SetChoice::Named(set_by_name("asm").unwrap());
+        let e = plan(asm, Policy::default(), &mut fake(&[Feature::Vaes512])).unwrap_err();
+        assert!(e.to_string().contains("gcm.s -> asm_avx2 (missing vaes-zmm)"), "{e}");
+        let allow = Policy { allow_downgrade: true, ..Policy::default() };
+        let p = plan(asm, allow, &mut fake(&[Feature::Vaes512])).unwrap();
+        assert_eq!(sets(&p), ["asm_avx2", "asm"]);
+    }
+
+    #[test]
+    fn explicit_no_asm_has_no_asm_files() {
+        let p = plan(
+            SetChoice::Named(set_by_name("no_asm").unwrap()),
+            Policy::default(),
+            &mut fake(&[]),
+        )
+        .unwrap();
+        assert_eq!(p.c_set.name, "no_asm");
+        assert!(p.files.is_empty() && p.downgrades.is_empty());
+    }
+}
