@@ -6,27 +6,35 @@ use std::path::PathBuf;
 pub const HELP: &str = "\
 cargo xtask <command>
 
-  generate [--check] [--set S]... [--target T]...
+  generate [--check] [--set S]... [--target T]... [--root DIR]
       Generate the asm sets from OpenSSL's perlasm (all sets and targets by default).
       --check regenerates in a scratch directory and compares with generate.lock and with
-      the outputs on disk, changing nothing.
+      the outputs on disk, changing nothing. --root works on another copy of the sets.
   build [--asm-set auto|asm|asm_avx2|no_asm] [--target TRIPLE] [--release] [--prefix DIR]
       Build crypto-sys with that set and print one summary line. --prefix also installs an
       OpenSSL-style prefix (lib/libcrypto.a, lib/libssl.a, include/openssl) usable as
       OPENSSL_DIR for openssl-sys with OPENSSL_STATIC=1.
+  test
+      Every check: fmt, clippy, the workspace's tests, crypto-sys's known-answer tests
+      with each set, and generate --check.
 ";
 
 pub enum Command {
     Help,
     Generate(Generate),
     Build(Build),
+    Test(Test),
 }
+
+#[derive(Debug, Default)]
+pub struct Test {}
 
 #[derive(Debug, Default)]
 pub struct Generate {
     pub check: bool,
     pub sets: Vec<String>,
     pub targets: Vec<String>,
+    pub root: Option<PathBuf>,
 }
 
 #[derive(Debug, Default)]
@@ -54,6 +62,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
                     "--check" => g.check = true,
                     "--set" => g.sets.push(value("--set", &mut args)?),
                     "--target" => g.targets.push(value("--target", &mut args)?),
+                    "--root" => g.root = Some(value("--root", &mut args)?.into()),
                     other => bail!("unknown option `{other}` for generate; see `cargo xtask help`"),
                 }
             }
@@ -72,6 +81,10 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
             }
             Ok(Command::Build(b))
         }
+        "test" => match args.next() {
+            None => Ok(Command::Test(Test {})),
+            Some(other) => bail!("unknown option `{other}` for test; see `cargo xtask help`"),
+        },
         other => bail!("unknown command `{other}`; see `cargo xtask help`"),
     }
 }

@@ -3,11 +3,19 @@
 mod build;
 mod flags;
 mod generate;
+mod test;
 
 use std::path::PathBuf;
 use xshell::Shell;
 
-fn main() -> anyhow::Result<()> {
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> anyhow::Result<()> {
     let cmd = flags::parse(std::env::args().skip(1))?;
     let sh = Shell::new()?;
     sh.change_dir(project_root());
@@ -18,6 +26,7 @@ fn main() -> anyhow::Result<()> {
         }
         flags::Command::Generate(g) => g.run(&sh),
         flags::Command::Build(b) => b.run(&sh),
+        flags::Command::Test(t) => t.run(&sh),
     }
 }
 
