@@ -77,6 +77,11 @@ fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan) {
     println!("cargo:include={}", a.include_dir.display());
     println!("cargo:version={}", m.openssl);
     println!("cargo:asm_set={}", plan.c_set.name);
+    // Lets crypto-sys declare the asm's capability functions only when they are linked.
+    println!("cargo:rustc-check-cfg=cfg(crypto_sys_asm)");
+    if !plan.files.is_empty() {
+        println!("cargo:rustc-cfg=crypto_sys_asm");
+    }
 }
 
 /// The build's facts, as Rust constants for `build_info()` and as a summary for xtask.

@@ -1,0 +1,58 @@
+//! The AVX-512 code is really linked and really runs where the set and the CPU allow it.
+
+use crypto_sys::{aes_gcm_avx512_live, asm_set_of, build_info, rsaz_avx512ifma_live};
+
+fn cpu_has_vaes_avx512() -> bool {
+    std::is_x86_feature_detected!("avx512f")
+        && std::is_x86_feature_detected!("avx512vl")
+        && std::is_x86_feature_detected!("avx512bw")
+        && std::is_x86_feature_detected!("avx512dq")
+        && std::is_x86_feature_detected!("vaes")
+        && std::is_x86_feature_detected!("vpclmulqdq")
+}
+
+fn cpu_has_avx512ifma() -> bool {
+    std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512ifma")
+}
+
+/// What a live check must report for a file, given the set it came from.
+fn expected(file: &str, cpu: bool) -> Option<bool> {
+    match asm_set_of(file) {
+        Some("asm") => Some(cpu),
+        Some(_) => Some(false), // the slower sets hold a stub that returns 0
+        None => None,
+    }
+}
+
+#[test]
+fn aes_gcm_avx512_is_live_exactly_when_built_in_and_supported() {
+    let info = build_info();
+    let want = expected("crypto/modes/aes-gcm-avx512.s", cpu_has_vaes_avx512());
+    assert_eq!(aes_gcm_avx512_live(), want, "set {}", info.effective_set);
+    if info.effective_set == "asm" && info.downgrades.is_empty() && cpu_has_vaes_avx512() {
+        assert_eq!(aes_gcm_avx512_live(), Some(true));
+    }
+}
+
+#[test]
+fn rsaz_avx512ifma_is_live_exactly_when_built_in_and_supported() {
+    let want = expected("crypto/bn/rsaz-2k-avx512.s", cpu_has_avx512ifma());
+    assert_eq!(rsaz_avx512ifma_live(), want);
+}
+
+#[test]
+fn build_info_matches_the_requested_set() {
+    let info = build_info();
+    assert_eq!(info.openssl_version, "3.6.3");
+    let requested = std::env::var("CRYPTO_SYS_ASM_SET").unwrap_or_else(|_| "auto".into());
+    assert_eq!(info.requested_set, requested);
+    match info.effective_set {
+        "no_asm" => assert!(info.asm_files.is_empty()),
+        set => {
+            assert_eq!(info.asm_files.len(), 39, "every x86_64 asm file is linked");
+            if info.downgrades.is_empty() && requested != "auto" {
+                assert!(info.asm_files.iter().all(|(_, s)| *s == set));
+            }
+        }
+    }
+}
