@@ -17,12 +17,13 @@ pub const SUMMARY_FILE: &str = "crypto-sys-summary.txt";
 /// Sets loaded on demand: generated when missing, verified against their hashes once.
 struct SetFacts<'a> {
     config: &'a BuildConfig,
+    assembler: &'a Assembler,
     loaded: Vec<Manifest>,
 }
 
 impl Facts for SetFacts<'_> {
-    fn supports(&self, _f: Feature) -> bool {
-        true
+    fn supports(&self, f: Feature) -> bool {
+        self.assembler.supports(f)
     }
 
     fn manifest(&mut self, set: &'static AsmSet) -> Result<&Manifest> {
@@ -45,8 +46,8 @@ pub fn run() -> Result<()> {
     let mut base = cc::Build::new();
     base.cargo_warnings(false).warnings(false).opt_level(3);
     let compiler = base.try_get_compiler().context("finding the C compiler")?;
-    let assembler = detect::identify(compiler.path(), compiler.args());
-    let mut facts = SetFacts { config: &config, loaded: vec![] };
+    let assembler = detect::detect(compiler.path(), compiler.args(), &config.out_dir);
+    let mut facts = SetFacts { config: &config, assembler: &assembler, loaded: vec![] };
     let policy = Policy { strict: config.strict, allow_downgrade: false };
     let plan = select::plan(config.choice, policy, &mut facts)?;
     if !plan.downgrades.is_empty() {

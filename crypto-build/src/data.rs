@@ -122,6 +122,35 @@ pub const TARGETS: &[Target] = &[
              fast_paths: X86_64_FAST_PATHS },
 ];
 
+/// The version from which a kind of assembler is said to handle a feature class, as OpenSSL's
+/// scripts and the assemblers' release notes put it. Only reported next to the probes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Threshold {
+    pub kind: &'static str,
+    pub feature: Feature,
+    pub min: &'static str,
+}
+
+#[rustfmt::skip]
+pub const VERSION_THRESHOLDS: &[Threshold] = &[
+    Threshold { kind: "gas", feature: Avx2, min: "2.22" },
+    Threshold { kind: "gas", feature: AdxBmi2, min: "2.23" },
+    Threshold { kind: "gas", feature: Avx512, min: "2.25" },
+    Threshold { kind: "gas", feature: Avx512Ifma, min: "2.26" },
+    Threshold { kind: "gas", feature: Vaes512, min: "2.30" },
+    Threshold { kind: "gas", feature: Vpclmul512, min: "2.30" },
+    Threshold { kind: "gas", feature: AvxIfma, min: "2.40" },
+    Threshold { kind: "clang", feature: Avx2, min: "3.3" },
+    Threshold { kind: "clang", feature: Avx512, min: "3.9" },
+    Threshold { kind: "clang", feature: Avx512Ifma, min: "3.9" },
+    Threshold { kind: "clang", feature: Vaes512, min: "7.0" },
+    Threshold { kind: "clang", feature: Vpclmul512, min: "7.0" },
+    Threshold { kind: "clang", feature: AvxIfma, min: "16.0" },
+    Threshold { kind: "apple-clang", feature: Avx512, min: "9.0" },
+    Threshold { kind: "apple-clang", feature: Vaes512, min: "10.0.1" },
+    Threshold { kind: "apple-clang", feature: AvxIfma, min: "15.0" },
+];
+
 /// ISA feature classes that an asm file may need from its assembler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Feature {

@@ -1,7 +1,9 @@
-//! Which assembler the build will really use, and what its banner says. Banners are reported,
-//! never trusted for decisions.
+//! What a toolchain's banners say: kind and version, read in the C locale. Reported, and
+//! compared with the probes, never used to decide.
 
-use std::path::{Path, PathBuf};
+use crate::data::{Feature, VERSION_THRESHOLDS};
+use std::ffi::OsString;
+use std::path::Path;
 use std::process::Command;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +20,17 @@ pub enum AsmKind {
 }
 
 impl AsmKind {
+    /// The key used in the thresholds table.
+    pub fn key(self) -> &'static str {
+        match self {
+            AsmKind::Gas => "gas",
+            AsmKind::Clang | AsmKind::Icx => "clang",
+            AsmKind::AppleClang => "apple-clang",
+            AsmKind::Nasm => "nasm",
+            AsmKind::Unknown => "unknown",
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             AsmKind::Gas => "GNU as",
@@ -30,22 +43,8 @@ impl AsmKind {
     }
 }
 
-/// The assembler behind a C compiler driver, as its banners describe it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Assembler {
-    pub driver: PathBuf,
-    pub kind: AsmKind,
-    pub version: Option<String>,
-}
-
-impl Assembler {
-    pub fn describe(&self) -> String {
-        format!("{} {}", self.kind.name(), self.version.as_deref().unwrap_or("(version unknown)"))
-    }
-}
-
-/// Asks the driver (with its own arguments, e.g. `-m64`) for its banners, in the C locale.
-pub fn identify(driver: &Path, args: &[std::ffi::OsString]) -> Assembler {
+/// Kind, version and the raw banners of a C compiler driver (with its own arguments).
+pub fn identify(driver: &Path, args: &[OsString]) -> (AsmKind, Option<String>, String) {
     let run = |extra: &[&str]| -> String {
         let out = Command::new(driver).args(args).args(extra).env("LC_ALL", "C").output();
         out.map(|o| {
@@ -56,7 +55,21 @@ pub fn identify(driver: &Path, args: &[std::ffi::OsString]) -> Assembler {
     let driver_banner = run(&["-v"]);
     let as_banner = run(&["-Wa,-v", "-c", "-o", "/dev/null", "-x", "assembler", "/dev/null"]);
     let (kind, version) = parse_banners(&driver_banner, &as_banner);
-    Assembler { driver: driver.to_path_buf(), kind, version }
+    (kind, version, format!("{driver_banner}\n{as_banner}"))
+}
+
+/// What the version alone would promise, per feature class, from the thresholds table.
+pub fn expected_support(kind: AsmKind, version: Option<&str>) -> Vec<(Feature, bool)> {
+    let Some(v) = version.map(parse_version) else { return vec![] };
+    VERSION_THRESHOLDS
+        .iter()
+        .filter(|t| t.kind == kind.key())
+        .map(|t| (t.feature, v >= parse_version(t.min)))
+        .collect()
+}
+
+fn parse_version(v: &str) -> Vec<u32> {
+    v.split('.').map(|p| p.parse().unwrap_or(0)).collect()
 }
 
 /// Reads kind and version from `cc -v` and `cc -Wa,-v` output.
@@ -100,5 +113,16 @@ mod tests {
         let apple = "Apple clang version 15.0.0 (clang-1500.3.9.4)";
         assert_eq!(parse_banners(apple, ""), (AsmKind::AppleClang, Some("15.0.0".into())));
         assert_eq!(parse_banners("", ""), (AsmKind::Unknown, None));
+        let french = "GNU assembleur version 2.40 (x86_64-linux-gnu)";
+        assert_eq!(parse_banners("gcc version 12", french).0, AsmKind::Unknown);
+    }
+
+    #[test]
+    fn versions_compare_numerically() {
+        let by = |kind, v| expected_support(kind, Some(v));
+        assert!(by(AsmKind::Clang, "10.0.0").contains(&(Feature::Avx512, true)));
+        assert!(by(AsmKind::Clang, "14.0.6").contains(&(Feature::AvxIfma, false)));
+        assert!(by(AsmKind::Gas, "2.23").contains(&(Feature::Avx512, false)));
+        assert!(by(AsmKind::Gas, "2.40").contains(&(Feature::Vaes512, true)));
     }
 }

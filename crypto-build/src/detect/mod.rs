@@ -1,0 +1,146 @@
+//! Which assembler the build will really use, what its banner says, and what it can really
+//! assemble. Banners are reported; the probes decide.
+
+mod banner;
+pub mod probe;
+
+pub use banner::{parse_banners, AsmKind};
+
+use crate::data::Feature;
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The assembler behind a C compiler driver, and the probe results.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assembler {
+    pub driver: PathBuf,
+    pub args: Vec<OsString>,
+    pub kind: AsmKind,
+    pub version: Option<String>,
+    /// Each feature class and whether its probe assembled.
+    pub probes: Vec<(Feature, bool)>,
+}
+
+impl Assembler {
+    pub fn describe(&self) -> String {
+        format!("{} {}", self.kind.name(), self.version.as_deref().unwrap_or("(version unknown)"))
+    }
+
+    pub fn supports(&self, f: Feature) -> bool {
+        self.probes.iter().any(|(g, ok)| *g == f && *ok)
+    }
+
+    /// Where the banner's version and the probes disagree, in words; empty when they agree.
+    pub fn disagreements(&self) -> Vec<String> {
+        banner::expected_support(self.kind, self.version.as_deref())
+            .into_iter()
+            .filter(|(f, expected)| self.supports(*f) != *expected)
+            .map(|(f, expected)| {
+                let (said, did) =
+                    if expected { ("supports", "rejected") } else { ("lacks", "assembled") };
+                format!("{} {said} {f} by its version, but the probe {did} it", self.describe())
+            })
+            .collect()
+    }
+}
+
+/// Identifies and probes the driver, caching the probes in `cache_dir` per toolchain.
+pub fn detect(driver: &Path, args: &[OsString], cache_dir: &Path) -> Assembler {
+    let (kind, version, banners) = banner::identify(driver, args);
+    let key = crate::sha256::hex(
+        format!("{}\n{args:?}\n{banners}\n{}", driver.display(), stamp(driver)).as_bytes(),
+    );
+    let cache = cache_dir.join(format!("probes-{}.txt", &key[..16]));
+    let probes = read_cache(&cache).unwrap_or_else(|| {
+        let _ = fs::create_dir_all(cache_dir);
+        let p: Vec<(Feature, bool)> = probe::GAS_PROBES
+            .iter()
+            .map(|(f, snippet)| (*f, probe::assembles(driver, args, snippet, cache_dir)))
+            .collect();
+        write_cache(&cache, &p);
+        p
+    });
+    Assembler { driver: driver.to_path_buf(), args: args.to_vec(), kind, version, probes }
+}
+
+/// Size and mtime of the resolved driver, so an upgraded compiler is probed again.
+fn stamp(driver: &Path) -> String {
+    let resolved = which::which(driver).ok().and_then(|p| fs::canonicalize(p).ok());
+    let meta = resolved.as_ref().and_then(|p| fs::metadata(p).ok());
+    match meta {
+        Some(m) => format!("{:?} {} {:?}", resolved, m.len(), m.modified().ok()),
+        None => "unresolved".into(),
+    }
+}
+
+fn read_cache(path: &Path) -> Option<Vec<(Feature, bool)>> {
+    let text = fs::read_to_string(path).ok()?;
+    let probes: Option<Vec<_>> = text
+        .lines()
+        .map(|l| {
+            let (f, ok) = l.split_once('\t')?;
+            Some((Feature::from_name(f)?, ok == "yes"))
+        })
+        .collect();
+    probes.filter(|p| p.len() == probe::GAS_PROBES.len())
+}
+
+fn write_cache(path: &Path, probes: &[(Feature, bool)]) {
+    let text: String =
+        probes.iter().map(|(f, ok)| format!("{f}\t{}\n", if *ok { "yes" } else { "no" })).collect();
+    let _ = crate::generate::write_atomic(path, text.as_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Probe results of the real toolchains this project supports, as installed by .ci/run.
+    fn real(driver: &str) -> Option<Assembler> {
+        if which::which(driver).is_err() {
+            eprintln!("skipped: {driver} is not installed (.ci/run installs it)");
+            return None;
+        }
+        let cache = std::env::temp_dir()
+            .join(format!("crypto-build-probe-test-{}-{driver}", std::process::id()));
+        let a = detect(Path::new(driver), &[], &cache);
+        let _ = fs::remove_dir_all(&cache);
+        Some(a)
+    }
+
+    fn unsupported(a: &Assembler) -> Vec<Feature> {
+        a.probes.iter().filter(|(_, ok)| !ok).map(|(f, _)| *f).collect()
+    }
+
+    #[test]
+    fn gcc_with_gnu_as_2_40_assembles_everything() {
+        let Some(a) = real("gcc") else { return };
+        assert_eq!(a.kind, AsmKind::Gas);
+        assert_eq!(unsupported(&a), vec![], "{a:?}");
+    }
+
+    #[test]
+    fn clang_14_lacks_only_avx_ifma() {
+        let Some(a) = real("clang-14") else { return };
+        assert_eq!(a.kind, AsmKind::Clang);
+        assert_eq!(unsupported(&a), vec![Feature::AvxIfma], "{a:?}");
+    }
+
+    #[test]
+    fn clang_16_and_19_assemble_everything() {
+        for cc in ["clang-16", "clang-19"] {
+            let Some(a) = real(cc) else { continue };
+            assert_eq!(a.kind, AsmKind::Clang);
+            assert_eq!(unsupported(&a), vec![], "{a:?}");
+            assert!(a.disagreements().is_empty(), "{:?}", a.disagreements());
+        }
+    }
+
+    #[test]
+    fn a_driver_that_rejects_everything_supports_nothing() {
+        let Some(a) = real("false") else { return };
+        assert_eq!(a.kind, AsmKind::Unknown);
+        assert_eq!(unsupported(&a).len(), probe::GAS_PROBES.len());
+    }
+}

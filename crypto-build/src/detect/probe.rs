@@ -1,0 +1,43 @@
+//! Probe snippets: what the assembler can do is decided by having it assemble each one.
+
+use crate::data::Feature;
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// One AT&T-syntax snippet per feature class, using the forms OpenSSL's asm uses.
+#[rustfmt::skip]
+pub const GAS_PROBES: &[(Feature, &str)] = &[
+    (Feature::Avx2, "vpbroadcastd %xmm0,%ymm1\nvpermq $0x1b,%ymm1,%ymm2\nvpsllvd %ymm1,%ymm2,%ymm3\n"),
+    (Feature::AdxBmi2, "adcxq %rax,%rbx\nadoxq %rax,%rbx\nmulxq %rax,%rbx,%rcx\nrorxq $1,%rax,%rbx\n"),
+    (Feature::ShaNi, "sha256rnds2 %xmm0,%xmm1,%xmm2\nsha1rnds4 $0,%xmm1,%xmm2\nsha256msg1 %xmm1,%xmm2\n"),
+    (Feature::Avx512, "vpxord %zmm16,%zmm31,%zmm17\nvmovdqu8 (%rdi),%zmm1{%k1}{z}\nkmovq %rax,%k1\nvpternlogq $0x96,%zmm1,%zmm2,%zmm3\nvpxorq %ymm17,%ymm18,%ymm19\n"),
+    (Feature::Vaes512, "vaesenc %zmm1,%zmm2,%zmm3\nvaesenclast %zmm1,%zmm2,%zmm3\nvaesdec %ymm1,%ymm2,%ymm3\n"),
+    (Feature::Vpclmul512, "vpclmulqdq $0x11,%zmm1,%zmm2,%zmm3\nvpclmulqdq $0x00,%ymm1,%ymm2,%ymm3\n"),
+    (Feature::Avx512Ifma, "vpmadd52luq %zmm1,%zmm2,%zmm3\nvpmadd52huq %ymm17,%ymm18,%ymm19\n"),
+    (Feature::AvxIfma, "{vex} vpmadd52luq %ymm1,%ymm2,%ymm3\n{vex} vpmadd52huq %ymm1,%ymm2,%ymm3\n"),
+    (Feature::Gfni, "gf2p8affineqb $0,%xmm1,%xmm2\ngf2p8mulb %xmm1,%xmm2\n"),
+];
+
+/// Assembles `snippet` with the C compiler driver and its arguments; true when it succeeds.
+pub fn assembles(driver: &Path, args: &[OsString], snippet: &str, scratch: &Path) -> bool {
+    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let obj = scratch.join(format!("probe-{}-{n}.o", std::process::id()));
+    let child = Command::new(driver)
+        .args(args)
+        .args(["-c", "-x", "assembler", "-", "-o"])
+        .arg(&obj)
+        .env("LC_ALL", "C")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else { return false };
+    let text = format!(".text\n{snippet}");
+    let wrote = child.stdin.take().is_some_and(|mut s| s.write_all(text.as_bytes()).is_ok());
+    let ok = child.wait().is_ok_and(|s| s.success()) && wrote;
+    let _ = std::fs::remove_file(&obj);
+    ok
+}
