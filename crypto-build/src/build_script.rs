@@ -15,10 +15,12 @@ use std::fs;
 pub const SUMMARY_FILE: &str = "crypto-sys-summary.txt";
 
 /// Sets loaded on demand: generated when missing, verified against their hashes once.
-struct SetFacts<'a> {
-    config: &'a BuildConfig,
-    assembler: &'a Assembler,
-    loaded: Vec<Manifest>,
+pub struct SetFacts<'a> {
+    pub sets_root: &'a std::path::Path,
+    pub target: &'static crate::data::Target,
+    pub jobs: usize,
+    pub assembler: &'a Assembler,
+    pub loaded: Vec<Manifest>,
 }
 
 impl Facts for SetFacts<'_> {
@@ -30,10 +32,8 @@ impl Facts for SetFacts<'_> {
         if let Some(i) = self.loaded.iter().position(|m| m.set == set.name) {
             return Ok(&self.loaded[i]);
         }
-        let c = self.config;
-        let dir = generate::set_dir(&c.sets_root, set.name, c.target.name);
-        println!("cargo:rerun-if-changed={}", dir.join(crate::manifest::FILE_NAME).display());
-        generate::ensure(&c.sets_root, c.target, set, c.jobs)?;
+        let dir = generate::set_dir(self.sets_root, set.name, self.target.name);
+        generate::ensure(self.sets_root, self.target, set, self.jobs)?;
         let m = Manifest::load(&dir)?;
         m.verify_files(&dir)?;
         self.loaded.push(m);
@@ -47,13 +47,23 @@ pub fn run() -> Result<()> {
     base.cargo_warnings(false).warnings(false).opt_level(3);
     let compiler = base.try_get_compiler().context("finding the C compiler")?;
     let assembler = detect::detect(compiler.path(), compiler.args(), &config.out_dir);
-    let mut facts = SetFacts { config: &config, assembler: &assembler, loaded: vec![] };
+    let mut facts = SetFacts {
+        sets_root: &config.sets_root,
+        target: config.target,
+        jobs: config.jobs,
+        assembler: &assembler,
+        loaded: vec![],
+    };
     let policy = Policy { strict: config.strict, allow_downgrade: false };
     let plan = select::plan(config.choice, policy, &mut facts)?;
     if !plan.downgrades.is_empty() {
         println!("cargo:warning={} ({})", select::describe(&plan), assembler.describe());
     }
     let c_manifest = facts.manifest(plan.c_set)?.clone();
+    for m in &facts.loaded {
+        let dir = generate::set_dir(&config.sets_root, &m.set, &m.target);
+        println!("cargo:rerun-if-changed={}", dir.join(crate::manifest::FILE_NAME).display());
+    }
     let job = compile::Job {
         plan: &plan,
         c_manifest: &c_manifest,

@@ -38,7 +38,7 @@ impl Build {
     }
 }
 
-fn host_triple(sh: &Shell) -> Result<String> {
+pub fn host_triple(sh: &Shell) -> Result<String> {
     let info = cmd!(sh, "rustc -vV").read()?;
     info.lines()
         .find_map(|l| l.strip_prefix("host: "))

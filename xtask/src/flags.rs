@@ -14,6 +14,9 @@ cargo xtask <command>
       Build crypto-sys with that set and print one summary line. --prefix also installs an
       OpenSSL-style prefix (lib/libcrypto.a, lib/libssl.a, include/openssl) usable as
       OPENSSL_DIR for openssl-sys with OPENSSL_STATIC=1.
+  detect [--target T] [--asm-set S] [--strict] [--allow-downgrade] [--json]
+      Print the toolchain cc would use (honouring CC, CFLAGS, ...), its probe results and
+      the per-file plan, without building anything.
   test
       Every check: fmt, clippy, the workspace's tests, crypto-sys's known-answer tests
       with each set, and generate --check.
@@ -24,6 +27,16 @@ pub enum Command {
     Generate(Generate),
     Build(Build),
     Test(Test),
+    Detect(Detect),
+}
+
+#[derive(Debug, Default)]
+pub struct Detect {
+    pub target: Option<String>,
+    pub asm_set: Option<String>,
+    pub strict: bool,
+    pub allow_downgrade: bool,
+    pub json: bool,
 }
 
 #[derive(Debug, Default)]
@@ -80,6 +93,20 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
                 }
             }
             Ok(Command::Build(b))
+        }
+        "detect" => {
+            let mut d = Detect::default();
+            while let Some(a) = args.next() {
+                match a.as_str() {
+                    "--target" => d.target = Some(value("--target", &mut args)?),
+                    "--asm-set" => d.asm_set = Some(value("--asm-set", &mut args)?),
+                    "--strict" => d.strict = true,
+                    "--allow-downgrade" => d.allow_downgrade = true,
+                    "--json" => d.json = true,
+                    other => bail!("unknown option `{other}` for detect; see `cargo xtask help`"),
+                }
+            }
+            Ok(Command::Detect(d))
         }
         "test" => match args.next() {
             None => Ok(Command::Test(Test {})),

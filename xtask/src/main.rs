@@ -1,6 +1,7 @@
 //! `cargo xtask`: the orchestrator. This file only dispatches; each task is its own module.
 
 mod build;
+mod detect;
 mod flags;
 mod generate;
 mod test;
@@ -27,6 +28,7 @@ fn run() -> anyhow::Result<()> {
         flags::Command::Generate(g) => g.run(&sh),
         flags::Command::Build(b) => b.run(&sh),
         flags::Command::Test(t) => t.run(&sh),
+        flags::Command::Detect(d) => d.run(&sh),
     }
 }
 

@@ -1,0 +1,94 @@
+//! `cargo xtask detect`: the toolchain cc would use, its probes, and the per-file plan,
+//! without building anything.
+
+use crate::flags::Detect;
+use anyhow::{Context, Result};
+use crypto_build::build_script::SetFacts;
+use crypto_build::config::SetChoice;
+use crypto_build::data;
+use crypto_build::detect::{self, Assembler};
+use crypto_build::select::{self, Plan, Policy};
+use xshell::Shell;
+
+impl Detect {
+    pub fn run(self, sh: &Shell) -> Result<()> {
+        let triple = match &self.target {
+            Some(t) => t.clone(),
+            None => crate::build::host_triple(sh)?,
+        };
+        let target = data::target_for(&triple)?;
+        let choice = SetChoice::parse(self.asm_set.as_deref().unwrap_or("auto"))?;
+        let mut cc = cc::Build::new();
+        cc.target(&triple).host(&triple).opt_level(3).cargo_metadata(false).cargo_warnings(false);
+        let compiler = cc.try_get_compiler().context("finding the C compiler cc would use")?;
+        let root = crate::project_root();
+        let cache = root.join("target/crypto-build-probes");
+        let asm = detect::detect(compiler.path(), compiler.args(), &cache);
+        let mut facts =
+            SetFacts { sets_root: &root, target, jobs: 2, assembler: &asm, loaded: vec![] };
+        let policy = Policy { strict: self.strict, allow_downgrade: self.allow_downgrade };
+        let plan = select::plan(choice, policy, &mut facts)?;
+        if self.json {
+            println!("{}", json(&triple, &asm, &plan));
+        } else {
+            print!("{}", text(&triple, &asm, &plan));
+        }
+        Ok(())
+    }
+}
+
+fn text(triple: &str, asm: &Assembler, plan: &Plan) -> String {
+    let mut out =
+        format!("target: {triple}\ntoolchain: {} ({})\n", asm.driver.display(), asm.describe());
+    for (f, ok) in &asm.probes {
+        out += &format!("  probe {f:<16} {}\n", if *ok { "assembles" } else { "REJECTED" });
+    }
+    for d in asm.disagreements() {
+        out += &format!("note: {d}\n");
+    }
+    out += &format!("plan: C from {}, {} asm files\n", plan.c_set.name, plan.files.len());
+    for f in &plan.files {
+        out += &format!("  {:<40} {}\n", f.path, f.set.name);
+    }
+    if !plan.downgrades.is_empty() {
+        out += &format!("warning: {} ({})\n", select::describe(plan), asm.describe());
+    }
+    out
+}
+
+fn json(triple: &str, asm: &Assembler, plan: &Plan) -> String {
+    let q = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
+    let probes: Vec<String> =
+        asm.probes.iter().map(|(f, ok)| format!("{}:{ok}", q(f.name()))).collect();
+    let files: Vec<String> =
+        plan.files.iter().map(|f| format!("{}:{}", q(&f.path), q(f.set.name))).collect();
+    let downgrades: Vec<String> = plan
+        .downgrades
+        .iter()
+        .map(|d| {
+            let missing: Vec<String> = d.missing.iter().map(|f| q(f.name())).collect();
+            format!(
+                "{{\"path\":{},\"from\":{},\"to\":{},\"missing\":[{}]}}",
+                q(&d.path),
+                q(d.from.name),
+                q(d.to.name),
+                missing.join(",")
+            )
+        })
+        .collect();
+    let notes: Vec<String> = asm.disagreements().iter().map(|d| q(d)).collect();
+    format!(
+        "{{\"target\":{},\"driver\":{},\"kind\":{},\"version\":{},\"probes\":{{{}}},\"notes\":[{}],\
+         \"requested\":{},\"c_set\":{},\"files\":{{{}}},\"downgrades\":[{}]}}",
+        q(triple),
+        q(&asm.driver.display().to_string()),
+        q(asm.kind.name()),
+        asm.version.as_deref().map_or("null".into(), q),
+        probes.join(","),
+        notes.join(","),
+        q(plan.requested.name()),
+        q(plan.c_set.name),
+        files.join(","),
+        downgrades.join(",")
+    )
+}

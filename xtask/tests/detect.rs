@@ -1,0 +1,129 @@
+//! `cargo xtask detect` with fake toolchains: small scripts whose banners lie in the ways real
+//! ones have. The probes must win over every banner, and any downgrade must show as exactly
+//! one warning line, or an error under --strict.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fake_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("xtask-fake-cc-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A driver that prints `driver_banner` for -v, `as_banner` for -Wa,-v, and otherwise runs gcc,
+/// refusing any input that contains `reject` (when not empty).
+fn fake_cc(name: &str, driver_banner: &str, as_banner: &str, reject: &str) -> PathBuf {
+    let path = fake_dir().join(name);
+    let script = format!(
+        r#"#!/bin/sh
+for a in "$@"; do
+  case "$a" in
+    -v) echo '{driver_banner}' >&2; exit 0 ;;
+    -Wa,-v) echo '{as_banner}' >&2; exit 0 ;;
+  esac
+done
+if [ -n '{reject}' ] && [ "$*" != "${{*%-x assembler - -o*}}" ]; then
+  input=$(cat)
+  case "$input" in *'{reject}'*) echo "fake: unknown register" >&2; exit 1 ;; esac
+  printf '%s\n' "$input" | exec gcc "$@"
+fi
+exec gcc "$@"
+"#
+    );
+    fs::write(&path, script).unwrap();
+    Command::new("chmod").arg("755").arg(&path).status().unwrap();
+    path
+}
+
+fn detect(cc: &Path, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("detect")
+        .args(extra)
+        .env("CC", cc)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+fn warning_lines(o: &Output) -> usize {
+    text(o).lines().filter(|l| l.starts_with("warning:")).count()
+}
+
+const GAS_240: &str = "GNU assembler version 2.40 (x86_64-linux-gnu) using BFD version 2.40";
+
+fn assert_full_asm(o: &Output) {
+    let t = text(o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("plan: C from asm, 39 asm files"), "{t}");
+    assert!(!t.contains("REJECTED") && !t.contains("asm_avx2"), "{t}");
+    assert_eq!(warning_lines(o), 0, "{t}");
+}
+
+#[test]
+fn an_old_gas_banner_does_not_hide_a_capable_assembler() {
+    let cc = fake_cc("old-gas", "gcc version 4.8.5", "GNU assembler version 2.23.52", "");
+    let o = detect(&cc, &[]);
+    assert_full_asm(&o);
+    assert!(
+        text(&o).contains(
+            "note: GNU as 2.23.52 lacks avx512 by its version, but the probe assembled it"
+        ),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn clang_10_and_apple_clang_15_banners_are_only_reported() {
+    for (name, banner) in [
+        ("clang10", "clang version 10.0.0"),
+        ("apple15", "Apple clang version 15.0.0 (clang-1500.3.9.4)"),
+    ] {
+        let cc =
+            fake_cc(name, banner, "clang: error: unsupported argument '-v' to option '-Wa,'", "");
+        let o = detect(&cc, &[]);
+        assert_full_asm(&o);
+        assert!(text(&o).contains("clang"), "{}", text(&o));
+    }
+}
+
+#[test]
+fn a_localised_banner_still_gets_the_full_set() {
+    let cc = fake_cc(
+        "french",
+        "gcc version 12.2.0",
+        "GNU assembleur version 2.40 (x86_64-linux-gnu)",
+        "",
+    );
+    let o = detect(&cc, &[]);
+    assert_full_asm(&o);
+    assert!(text(&o).contains("unknown assembler"), "{}", text(&o));
+}
+
+#[test]
+fn an_assembler_that_rejects_zmm_downgrades_with_one_warning_or_fails_strict() {
+    let cc = fake_cc("nozmm", "gcc version 12.2.0", GAS_240, "zmm");
+    let o = detect(&cc, &[]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("probe avx512           REJECTED"), "{t}");
+    assert!(t.contains("crypto/modes/aes-gcm-avx512.s            asm_avx2"), "{t}");
+    assert!(t.contains("crypto/aes/aesni-x86_64.s                asm\n"), "{t}");
+    assert_eq!(warning_lines(&o), 1, "{t}");
+    assert!(t.contains("(missing avx512"), "{t}");
+    let strict = detect(&cc, &["--strict"]);
+    assert!(!strict.status.success());
+    assert!(text(&strict).contains("strict mode"), "{}", text(&strict));
+    let explicit = detect(&cc, &["--asm-set", "asm"]);
+    assert!(!explicit.status.success());
+    assert!(
+        text(&explicit).contains("crypto/modes/aes-gcm-avx512.s -> asm_avx2 (missing avx512"),
+        "{}",
+        text(&explicit)
+    );
+}
