@@ -46,7 +46,8 @@ pub fn run() -> Result<()> {
     let mut base = cc::Build::new();
     base.cargo_warnings(false).warnings(false).opt_level(3);
     let compiler = base.try_get_compiler().context("finding the C compiler")?;
-    let assembler = detect::detect(compiler.path(), compiler.args(), &config.out_dir);
+    let (asm_driver, asm_args) = detect::asm_driver(config.assembler, &compiler, config.target)?;
+    let assembler = detect::detect(&asm_driver, &asm_args, &config.out_dir);
     let mut facts = SetFacts {
         sets_root: &config.sets_root,
         target: config.target,
@@ -54,7 +55,7 @@ pub fn run() -> Result<()> {
         assembler: &assembler,
         loaded: vec![],
     };
-    let policy = Policy { strict: config.strict, allow_downgrade: false };
+    let policy = Policy { strict: config.strict, allow_downgrade: config.allow_downgrade };
     let plan = select::plan(config.choice, policy, &mut facts)?;
     if !plan.downgrades.is_empty() {
         println!("cargo:warning={} ({})", select::describe(&plan), assembler.describe());
@@ -69,6 +70,7 @@ pub fn run() -> Result<()> {
         c_manifest: &c_manifest,
         sets_root: &config.sets_root,
         out_dir: &config.out_dir,
+        asm_driver: &asm_driver,
         base,
     };
     let artifacts = compile::compile(&job)?;

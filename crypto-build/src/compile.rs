@@ -16,6 +16,8 @@ pub struct Job<'a> {
     pub c_manifest: &'a Manifest,
     pub sets_root: &'a Path,
     pub out_dir: &'a Path,
+    /// The driver for `.s` files (the C compiler unless CRYPTO_SYS_ASSEMBLER says otherwise).
+    pub asm_driver: &'a Path,
     /// A configured cc::Build (target, compiler, env) to clone per flag group.
     pub base: cc::Build,
 }
@@ -33,9 +35,12 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     let c_dir = set_dir(job.sets_root, &m.set, &m.target);
     let obj_root = job.out_dir.join("obj");
     let mut objects: BTreeMap<Lib, Vec<PathBuf>> = BTreeMap::new();
-    for ((lib, group), paths) in units_by_group(job)? {
+    for ((lib, group, is_asm), paths) in units_by_group(job)? {
         let mut build = job.base.clone();
-        build.out_dir(obj_root.join(format!("{}-{group}", lib.name())));
+        build.out_dir(obj_root.join(format!("{}-{group}-{is_asm}", lib.name())));
+        if is_asm {
+            build.compiler(job.asm_driver);
+        }
         for f in &m.cflags {
             build.flag(f);
         }
@@ -64,13 +69,13 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     Ok(Artifacts { lib_dir, include_dir, units: m.units.len() })
 }
 
-/// Source paths per (library, flag group): C from the C set or openssl-src, asm from the set
-/// the plan picked for that file.
-fn units_by_group(job: &Job) -> Result<BTreeMap<(Lib, usize), Vec<PathBuf>>> {
+/// Source paths per (library, flag group, is asm): C from the C set or openssl-src, asm from
+/// the set the plan picked for that file.
+fn units_by_group(job: &Job) -> Result<BTreeMap<(Lib, usize, bool), Vec<PathBuf>>> {
     let m = job.c_manifest;
     let src_root = openssl_src::source_dir();
     let c_dir = set_dir(job.sets_root, &m.set, &m.target);
-    let mut groups: BTreeMap<(Lib, usize), Vec<PathBuf>> = BTreeMap::new();
+    let mut groups: BTreeMap<(Lib, usize, bool), Vec<PathBuf>> = BTreeMap::new();
     for u in &m.units {
         let path = if u.path.ends_with(".s") {
             let Some(choice) = job.plan.files.iter().find(|f| f.path == u.path) else {
@@ -82,7 +87,7 @@ fn units_by_group(job: &Job) -> Result<BTreeMap<(Lib, usize), Vec<PathBuf>>> {
         } else {
             src_root.join(&u.path)
         };
-        groups.entry((u.lib, u.group)).or_default().push(path);
+        groups.entry((u.lib, u.group, u.path.ends_with(".s"))).or_default().push(path);
     }
     Ok(groups)
 }

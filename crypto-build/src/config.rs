@@ -28,6 +28,34 @@ impl SetChoice {
     }
 }
 
+/// The assembler the user asked for, instead of the one behind the C compiler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AssemblerChoice {
+    Gas,
+    Clang,
+    Nasm,
+}
+
+impl AssemblerChoice {
+    pub fn parse(s: &str) -> Result<Option<AssemblerChoice>> {
+        match s {
+            "" => Ok(None),
+            "gas" => Ok(Some(AssemblerChoice::Gas)),
+            "clang" => Ok(Some(AssemblerChoice::Clang)),
+            "nasm" => Ok(Some(AssemblerChoice::Nasm)),
+            other => bail!("unknown assembler `{other}`; accepted: gas, clang, nasm"),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AssemblerChoice::Gas => "gas",
+            AssemblerChoice::Clang => "clang",
+            AssemblerChoice::Nasm => "nasm",
+        }
+    }
+}
+
 /// Everything crypto-sys's build script needs to know from cargo and the user.
 #[derive(Debug, Clone)]
 pub struct BuildConfig {
@@ -35,6 +63,8 @@ pub struct BuildConfig {
     pub target: &'static Target,
     pub choice: SetChoice,
     pub strict: bool,
+    pub allow_downgrade: bool,
+    pub assembler: Option<AssemblerChoice>,
     pub out_dir: PathBuf,
     /// Where the `asm/`, `asm_avx2/` and `no_asm/` directories are.
     pub sets_root: PathBuf,
@@ -44,6 +74,8 @@ pub struct BuildConfig {
 /// Environment variables a user may set, with what they accept.
 pub const ASM_SET_VAR: &str = "CRYPTO_SYS_ASM_SET";
 pub const STRICT_VAR: &str = "CRYPTO_SYS_STRICT";
+pub const ALLOW_DOWNGRADE_VAR: &str = "CRYPTO_SYS_ALLOW_DOWNGRADE";
+pub const ASSEMBLER_VAR: &str = "CRYPTO_SYS_ASSEMBLER";
 pub const SETS_DIR_VAR: &str = "CRYPTO_SYS_SETS_DIR";
 
 fn var(name: &str) -> Option<String> {
@@ -80,9 +112,12 @@ impl BuildConfig {
             Some((name, v)) => SetChoice::parse(&v).with_context(|| format!("in {name}"))?,
             None => SetChoice::Auto,
         };
-        let strict = match var(STRICT_VAR) {
-            Some(v) => parse_bool(STRICT_VAR, &v)?,
-            None => false,
+        let flag = |name: &str| var(name).map_or(Ok(false), |v| parse_bool(name, &v));
+        let strict = flag(STRICT_VAR)?;
+        let allow_downgrade = flag(ALLOW_DOWNGRADE_VAR)?;
+        let assembler = match var(ASSEMBLER_VAR) {
+            Some(v) => AssemblerChoice::parse(&v).with_context(|| format!("in {ASSEMBLER_VAR}"))?,
+            None => None,
         };
         let manifest_dir = PathBuf::from(cargo_var("CARGO_MANIFEST_DIR")?);
         let sets_root = match var(SETS_DIR_VAR) {
@@ -94,6 +129,8 @@ impl BuildConfig {
             target,
             choice,
             strict,
+            allow_downgrade,
+            assembler,
             out_dir: PathBuf::from(cargo_var("OUT_DIR")?),
             sets_root,
             jobs: std::env::var("NUM_JOBS").ok().and_then(|n| n.parse().ok()).unwrap_or(2),
@@ -120,6 +157,13 @@ mod tests {
         assert_eq!(SetChoice::parse("asm_avx2").unwrap().name(), "asm_avx2");
         let e = SetChoice::parse("avx512").unwrap_err().to_string();
         assert!(e.contains("accepted: auto, asm, asm_avx2, no_asm"), "{e}");
+    }
+
+    #[test]
+    fn assembler_choice_lists_accepted_values() {
+        assert_eq!(AssemblerChoice::parse("clang").unwrap(), Some(AssemblerChoice::Clang));
+        let e = AssemblerChoice::parse("yasm").unwrap_err().to_string();
+        assert!(e.contains("accepted: gas, clang, nasm"), "{e}");
     }
 
     #[test]

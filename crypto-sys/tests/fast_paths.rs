@@ -56,3 +56,24 @@ fn build_info_matches_the_requested_set() {
         }
     }
 }
+
+#[test]
+fn downgrades_match_the_toolchain_table() {
+    // `cargo xtask test` says what its toolchain table expects for the CC in use.
+    let Ok(expected) = std::env::var("CRYPTO_SYS_EXPECT_DOWNGRADED") else {
+        eprintln!("skipped: CRYPTO_SYS_EXPECT_DOWNGRADED is not set (cargo xtask test sets it)");
+        return;
+    };
+    let expected: Vec<&str> = expected.split(',').filter(|s| !s.is_empty()).collect();
+    let info = build_info();
+    let actual: Vec<&str> = info.downgrades.iter().map(|d| d.path).collect();
+    assert_eq!(actual, expected);
+    for d in info.downgrades {
+        assert_eq!((d.from, d.to), ("asm", "asm_avx2"));
+        assert_eq!(asm_set_of(d.path), Some("asm_avx2"));
+    }
+    // The AVX-512 AES-GCM path survives any AVX-IFMA downgrade.
+    if std::env::var("CRYPTO_SYS_ASM_SET").is_err() {
+        assert_eq!(asm_set_of("crypto/modes/aes-gcm-avx512.s"), Some("asm"));
+    }
+}

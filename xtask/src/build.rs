@@ -4,7 +4,10 @@
 use crate::flags::Build;
 use anyhow::{bail, Context, Result};
 use crypto_build::build_script::SUMMARY_FILE;
-use crypto_build::config::{per_target_var, SetChoice, ASM_SET_VAR};
+use crypto_build::config::{
+    per_target_var, AssemblerChoice, SetChoice, ALLOW_DOWNGRADE_VAR, ASM_SET_VAR, ASSEMBLER_VAR,
+    STRICT_VAR,
+};
 use crypto_build::data;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -17,6 +20,8 @@ const PREFIX_MARKER: &str = ".crypto-sys-prefix";
 impl Build {
     pub fn run(self, sh: &Shell) -> Result<()> {
         let choice = self.asm_set.as_deref().map(SetChoice::parse).transpose()?;
+        let assembler =
+            self.assembler.as_deref().map(AssemblerChoice::parse).transpose()?.flatten();
         let triple = match &self.target {
             Some(t) => t.clone(),
             None => host_triple(sh)?,
@@ -26,6 +31,9 @@ impl Build {
             check_prefix(prefix)?;
         }
         let started = Instant::now();
+        let _asm = assembler.map(|a| sh.push_env(ASSEMBLER_VAR, a.name()));
+        let _strict = self.strict.then(|| sh.push_env(STRICT_VAR, "1"));
+        let _allow = self.allow_downgrade.then(|| sh.push_env(ALLOW_DOWNGRADE_VAR, "1"));
         let out_dir = build_crypto_sys(sh, &self, choice, &triple)?;
         let summary = fs::read_to_string(out_dir.join(SUMMARY_FILE))
             .with_context(|| format!("reading the build summary in {}", out_dir.display()))?;

@@ -4,7 +4,7 @@
 use crate::flags::Detect;
 use anyhow::{Context, Result};
 use crypto_build::build_script::SetFacts;
-use crypto_build::config::SetChoice;
+use crypto_build::config::{AssemblerChoice, SetChoice};
 use crypto_build::data;
 use crypto_build::detect::{self, Assembler};
 use crypto_build::select::{self, Plan, Policy};
@@ -23,7 +23,9 @@ impl Detect {
         let compiler = cc.try_get_compiler().context("finding the C compiler cc would use")?;
         let root = crate::project_root();
         let cache = root.join("target/crypto-build-probes");
-        let asm = detect::detect(compiler.path(), compiler.args(), &cache);
+        let assembler = AssemblerChoice::parse(self.assembler.as_deref().unwrap_or(""))?;
+        let (driver, args) = detect::asm_driver(assembler, &compiler, target)?;
+        let asm = detect::detect(&driver, &args, &cache);
         let mut facts =
             SetFacts { sets_root: &root, target, jobs: 2, assembler: &asm, loaded: vec![] };
         let policy = Policy { strict: self.strict, allow_downgrade: self.allow_downgrade };

@@ -10,13 +10,18 @@ cargo xtask <command>
       Generate the asm sets from OpenSSL's perlasm (all sets and targets by default).
       --check regenerates in a scratch directory and compares with generate.lock and with
       the outputs on disk, changing nothing. --root works on another copy of the sets.
-  build [--asm-set auto|asm|asm_avx2|no_asm] [--target TRIPLE] [--release] [--prefix DIR]
-      Build crypto-sys with that set and print one summary line. --prefix also installs an
+  build [--asm-set auto|asm|asm_avx2|no_asm] [--assembler gas|clang|nasm] [--strict]
+        [--allow-downgrade] [--target TRIPLE] [--release] [--prefix DIR]
+      Build crypto-sys with that set and print one summary line. The options map to the
+      variables CRYPTO_SYS_ASM_SET, CRYPTO_SYS_ASSEMBLER, CRYPTO_SYS_STRICT and
+      CRYPTO_SYS_ALLOW_DOWNGRADE, which plain cargo builds read. --prefix also installs an
       OpenSSL-style prefix (lib/libcrypto.a, lib/libssl.a, include/openssl) usable as
       OPENSSL_DIR for openssl-sys with OPENSSL_STATIC=1.
-  detect [--target T] [--asm-set S] [--strict] [--allow-downgrade] [--json]
+  detect [--target T] [--asm-set S] [--assembler gas|clang|nasm] [--strict] [--allow-downgrade] [--json]
       Print the toolchain cc would use (honouring CC, CFLAGS, ...), its probe results and
       the per-file plan, without building anything.
+  toolchains [--check]
+      Write docs/toolchains.md: each tested toolchain against the plan chosen for it.
   test
       Every check: fmt, clippy, the workspace's tests, crypto-sys's known-answer tests
       with each set, and generate --check.
@@ -28,12 +33,19 @@ pub enum Command {
     Build(Build),
     Test(Test),
     Detect(Detect),
+    Toolchains(Toolchains),
+}
+
+#[derive(Debug, Default)]
+pub struct Toolchains {
+    pub check: bool,
 }
 
 #[derive(Debug, Default)]
 pub struct Detect {
     pub target: Option<String>,
     pub asm_set: Option<String>,
+    pub assembler: Option<String>,
     pub strict: bool,
     pub allow_downgrade: bool,
     pub json: bool,
@@ -53,6 +65,9 @@ pub struct Generate {
 #[derive(Debug, Default)]
 pub struct Build {
     pub asm_set: Option<String>,
+    pub assembler: Option<String>,
+    pub strict: bool,
+    pub allow_downgrade: bool,
     pub target: Option<String>,
     pub release: bool,
     pub prefix: Option<PathBuf>,
@@ -86,6 +101,9 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
             while let Some(a) = args.next() {
                 match a.as_str() {
                     "--asm-set" => b.asm_set = Some(value("--asm-set", &mut args)?),
+                    "--assembler" => b.assembler = Some(value("--assembler", &mut args)?),
+                    "--strict" => b.strict = true,
+                    "--allow-downgrade" => b.allow_downgrade = true,
                     "--target" => b.target = Some(value("--target", &mut args)?),
                     "--release" => b.release = true,
                     "--prefix" => b.prefix = Some(value("--prefix", &mut args)?.into()),
@@ -100,6 +118,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
                 match a.as_str() {
                     "--target" => d.target = Some(value("--target", &mut args)?),
                     "--asm-set" => d.asm_set = Some(value("--asm-set", &mut args)?),
+                    "--assembler" => d.assembler = Some(value("--assembler", &mut args)?),
                     "--strict" => d.strict = true,
                     "--allow-downgrade" => d.allow_downgrade = true,
                     "--json" => d.json = true,
@@ -108,6 +127,11 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
             }
             Ok(Command::Detect(d))
         }
+        "toolchains" => match args.next().as_deref() {
+            None => Ok(Command::Toolchains(Toolchains { check: false })),
+            Some("--check") => Ok(Command::Toolchains(Toolchains { check: true })),
+            Some(other) => bail!("unknown option `{other}` for toolchains; see `cargo xtask help`"),
+        },
         "test" => match args.next() {
             None => Ok(Command::Test(Test {})),
             Some(other) => bail!("unknown option `{other}` for test; see `cargo xtask help`"),

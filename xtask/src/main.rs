@@ -5,6 +5,7 @@ mod detect;
 mod flags;
 mod generate;
 mod test;
+mod toolchains;
 
 use std::path::PathBuf;
 use xshell::Shell;
@@ -29,6 +30,7 @@ fn run() -> anyhow::Result<()> {
         flags::Command::Build(b) => b.run(&sh),
         flags::Command::Test(t) => t.run(&sh),
         flags::Command::Detect(d) => d.run(&sh),
+        flags::Command::Toolchains(t) => t.run(&sh),
     }
 }
 

@@ -1,13 +1,17 @@
 //! `cargo xtask test`: every check CI runs, in one command.
 
 use crate::flags::Test;
-use anyhow::{Context, Result};
+use crate::toolchains::ROWS;
+use anyhow::{bail, Context, Result};
 use crypto_build::config::ASM_SET_VAR;
 use xshell::{cmd, Shell};
 
 /// Sets besides the default (`auto`, which is `asm` here) whose build must pass the KATs.
 /// Each gets its own target directory, so switching never rebuilds the others.
 const OTHER_SETS: &[&str] = &["asm_avx2", "no_asm"];
+
+/// Tells crypto-sys's tests which downgrades the toolchain table expects.
+pub const EXPECT_VAR: &str = "CRYPTO_SYS_EXPECT_DOWNGRADED";
 
 impl Test {
     pub fn run(self, sh: &Shell) -> Result<()> {
@@ -16,15 +20,55 @@ impl Test {
         cmd!(sh, "{cargo} clippy --workspace --all-targets -- -D warnings")
             .run()
             .context("clippy")?;
-        cmd!(sh, "{cargo} test --workspace").run().context("workspace tests")?;
+        let default_row = &ROWS[0];
+        {
+            let _expect = sh.push_env(EXPECT_VAR, default_row.downgraded.join(","));
+            cmd!(sh, "{cargo} test --workspace").run().context("workspace tests")?;
+        }
         for set in OTHER_SETS {
             let _env = sh.push_env(ASM_SET_VAR, set);
+            let _expect = sh.push_env(EXPECT_VAR, "");
             let dir = format!("target/sets/{set}");
             cmd!(sh, "{cargo} test -p crypto-sys --target-dir {dir}")
                 .run()
                 .with_context(|| format!("crypto-sys tests with the {set} set"))?;
         }
+        for row in &ROWS[1..] {
+            toolchain(sh, &cargo, row).with_context(|| format!("crypto-sys with CC={}", row.cc))?;
+        }
+        cmd!(sh, "{cargo} xtask toolchains --check").run()?;
         println!("cargo xtask test: all checks passed");
         Ok(())
     }
+}
+
+/// Builds and tests crypto-sys with one real toolchain: the plan, exactly one warning line
+/// when anything was downgraded (none otherwise), and the known-answer tests.
+fn toolchain(sh: &Shell, cargo: &str, row: &crate::toolchains::Row) -> Result<()> {
+    if which::which(row.cc).is_err() {
+        bail!("{} is not installed; .ci/run installs it", row.cc);
+    }
+    let _cc = sh.push_env("CC", row.cc);
+    let _expect = sh.push_env(EXPECT_VAR, row.downgraded.join(","));
+    let dir = format!("target/cc/{}", row.cc);
+    let out =
+        cmd!(sh, "{cargo} build -p crypto-sys --target-dir {dir}").ignore_status().output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        bail!("build failed:\n{stderr}");
+    }
+    let warnings: Vec<&str> =
+        stderr.lines().filter(|l| l.starts_with("warning: crypto-sys")).collect();
+    let want = usize::from(!row.downgraded.is_empty());
+    if warnings.len() != want {
+        bail!(
+            "expected {want} warning line(s) from crypto-sys, got {}: {warnings:?}",
+            warnings.len()
+        );
+    }
+    for w in &warnings {
+        println!("{w}");
+    }
+    cmd!(sh, "{cargo} test -p crypto-sys --target-dir {dir}").run()?;
+    Ok(())
 }

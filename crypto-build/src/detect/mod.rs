@@ -45,6 +45,46 @@ impl Assembler {
     }
 }
 
+/// The driver that assembles the `.s` files, with its arguments: the C compiler, unless the
+/// user named another assembler, which then gets only the C compiler's `-m` flags.
+pub fn asm_driver(
+    choice: Option<crate::config::AssemblerChoice>,
+    c_compiler: &cc::Tool,
+    target: &crate::data::Target,
+) -> anyhow::Result<(PathBuf, Vec<OsString>)> {
+    use crate::config::AssemblerChoice as A;
+    use crate::data::AsmSyntax;
+    let (name, matches) = match (choice, target.syntax) {
+        (None, _) => return Ok((c_compiler.path().to_path_buf(), c_compiler.args().to_vec())),
+        (Some(A::Nasm), AsmSyntax::Gas) => anyhow::bail!(
+            "CRYPTO_SYS_ASSEMBLER=nasm: {} uses GNU-syntax asm; accepted here: gas, clang",
+            target.name
+        ),
+        (Some(A::Gas), _) => ("gcc", c_compiler.is_like_gnu() && !c_compiler.is_like_clang()),
+        (Some(A::Clang), _) => ("clang", c_compiler.is_like_clang()),
+        (Some(A::Nasm), AsmSyntax::Nasm) => ("nasm", false),
+    };
+    if matches {
+        return Ok((c_compiler.path().to_path_buf(), c_compiler.args().to_vec()));
+    }
+    let portable: Vec<OsString> = c_compiler
+        .args()
+        .iter()
+        .filter(|a| a.to_string_lossy().starts_with("-m"))
+        .cloned()
+        .collect();
+    // Debian and others install clang only under versioned names.
+    let versioned = (10..=30).rev().map(|v| format!("{name}-{v}"));
+    let found =
+        std::iter::once(name.to_string()).chain(versioned).find_map(|n| which::which(n).ok());
+    found.map(|driver| (driver, portable)).ok_or_else(|| {
+        anyhow::anyhow!(
+            "CRYPTO_SYS_ASSEMBLER={}: no `{name}` on PATH; install it or unset the variable",
+            choice.unwrap().name()
+        )
+    })
+}
+
 /// Identifies and probes the driver, caching the probes in `cache_dir` per toolchain.
 pub fn detect(driver: &Path, args: &[OsString], cache_dir: &Path) -> Assembler {
     let (kind, version, banners) = banner::identify(driver, args);
