@@ -37,6 +37,7 @@ impl Test {
             toolchain(sh, &cargo, row).with_context(|| format!("crypto-sys with CC={}", row.cc))?;
         }
         cmd!(sh, "{cargo} xtask toolchains --check").run()?;
+        prefix_consumer(sh, &cargo).context("openssl-sys against `cargo xtask build --prefix`")?;
         println!("cargo xtask test: all checks passed");
         Ok(())
     }
@@ -70,5 +71,18 @@ fn toolchain(sh: &Shell, cargo: &str, row: &crate::toolchains::Row) -> Result<()
         println!("{w}");
     }
     cmd!(sh, "{cargo} test -p crypto-sys --target-dir {dir}").run()?;
+    Ok(())
+}
+
+/// Installs a prefix and builds a small openssl-sys program against it, statically.
+fn prefix_consumer(sh: &Shell, cargo: &str) -> Result<()> {
+    let root = crate::project_root();
+    let prefix = root.join("target/prefix");
+    cmd!(sh, "{cargo} xtask build --prefix {prefix}").run()?;
+    let _dir = sh.push_env("OPENSSL_DIR", &prefix);
+    let _static = sh.push_env("OPENSSL_STATIC", "1");
+    let manifest = root.join("xtask/tests/prefix-consumer/Cargo.toml");
+    let target_dir = root.join("target/prefix-consumer");
+    cmd!(sh, "{cargo} run --manifest-path {manifest} --target-dir {target_dir}").run()?;
     Ok(())
 }
