@@ -89,6 +89,11 @@ pub fn parse_banners(driver: &str, assembler: &str) -> (AsmKind, Option<String>)
     (AsmKind::Unknown, None)
 }
 
+/// The version in `nasm -v` output ("NASM version 2.16.01 compiled on ...").
+pub fn nasm_version(banner: &str) -> Option<String> {
+    version_after(banner, "NASM version ")
+}
+
 /// The dotted version number that follows `marker`, skipping a parenthesised distro tag.
 fn version_after(text: &str, marker: &str) -> Option<String> {
     let rest = &text[text.find(marker)? + marker.len()..];

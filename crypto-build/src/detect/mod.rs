@@ -85,23 +85,49 @@ pub fn asm_driver(
     })
 }
 
-/// Identifies and probes the driver, caching the probes in `cache_dir` per toolchain.
+/// Identifies and probes a C compiler driver, caching the probes in `cache_dir` per toolchain.
 pub fn detect(driver: &Path, args: &[OsString], cache_dir: &Path) -> Assembler {
     let (kind, version, banners) = banner::identify(driver, args);
-    let key = crate::sha256::hex(
-        format!("{}\n{args:?}\n{banners}\n{}", driver.display(), stamp(driver)).as_bytes(),
-    );
-    let cache = cache_dir.join(format!("probes-{}.txt", &key[..16]));
-    let probes = read_cache(&cache).unwrap_or_else(|| {
-        let _ = fs::create_dir_all(cache_dir);
-        let p: Vec<(Feature, bool)> = probe::GAS_PROBES
+    let probes = cached_probes(driver, &format!("{args:?}\n{banners}"), cache_dir, || {
+        probe::GAS_PROBES
             .iter()
             .map(|(f, snippet)| (*f, probe::assembles(driver, args, snippet, cache_dir)))
-            .collect();
-        write_cache(&cache, &p);
-        p
+            .collect()
     });
     Assembler { driver: driver.to_path_buf(), args: args.to_vec(), kind, version, probes }
+}
+
+/// Identifies and probes nasm, for nasm-flavour targets, with output format `format`.
+pub fn detect_nasm(nasm: &Path, format: &str, cache_dir: &Path) -> Assembler {
+    let banner = std::process::Command::new(nasm).arg("-v").env("LC_ALL", "C").output();
+    let banner =
+        banner.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
+    let version = banner::nasm_version(&banner);
+    let kind = if version.is_some() { AsmKind::Nasm } else { AsmKind::Unknown };
+    let probes = cached_probes(nasm, &format!("{format}\n{banner}"), cache_dir, || {
+        probe::NASM_PROBES
+            .iter()
+            .map(|(f, snippet)| (*f, probe::nasm_assembles(nasm, format, snippet, cache_dir)))
+            .collect()
+    });
+    Assembler { driver: nasm.to_path_buf(), args: vec![], kind, version, probes }
+}
+
+/// Probe results keyed by the tool, its identity text and its binary's size and mtime.
+fn cached_probes(
+    tool: &Path,
+    identity: &str,
+    cache_dir: &Path,
+    run: impl FnOnce() -> Vec<(Feature, bool)>,
+) -> Vec<(Feature, bool)> {
+    let key = format!("{}\n{identity}\n{}", tool.display(), stamp(tool));
+    let cache = cache_dir.join(format!("probes-{}.txt", &crate::sha256::hex(key.as_bytes())[..16]));
+    read_cache(&cache).unwrap_or_else(|| {
+        let _ = fs::create_dir_all(cache_dir);
+        let p = run();
+        write_cache(&cache, &p);
+        p
+    })
 }
 
 /// Size and mtime of the resolved driver, so an upgraded compiler is probed again.
@@ -123,7 +149,7 @@ fn read_cache(path: &Path) -> Option<Vec<(Feature, bool)>> {
             Some((Feature::from_name(f)?, ok == "yes"))
         })
         .collect();
-    probes.filter(|p| p.len() == probe::GAS_PROBES.len())
+    probes.filter(|p| p.len() == Feature::ALL.len())
 }
 
 fn write_cache(path: &Path, probes: &[(Feature, bool)]) {
@@ -175,6 +201,52 @@ mod tests {
             assert_eq!(unsupported(&a), vec![], "{a:?}");
             assert!(a.disagreements().is_empty(), "{:?}", a.disagreements());
         }
+    }
+
+    #[test]
+    fn nasm_2_16_assembles_everything() {
+        if which::which("nasm").is_err() {
+            eprintln!("skipped: nasm is not installed (.ci/run installs it)");
+            return;
+        }
+        let cache = std::env::temp_dir()
+            .join(format!("crypto-build-probe-test-{}-nasm", std::process::id()));
+        let a = detect_nasm(Path::new("nasm"), "elf64", &cache);
+        let _ = fs::remove_dir_all(&cache);
+        assert_eq!(a.kind, AsmKind::Nasm);
+        assert!(a.version.as_deref().is_some_and(|v| v.starts_with("2.16")), "{a:?}");
+        assert_eq!(unsupported(&a), vec![], "{a:?}");
+        assert!(a.disagreements().is_empty(), "{:?}", a.disagreements());
+    }
+
+    #[test]
+    fn a_nasm_that_is_not_there_supports_nothing() {
+        let cache = std::env::temp_dir()
+            .join(format!("crypto-build-probe-test-{}-nonasm", std::process::id()));
+        let a = detect_nasm(Path::new("/nonexistent/nasm"), "elf64", &cache);
+        let _ = fs::remove_dir_all(&cache);
+        assert_eq!(a.kind, AsmKind::Unknown);
+        assert_eq!(unsupported(&a).len(), Feature::ALL.len());
+    }
+
+    #[test]
+    fn warm_detection_reuses_the_cached_probes() {
+        let dir =
+            std::env::temp_dir().join(format!("crypto-build-probe-cache-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("calls.log");
+        let cc = dir.join("logging-cc");
+        let script = format!("#!/bin/sh\necho \"$*\" >> {}\nexec gcc \"$@\"\n", log.display());
+        fs::write(&cc, script).unwrap();
+        std::process::Command::new("chmod").arg("755").arg(&cc).status().unwrap();
+        let calls = || fs::read_to_string(&log).unwrap_or_default().lines().count();
+        let cold = detect(&cc, &[], &dir);
+        let after_cold = calls();
+        assert_eq!(after_cold, 2 + probe::GAS_PROBES.len(), "two banners, then one run per probe");
+        let warm = detect(&cc, &[], &dir);
+        assert_eq!(calls() - after_cold, 2, "warm detection reads only the banners");
+        assert_eq!(warm, cold);
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

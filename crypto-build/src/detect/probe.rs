@@ -20,9 +20,46 @@ pub const GAS_PROBES: &[(Feature, &str)] = &[
     (Feature::Gfni, "gf2p8affineqb $0,%xmm1,%xmm2\ngf2p8mulb %xmm1,%xmm2\n"),
 ];
 
+/// The same classes in nasm's Intel syntax, for nasm-flavour targets.
+#[rustfmt::skip]
+pub const NASM_PROBES: &[(Feature, &str)] = &[
+    (Feature::Avx2, "vpbroadcastd ymm1, xmm0\nvpermq ymm2, ymm1, 0x1b\nvpsllvd ymm3, ymm2, ymm1\n"),
+    (Feature::AdxBmi2, "adcx rbx, rax\nadox rbx, rax\nmulx rcx, rbx, rax\nrorx rbx, rax, 1\n"),
+    (Feature::ShaNi, "sha256rnds2 xmm2, xmm1, xmm0\nsha1rnds4 xmm2, xmm1, 0\nsha256msg1 xmm2, xmm1\n"),
+    (Feature::Avx512, "vpxord zmm17, zmm31, zmm16\nvmovdqu8 zmm1{k1}{z}, [rdi]\nkmovq k1, rax\nvpternlogq zmm3, zmm2, zmm1, 0x96\n"),
+    (Feature::Vaes512, "vaesenc zmm3, zmm2, zmm1\nvaesenclast zmm3, zmm2, zmm1\n"),
+    (Feature::Vpclmul512, "vpclmulqdq zmm3, zmm2, zmm1, 0x11\n"),
+    (Feature::Avx512Ifma, "vpmadd52luq zmm3, zmm2, zmm1\nvpmadd52huq ymm19, ymm18, ymm17\n"),
+    (Feature::AvxIfma, "{vex} vpmadd52luq ymm3, ymm2, ymm1\n"),
+    (Feature::Gfni, "gf2p8affineqb xmm2, xmm1, 0\ngf2p8mulb xmm2, xmm1\n"),
+];
+
+/// Assembles `snippet` with nasm (which reads only files); true when it succeeds.
+pub fn nasm_assembles(nasm: &Path, format: &str, snippet: &str, scratch: &Path) -> bool {
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let src = scratch.join(format!("probe-{}-{n}.asm", std::process::id()));
+    let obj = src.with_extension("o");
+    if std::fs::write(&src, format!("BITS 64\nsection .text\n{snippet}")).is_err() {
+        return false;
+    }
+    let ok = Command::new(nasm)
+        .args(["-f", format, "-o"])
+        .arg(&obj)
+        .arg(&src)
+        .env("LC_ALL", "C")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let _ = std::fs::remove_file(&src);
+    let _ = std::fs::remove_file(&obj);
+    ok
+}
+
+static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// Assembles `snippet` with the C compiler driver and its arguments; true when it succeeds.
 pub fn assembles(driver: &Path, args: &[OsString], snippet: &str, scratch: &Path) -> bool {
-    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let obj = scratch.join(format!("probe-{}-{n}.o", std::process::id()));
     let child = Command::new(driver)
