@@ -75,7 +75,7 @@ pub fn run() -> Result<()> {
     };
     let artifacts = compile::compile(&job)?;
     emit_link(&artifacts, &c_manifest, &plan);
-    write_facts(&config, &plan, &assembler, artifacts.units)
+    write_facts(&config, &plan, &assembler, &artifacts)
 }
 
 fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan) {
@@ -98,7 +98,13 @@ fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan) {
 }
 
 /// The build's facts, as Rust constants for `build_info()` and as a summary for xtask.
-fn write_facts(c: &BuildConfig, plan: &Plan, asm: &Assembler, units: usize) -> Result<()> {
+fn write_facts(
+    c: &BuildConfig,
+    plan: &Plan,
+    asm: &Assembler,
+    a: &compile::Artifacts,
+) -> Result<()> {
+    let units = a.units;
     let files: Vec<String> =
         plan.files.iter().map(|f| format!("({:?}, {:?})", f.path, f.set.name)).collect();
     let downgrades: Vec<String> = plan.downgrades.iter().map(downgrade_literal).collect();
@@ -109,6 +115,7 @@ fn write_facts(c: &BuildConfig, plan: &Plan, asm: &Assembler, units: usize) -> R
         ("EFFECTIVE_SET", "&str", format!("{:?}", plan.c_set.name)),
         ("ASSEMBLER_KIND", "&str", format!("{:?}", asm.kind.name())),
         ("ASSEMBLER_VERSION", "&str", format!("{:?}", asm.version.as_deref().unwrap_or(""))),
+        ("INCLUDE_DIR", "&str", format!("{:?}", a.include_dir.display().to_string())),
         ("ASM_FILES", "&[(&str, &str)]", format!("&[{}]", files.join(", "))),
         ("DOWNGRADES", "&[super::Downgrade]", format!("&[{}]", downgrades.join(", "))),
     ];

@@ -35,6 +35,8 @@ pub struct BuildInfo {
     /// Each asm file and the set it came from.
     pub asm_files: &'static [(&'static str, &'static str)],
     pub downgrades: &'static [Downgrade],
+    /// The installed OpenSSL headers (`<include_dir>/openssl/*.h`) of this build.
+    pub include_dir: &'static str,
 }
 
 /// The facts fixed when this crate was built.
@@ -48,6 +50,7 @@ pub fn build_info() -> BuildInfo {
         assembler_version: facts::ASSEMBLER_VERSION,
         asm_files: facts::ASM_FILES,
         downgrades: facts::DOWNGRADES,
+        include_dir: facts::INCLUDE_DIR,
     }
 }
 
