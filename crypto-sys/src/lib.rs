@@ -59,39 +59,5 @@ pub fn asm_set_of(path: &str) -> Option<&'static str> {
     facts::ASM_FILES.iter().find(|(p, _)| *p == path).map(|(_, s)| *s)
 }
 
-#[cfg(crypto_sys_asm)]
-extern "C" {
-    fn ossl_vaes_vpclmulqdq_capable() -> core::ffi::c_int;
-    fn ossl_rsaz_avx512ifma_eligible() -> core::ffi::c_int;
-}
-
-/// Whether the AVX-512 (VAES + VPCLMULQDQ) AES-GCM code runs on this CPU: `None` when built
-/// without asm, `Some(false)` when the CPU lacks the features or the file came from a set
-/// without that code.
-pub fn aes_gcm_avx512_live() -> Option<bool> {
-    live(|| {
-        #[cfg(crypto_sys_asm)]
-        return unsafe { ossl_vaes_vpclmulqdq_capable() } != 0;
-        #[cfg(not(crypto_sys_asm))]
-        unreachable!()
-    })
-}
-
-/// Whether the AVX512-IFMA RSA (RSAZ) code runs on this CPU; `None` when built without asm.
-pub fn rsaz_avx512ifma_live() -> Option<bool> {
-    live(|| {
-        #[cfg(crypto_sys_asm)]
-        return unsafe { ossl_rsaz_avx512ifma_eligible() } != 0;
-        #[cfg(not(crypto_sys_asm))]
-        unreachable!()
-    })
-}
-
-fn live(check: impl FnOnce() -> bool) -> Option<bool> {
-    if facts::ASM_FILES.is_empty() {
-        return None;
-    }
-    // The capability bits are read at init.
-    unsafe { OPENSSL_init_crypto(0, core::ptr::null()) };
-    Some(check())
-}
+mod fast_paths;
+pub use fast_paths::{aes_gcm_avx512_live, fast_paths, rsaz_avx512ifma_live, FastPath, Status};

@@ -77,3 +77,27 @@ fn downgrades_match_the_toolchain_table() {
         assert_eq!(asm_set_of("crypto/modes/aes-gcm-avx512.s"), Some("asm"));
     }
 }
+
+#[test]
+fn the_fast_path_report_agrees_with_the_asm_eligibility_functions() {
+    let paths = crypto_sys::fast_paths();
+    let gcm = paths.iter().find(|p| p.file == "crypto/modes/aes-gcm-avx512.s").unwrap();
+    let rsa = paths.iter().find(|p| p.file == "crypto/bn/rsaz-2k-avx512.s").unwrap();
+    let live = |p: &crypto_sys::FastPath| p.status == crypto_sys::Status::Live;
+    assert_eq!(aes_gcm_avx512_live().unwrap_or(false), live(gcm), "{gcm:?}");
+    assert_eq!(rsaz_avx512ifma_live().unwrap_or(false), live(rsa), "{rsa:?}");
+    for p in &paths {
+        let built = asm_set_of(p.file) == Some("asm");
+        assert_eq!(p.status == crypto_sys::Status::NotBuilt, !built, "{p:?}");
+    }
+    // This machine has AVX-512 but no AVX-IFMA: when built in, that path must say so.
+    if std::is_x86_feature_detected!("avx512f")
+        && asm_set_of("crypto/bn/rsaz-2k-avxifma.s") == Some("asm")
+    {
+        let avxifma = paths.iter().find(|p| p.file == "crypto/bn/rsaz-2k-avxifma.s").unwrap();
+        let has_avxifma = std::arch::x86_64::__cpuid_count(7, 1).eax & (1 << 23) != 0;
+        let want =
+            if has_avxifma { crypto_sys::Status::Live } else { crypto_sys::Status::CpuLacks };
+        assert_eq!(avxifma.status, want);
+    }
+}

@@ -1,0 +1,104 @@
+//! Which fast paths are live on this CPU, telling "built without it" apart from "this CPU
+//! lacks it". The CPU side is read from OPENSSL_ia32cap_P after OPENSSL_init_crypto, so an
+//! OPENSSL_ia32cap mask in the environment is honoured, exactly as OpenSSL itself does.
+
+use crate::{asm_set_of, OPENSSL_init_crypto};
+
+/// Whether a fast path runs here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Built in, and this CPU (as OpenSSL sees it) has what it needs.
+    Live,
+    /// Built in, but the CPU lacks a feature (or OPENSSL_ia32cap masks it).
+    CpuLacks,
+    /// The asm file came from a set without this code, or there is no asm at all.
+    NotBuilt,
+}
+
+/// One AVX-512-class code path and where it stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FastPath {
+    pub name: &'static str,
+    /// The asm file that holds it, relative to OpenSSL's tree.
+    pub file: &'static str,
+    pub status: Status,
+}
+
+/// (OPENSSL_ia32cap_P word, bit) pairs, as the asm's own capability checks test them.
+struct Needs {
+    name: &'static str,
+    file: &'static str,
+    bits: &'static [(usize, u32)],
+}
+
+// Word 2 is CPUID.7.0:EBX, word 3 CPUID.7.0:ECX, word 5 CPUID.7.1:EAX.
+const F: (usize, u32) = (2, 16);
+const DQ: (usize, u32) = (2, 17);
+const IFMA: (usize, u32) = (2, 21);
+const BW: (usize, u32) = (2, 30);
+const VL: (usize, u32) = (2, 31);
+const VAES: (usize, u32) = (3, 9);
+const VPCLMULQDQ: (usize, u32) = (3, 10);
+const AVX2: (usize, u32) = (2, 5);
+const AVX_IFMA: (usize, u32) = (5, 23);
+
+#[rustfmt::skip]
+const PATHS: &[Needs] = &[
+    Needs { name: "AES-GCM AVX-512 (VAES, VPCLMULQDQ)", file: "crypto/modes/aes-gcm-avx512.s", bits: &[F, DQ, BW, VL, VAES, VPCLMULQDQ] },
+    Needs { name: "RSA AVX512-IFMA", file: "crypto/bn/rsaz-2k-avx512.s", bits: &[F, DQ, IFMA, VL] },
+    Needs { name: "RSA AVX-IFMA", file: "crypto/bn/rsaz-2k-avxifma.s", bits: &[AVX2, AVX_IFMA] },
+    Needs { name: "ChaCha20 AVX-512", file: "crypto/chacha/chacha-x86_64.s", bits: &[F] },
+    Needs { name: "Poly1305 AVX-512", file: "crypto/poly1305/poly1305-x86_64.s", bits: &[F] },
+];
+
+#[cfg(crypto_sys_asm)]
+extern "C" {
+    static OPENSSL_ia32cap_P: [core::ffi::c_uint; 10];
+    fn ossl_vaes_vpclmulqdq_capable() -> core::ffi::c_int;
+    fn ossl_rsaz_avx512ifma_eligible() -> core::ffi::c_int;
+}
+
+/// OpenSSL's view of the CPU, after its initialisation.
+fn ia32cap() -> Option<[u32; 10]> {
+    unsafe { OPENSSL_init_crypto(0, core::ptr::null()) };
+    #[cfg(crypto_sys_asm)]
+    return Some(unsafe { core::ptr::addr_of!(OPENSSL_ia32cap_P).read_volatile() });
+    #[cfg(not(crypto_sys_asm))]
+    None
+}
+
+/// Every fast path of this target and its status here.
+pub fn fast_paths() -> Vec<FastPath> {
+    let cap = ia32cap();
+    PATHS
+        .iter()
+        .map(|p| {
+            let built = asm_set_of(p.file) == Some("asm");
+            let cpu = cap.is_some_and(|c| p.bits.iter().all(|&(w, b)| c[w] & (1 << b) != 0));
+            let status = match (built, cpu) {
+                (false, _) => Status::NotBuilt,
+                (true, false) => Status::CpuLacks,
+                (true, true) => Status::Live,
+            };
+            FastPath { name: p.name, file: p.file, status }
+        })
+        .collect()
+}
+
+/// What the AES-GCM AVX-512 file's own eligibility function answers; `None` without asm.
+pub fn aes_gcm_avx512_live() -> Option<bool> {
+    ia32cap()?;
+    #[cfg(crypto_sys_asm)]
+    return Some(unsafe { ossl_vaes_vpclmulqdq_capable() } != 0);
+    #[cfg(not(crypto_sys_asm))]
+    None
+}
+
+/// What the RSAZ AVX512-IFMA file's own eligibility function answers; `None` without asm.
+pub fn rsaz_avx512ifma_live() -> Option<bool> {
+    ia32cap()?;
+    #[cfg(crypto_sys_asm)]
+    return Some(unsafe { ossl_rsaz_avx512ifma_eligible() } != 0);
+    #[cfg(not(crypto_sys_asm))]
+    None
+}
