@@ -10,6 +10,18 @@ use xshell::{cmd, Shell};
 /// Each gets its own target directory, so switching never rebuilds the others.
 const OTHER_SETS: &[&str] = &["asm_avx2", "no_asm"];
 
+/// OPENSSL_ia32cap masks that force each code path in turn (words 0-1 : words 2-3).
+#[rustfmt::skip]
+const PATH_MASKS: &[(&str, &str)] = &[
+    ("AVX-512", ""),
+    // No AVX512F (word 2 bit 16): the AVX2 code.
+    ("AVX2", ":~0x10000"),
+    // No AVX (bit 60), and no AVX2/AVX-512 either: AES-NI and SSE code.
+    ("AES-NI/SSE", "~0x1000000000000000:~0x10020"),
+    // No SIMD extension OpenSSL dispatches on: the generic code.
+    ("plain", "~0xffffffffffffffff:~0xffffffffffffffff"),
+];
+
 /// Tells crypto-sys's tests which downgrades the toolchain table expects.
 pub const EXPECT_VAR: &str = "CRYPTO_SYS_EXPECT_DOWNGRADED";
 
@@ -24,6 +36,13 @@ impl Test {
         {
             let _expect = sh.push_env(EXPECT_VAR, default_row.downgraded.join(","));
             cmd!(sh, "{cargo} test --workspace").run().context("workspace tests")?;
+        }
+        for (path, mask) in PATH_MASKS {
+            let _mask = sh.push_env("OPENSSL_ia32cap", mask);
+            println!("known-answer tests on the {path} path (OPENSSL_ia32cap={mask})");
+            cmd!(sh, "{cargo} test -p crypto-sys --test kat")
+                .run()
+                .with_context(|| format!("KATs on the {path} path"))?;
         }
         for set in OTHER_SETS {
             let _env = sh.push_env(ASM_SET_VAR, set);
