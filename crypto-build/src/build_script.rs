@@ -13,6 +13,8 @@ use std::fs;
 
 /// Name of the file in OUT_DIR that `cargo xtask build` reads for its summary.
 pub const SUMMARY_FILE: &str = "crypto-sys-summary.txt";
+/// Name of the file in OUT_DIR with the plan: `<asm path>\t<set>` per line; read by verify.
+pub const PLAN_FILE: &str = "crypto-sys-plan.tsv";
 
 /// Sets loaded on demand: generated when missing, verified against their hashes once.
 pub struct SetFacts<'a> {
@@ -134,6 +136,9 @@ fn write_facts(
         plan.downgrades.len()
     );
     fs::write(c.out_dir.join(SUMMARY_FILE), summary)?;
+    let plan_tsv: String =
+        plan.files.iter().map(|f| format!("{}\t{}\n", f.path, f.set.name)).collect();
+    fs::write(c.out_dir.join(PLAN_FILE), plan_tsv)?;
     Ok(())
 }
 

@@ -34,7 +34,10 @@ impl Build {
         let _asm = assembler.map(|a| sh.push_env(ASSEMBLER_VAR, a.name()));
         let _strict = self.strict.then(|| sh.push_env(STRICT_VAR, "1"));
         let _allow = self.allow_downgrade.then(|| sh.push_env(ALLOW_DOWNGRADE_VAR, "1"));
-        let out_dir = build_crypto_sys(sh, &self, choice, &triple)?;
+        let target = self.target.as_ref().map(|t| format!("--target={t}"));
+        let release = self.release.then(|| "--release".to_string());
+        let cargo_args: Vec<String> = target.into_iter().chain(release).collect();
+        let out_dir = build_crypto_sys(sh, Some(&cargo_args), choice, &triple)?;
         let summary = fs::read_to_string(out_dir.join(SUMMARY_FILE))
             .with_context(|| format!("reading the build summary in {}", out_dir.display()))?;
         println!("crypto-sys ({triple}): {}, built in {:.1?}", summary.trim(), started.elapsed());
@@ -56,28 +59,25 @@ pub fn host_triple(sh: &Shell) -> Result<String> {
 
 /// Runs cargo and returns crypto-sys's build script OUT_DIR.
 /// Without --asm-set the environment is left alone, so the build is shared with `cargo test`.
-fn build_crypto_sys(
+/// Only an explicit --target goes to cargo, since it changes cargo's output directory.
+pub fn build_crypto_sys(
     sh: &Shell,
-    b: &Build,
+    cargo_args: Option<&[String]>,
     choice: Option<SetChoice>,
     triple: &str,
 ) -> Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let release = b.release.then_some("--release");
-    // Only an explicit --target changes cargo's output directory.
-    let target = b.target.as_ref().map(|t| format!("--target={t}"));
+    let args = cargo_args.unwrap_or_default();
     let _env = choice.map(|c| {
         (
             sh.push_env(ASM_SET_VAR, c.name()),
             sh.push_env(per_target_var(ASM_SET_VAR, triple), c.name()),
         )
     });
-    let messages = cmd!(
-        sh,
-        "{cargo} build -p crypto-sys {target...} {release...} --message-format=json-render-diagnostics"
-    )
-    .read()
-    .context("building crypto-sys")?;
+    let messages =
+        cmd!(sh, "{cargo} build -p crypto-sys {args...} --message-format=json-render-diagnostics")
+            .read()
+            .context("building crypto-sys")?;
     messages
         .lines()
         .filter(|l| l.contains(r#""reason":"build-script-executed""#))

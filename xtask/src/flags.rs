@@ -20,6 +20,9 @@ cargo xtask <command>
   detect [--target T] [--asm-set S] [--assembler gas|clang|nasm] [--strict] [--allow-downgrade] [--json]
       Print the toolchain cc would use (honouring CC, CFLAGS, ...), its probe results and
       the per-file plan, without building anything.
+  verify
+      Build, then check the linked libcrypto.a: fast paths taken from asm are real code,
+      downgraded ones are stubs, and the eligibility functions are true where the CPU allows.
   toolchains [--check]
       Write docs/toolchains.md: each tested toolchain against the plan chosen for it.
   test
@@ -34,7 +37,11 @@ pub enum Command {
     Test(Test),
     Detect(Detect),
     Toolchains(Toolchains),
+    Verify(Verify),
 }
+
+#[derive(Debug, Default)]
+pub struct Verify {}
 
 #[derive(Debug, Default)]
 pub struct Toolchains {
@@ -127,6 +134,10 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
             }
             Ok(Command::Detect(d))
         }
+        "verify" => match args.next() {
+            None => Ok(Command::Verify(Verify {})),
+            Some(other) => bail!("unknown option `{other}` for verify; see `cargo xtask help`"),
+        },
         "toolchains" => match args.next().as_deref() {
             None => Ok(Command::Toolchains(Toolchains { check: false })),
             Some("--check") => Ok(Command::Toolchains(Toolchains { check: true })),

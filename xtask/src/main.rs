@@ -6,6 +6,7 @@ mod flags;
 mod generate;
 mod test;
 mod toolchains;
+mod verify;
 
 use std::path::PathBuf;
 use xshell::Shell;
@@ -31,6 +32,7 @@ fn run() -> anyhow::Result<()> {
         flags::Command::Test(t) => t.run(&sh),
         flags::Command::Detect(d) => d.run(&sh),
         flags::Command::Toolchains(t) => t.run(&sh),
+        flags::Command::Verify(v) => v.run(&sh),
     }
 }
 

@@ -37,6 +37,7 @@ impl Test {
             let _expect = sh.push_env(EXPECT_VAR, default_row.downgraded.join(","));
             cmd!(sh, "{cargo} test --workspace").run().context("workspace tests")?;
         }
+        cmd!(sh, "{cargo} xtask verify").run()?;
         for (path, mask) in PATH_MASKS {
             let _mask = sh.push_env("OPENSSL_ia32cap", mask);
             println!("known-answer tests on the {path} path (OPENSSL_ia32cap={mask})");
@@ -90,6 +91,8 @@ fn toolchain(sh: &Shell, cargo: &str, row: &crate::toolchains::Row) -> Result<()
         println!("{w}");
     }
     cmd!(sh, "{cargo} test -p crypto-sys --target-dir {dir}").run()?;
+    let _dir = sh.push_env("CARGO_TARGET_DIR", &dir);
+    cmd!(sh, "{cargo} xtask verify").run()?;
     Ok(())
 }
 

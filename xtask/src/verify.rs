@@ -1,0 +1,149 @@
+//! `cargo xtask verify`: after a build, proves from the linked objects that every fast path the
+//! plan took from `asm` is real code and every downgraded one is a stub, then that the
+//! eligibility functions answer true at run time where the CPU has the features.
+
+use crate::flags::Verify;
+use anyhow::{bail, Context, Result};
+use crypto_build::build_script::PLAN_FILE;
+use crypto_build::data;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+use xshell::{cmd, Shell};
+
+/// Perlasm's stubs (`xor %eax,%eax; ret`, `ud2; ret`, with an endbr64) fit in this many bytes;
+/// the real entry points are larger.
+const STUB_MAX_BYTES: u64 = 16;
+
+impl Verify {
+    pub fn run(self, sh: &Shell) -> Result<()> {
+        let triple = crate::build::host_triple(sh)?;
+        let target = data::target_for(&triple)?;
+        let out_dir = crate::build::build_crypto_sys(sh, None, None, &triple)?;
+        let plan = read_plan(&out_dir.join(PLAN_FILE))?;
+        let sizes = symbol_sizes(sh, &out_dir.join("lib/libcrypto.a"))?;
+        let problems = check(target.fast_paths, &plan, &sizes);
+        if !problems.is_empty() {
+            bail!("verify: {}", problems.join("; "));
+        }
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        cmd!(sh, "{cargo} test -q -p crypto-sys --test fast_paths")
+            .run()
+            .context("verify: the eligibility functions disagree with the CPU and the plan")?;
+        println!("verify: every fast path is what the plan says, and live where the CPU allows");
+        Ok(())
+    }
+}
+
+/// Every fast path whose linked code is not what the plan says, in words.
+fn check(
+    fast_paths: &[data::FastPath],
+    plan: &BTreeMap<String, String>,
+    sizes: &BTreeMap<String, u64>,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    for fp in fast_paths {
+        let Some(set) = plan.get(fp.file) else {
+            problems.push(format!("{} is not in the plan", fp.file));
+            continue;
+        };
+        let size = sizes.get(fp.symbol).copied();
+        let want_real = set == "asm";
+        let shown = size.map_or("missing".into(), |s| format!("{s} bytes"));
+        println!("{:<40} {:<32} from {set:<8} {shown}", fp.file, fp.symbol);
+        if size.is_none_or(|s| (s > STUB_MAX_BYTES) != want_real) {
+            let want = if want_real { "real code" } else { "a stub" };
+            problems.push(format!(
+                "{} ({}, from {set}) should be {want}, is {shown}",
+                fp.symbol, fp.file
+            ));
+        }
+    }
+    problems
+}
+
+fn read_plan(path: &Path) -> Result<BTreeMap<String, String>> {
+    let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(text
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(p, s)| (p.to_string(), s.to_string()))
+        .collect())
+}
+
+/// Size of every defined global text symbol in the archive. Where nm gives no size (labels
+/// that share a stub's body), the distance to the next symbol stands in.
+fn symbol_sizes(sh: &Shell, archive: &Path) -> Result<BTreeMap<String, u64>> {
+    let out = cmd!(sh, "nm -S -n --defined-only {archive}")
+        .read()
+        .context("running nm (binutils) on libcrypto.a")?;
+    Ok(parse_nm(&out))
+}
+
+fn parse_nm(out: &str) -> BTreeMap<String, u64> {
+    let mut sizes = BTreeMap::new();
+    // nm -n sorts each member by address; entries are (address, size, name).
+    for member in out.split("\n\n") {
+        let entries: Vec<(u64, Option<u64>, &str)> = member
+            .lines()
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                let addr = u64::from_str_radix(f.first()?, 16).ok()?;
+                match f.as_slice() {
+                    [_, size, "T" | "t", name] => {
+                        Some((addr, u64::from_str_radix(size, 16).ok(), *name))
+                    }
+                    [_, "T" | "t", name] => Some((addr, None, *name)),
+                    _ => None,
+                }
+            })
+            .collect();
+        for (i, (addr, size, name)) in entries.iter().enumerate() {
+            let next = entries[i + 1..].iter().map(|e| e.0).find(|a| a > addr);
+            let size = size.or(next.map(|n| n - addr)).unwrap_or(0);
+            sizes.insert(name.to_string(), size);
+        }
+    }
+    sizes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stub_where_the_plan_wants_real_code_is_reported_and_vice_versa() {
+        let fps = [
+            data::FastPath { file: "gcm.s", symbol: "capable" },
+            data::FastPath { file: "ifma.s", symbol: "eligible" },
+        ];
+        let plan: BTreeMap<String, String> = [("gcm.s", "asm"), ("ifma.s", "asm_avx2")]
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        let sizes = |a: u64, b: u64| -> BTreeMap<String, u64> {
+            [("capable".to_string(), a), ("eligible".to_string(), b)].into_iter().collect()
+        };
+        assert!(check(&fps, &plan, &sizes(31, 8)).is_empty());
+        let p = check(&fps, &plan, &sizes(8, 25));
+        assert_eq!(p.len(), 2, "{p:?}");
+        assert!(
+            p[0].contains("capable (gcm.s, from asm) should be real code, is 8 bytes"),
+            "{p:?}"
+        );
+        assert!(p[1].contains("should be a stub, is 25 bytes"), "{p:?}");
+        assert_eq!(check(&fps, &plan, &BTreeMap::new()).len(), 2);
+    }
+
+    #[test]
+    fn sizes_come_from_nm_or_the_next_symbol() {
+        let nm = "aes-gcm-avx512.o:\n0000000000000000 0000000000000008 T ossl_vaes_vpclmulqdq_capable\n\
+                  0000000000000010 T ossl_aes_gcm_init_avx512\n0000000000000010 T ossl_aes_gcm_encrypt_avx512\n\
+                  0000000000000014 0000000000000002 T ossl_gcm_gmult_avx512\n\n\
+                  rsaz.o:\n0000000000000000 0000000000000019 T ossl_rsaz_avx512ifma_eligible\n";
+        let s = parse_nm(nm);
+        assert_eq!(s["ossl_vaes_vpclmulqdq_capable"], 8);
+        assert_eq!(s["ossl_aes_gcm_encrypt_avx512"], 4);
+        assert_eq!(s["ossl_rsaz_avx512ifma_eligible"], 25);
+    }
+}
