@@ -4,6 +4,7 @@
 use crate::generate::set_dir;
 use crate::manifest::{self, Lib, Manifest};
 use crate::select::Plan;
+use crate::sha256;
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::fs;
@@ -33,11 +34,11 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     let m = job.c_manifest;
     let src_root = openssl_src::source_dir();
     let c_dir = set_dir(job.sets_root, &m.set, &m.target);
-    let obj_root = job.out_dir.join("obj");
+    let cache = ObjectCache::new(job.out_dir.join("objcache"), m)?;
     let mut objects: BTreeMap<Lib, Vec<PathBuf>> = BTreeMap::new();
-    for ((lib, group, is_asm), paths) in units_by_group(job)? {
+    for ((lib, group, is_asm), units) in units_by_group(job)? {
         let mut build = job.base.clone();
-        build.out_dir(obj_root.join(format!("{}-{group}-{is_asm}", lib.name())));
+        build.out_dir(job.out_dir.join("obj").join(format!("{}-{group}-{is_asm}", lib.name())));
         if is_asm {
             build.compiler(job.asm_driver);
         }
@@ -54,9 +55,8 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
                 }
             }
         }
-        build.files(&paths);
-        let objs = build.try_compile_intermediates().map_err(|e| {
-            anyhow::anyhow!("compiling OpenSSL ({} group {group}): {e}", lib.name())
+        let objs = cache.compile(&mut build, &m.groups[group], &units).map_err(|e| {
+            anyhow::anyhow!("compiling OpenSSL ({} group {group}): {e:#}", lib.name())
         })?;
         objects.entry(lib).or_default().extend(objs);
     }
@@ -69,25 +69,100 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     Ok(Artifacts { lib_dir, include_dir, units: m.units.len() })
 }
 
+/// One source to compile and what identifies its content.
+struct Source {
+    path: PathBuf,
+    /// The path inside OpenSSL's tree, the same whichever set the file comes from.
+    rel: String,
+    /// The manifest's hash for generated files; size and mtime for openssl-src's (immutable).
+    identity: String,
+}
+
+/// Objects keyed by everything that shapes them, so a rerun (a set switch, a build-script
+/// change) recompiles only what really changed: `asm` and `asm_avx2` share every C object.
+struct ObjectCache {
+    dir: PathBuf,
+    /// Hash of the generated C and headers of the C set (the `.s` files are keyed apart).
+    c_config: String,
+}
+
+impl ObjectCache {
+    fn new(dir: PathBuf, m: &Manifest) -> Result<ObjectCache> {
+        fs::create_dir_all(&dir)?;
+        let c_files: String = m
+            .files
+            .iter()
+            .filter(|f| !f.path.ends_with(".s"))
+            .map(|f| format!("{} {}\n", f.sha256, f.path))
+            .collect();
+        Ok(ObjectCache { dir, c_config: sha256::hex(c_files.as_bytes()) })
+    }
+
+    fn compile(
+        &self,
+        build: &mut cc::Build,
+        words: &[String],
+        units: &[Source],
+    ) -> Result<Vec<PathBuf>> {
+        let tool = build.try_get_compiler()?;
+        // Include paths name the set's directory; what they hold is in c_config.
+        let mut args = Vec::new();
+        let mut skip = false;
+        for a in tool.args() {
+            let a = a.to_string_lossy();
+            if std::mem::take(&mut skip) || a.starts_with("-I") {
+                skip = a == "-I";
+                continue;
+            }
+            args.push(a.into_owned());
+        }
+        let base = format!("{}\n{args:?}\n{words:?}\n{}", tool.path().display(), self.c_config);
+        let keyed: Vec<(&Source, PathBuf)> = units
+            .iter()
+            .map(|u| {
+                let key = sha256::hex(format!("{base}\n{}\n{}", u.rel, u.identity).as_bytes());
+                (u, self.dir.join(format!("{}.o", &key[..32])))
+            })
+            .collect();
+        let stale: Vec<&(&Source, PathBuf)> = keyed.iter().filter(|(_, o)| !o.exists()).collect();
+        if !stale.is_empty() {
+            build.files(stale.iter().map(|(u, _)| &u.path));
+            let fresh = build.try_compile_intermediates()?;
+            for ((_, cached), obj) in stale.iter().zip(&fresh) {
+                fs::rename(obj, cached).with_context(|| format!("caching {}", obj.display()))?;
+            }
+        }
+        Ok(keyed.into_iter().map(|(_, o)| o).collect())
+    }
+}
+
 /// Source paths per (library, flag group, is asm): C from the C set or openssl-src, asm from
 /// the set the plan picked for that file.
-fn units_by_group(job: &Job) -> Result<BTreeMap<(Lib, usize, bool), Vec<PathBuf>>> {
+fn units_by_group(job: &Job) -> Result<BTreeMap<(Lib, usize, bool), Vec<Source>>> {
     let m = job.c_manifest;
     let src_root = openssl_src::source_dir();
     let c_dir = set_dir(job.sets_root, &m.set, &m.target);
-    let mut groups: BTreeMap<(Lib, usize, bool), Vec<PathBuf>> = BTreeMap::new();
+    let mut groups: BTreeMap<(Lib, usize, bool), Vec<Source>> = BTreeMap::new();
     for u in &m.units {
-        let path = if u.path.ends_with(".s") {
+        let generated = m.files.iter().find(|f| f.path == u.path);
+        let (path, identity) = if u.path.ends_with(".s") {
             let Some(choice) = job.plan.files.iter().find(|f| f.path == u.path) else {
                 bail!("the plan has no set for {}", u.path);
             };
-            manifest::gen_path(&set_dir(job.sets_root, choice.set.name, &m.target), &u.path)
-        } else if m.is_generated(&u.path) {
-            manifest::gen_path(&c_dir, &u.path)
+            let path =
+                manifest::gen_path(&set_dir(job.sets_root, choice.set.name, &m.target), &u.path);
+            let data = fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+            (path, sha256::hex(&data))
+        } else if let Some(g) = generated {
+            (manifest::gen_path(&c_dir, &u.path), g.sha256.clone())
         } else {
-            src_root.join(&u.path)
+            let path = src_root.join(&u.path);
+            let meta =
+                fs::metadata(&path).with_context(|| format!("reading {}", path.display()))?;
+            (path, format!("{} {:?}", meta.len(), meta.modified().ok()))
         };
-        groups.entry((u.lib, u.group, u.path.ends_with(".s"))).or_default().push(path);
+        let source = Source { path, rel: u.path.clone(), identity };
+        groups.entry((u.lib, u.group, u.path.ends_with(".s"))).or_default().push(source);
     }
     Ok(groups)
 }
