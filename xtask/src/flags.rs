@@ -81,72 +81,102 @@ pub struct Build {
 }
 
 pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
-    let mut args = args.peekable();
-    let Some(cmd) = args.next() else {
-        return Ok(Command::Help);
-    };
-    let value = |flag: &str, args: &mut std::iter::Peekable<_>| -> Result<String> {
-        args.next().with_context(|| format!("{flag} needs a value"))
-    };
-    match cmd.as_str() {
-        "help" | "--help" | "-h" => Ok(Command::Help),
+    let mut args = args;
+    let Some(cmd) = args.next() else { return Ok(Command::Help) };
+    let args = &mut args;
+    Ok(match cmd.as_str() {
+        "help" | "--help" | "-h" => Command::Help,
         "generate" => {
             let mut g = Generate::default();
-            while let Some(a) = args.next() {
-                match a.as_str() {
+            options("generate", args, |opt, v| {
+                match opt {
                     "--check" => g.check = true,
-                    "--set" => g.sets.push(value("--set", &mut args)?),
-                    "--target" => g.targets.push(value("--target", &mut args)?),
-                    "--root" => g.root = Some(value("--root", &mut args)?.into()),
-                    other => bail!("unknown option `{other}` for generate; see `cargo xtask help`"),
+                    "--set" => g.sets.push(v.take()?),
+                    "--target" => g.targets.push(v.take()?),
+                    "--root" => g.root = Some(v.take()?.into()),
+                    _ => return Ok(false),
                 }
-            }
-            Ok(Command::Generate(g))
+                Ok(true)
+            })?;
+            Command::Generate(g)
         }
         "build" => {
             let mut b = Build::default();
-            while let Some(a) = args.next() {
-                match a.as_str() {
-                    "--asm-set" => b.asm_set = Some(value("--asm-set", &mut args)?),
-                    "--assembler" => b.assembler = Some(value("--assembler", &mut args)?),
+            options("build", args, |opt, v| {
+                match opt {
+                    "--asm-set" => b.asm_set = Some(v.take()?),
+                    "--assembler" => b.assembler = Some(v.take()?),
                     "--strict" => b.strict = true,
                     "--allow-downgrade" => b.allow_downgrade = true,
-                    "--target" => b.target = Some(value("--target", &mut args)?),
+                    "--target" => b.target = Some(v.take()?),
                     "--release" => b.release = true,
-                    "--prefix" => b.prefix = Some(value("--prefix", &mut args)?.into()),
-                    other => bail!("unknown option `{other}` for build; see `cargo xtask help`"),
+                    "--prefix" => b.prefix = Some(v.take()?.into()),
+                    _ => return Ok(false),
                 }
-            }
-            Ok(Command::Build(b))
+                Ok(true)
+            })?;
+            Command::Build(b)
         }
         "detect" => {
             let mut d = Detect::default();
-            while let Some(a) = args.next() {
-                match a.as_str() {
-                    "--target" => d.target = Some(value("--target", &mut args)?),
-                    "--asm-set" => d.asm_set = Some(value("--asm-set", &mut args)?),
-                    "--assembler" => d.assembler = Some(value("--assembler", &mut args)?),
+            options("detect", args, |opt, v| {
+                match opt {
+                    "--target" => d.target = Some(v.take()?),
+                    "--asm-set" => d.asm_set = Some(v.take()?),
+                    "--assembler" => d.assembler = Some(v.take()?),
                     "--strict" => d.strict = true,
                     "--allow-downgrade" => d.allow_downgrade = true,
                     "--json" => d.json = true,
-                    other => bail!("unknown option `{other}` for detect; see `cargo xtask help`"),
+                    _ => return Ok(false),
                 }
-            }
-            Ok(Command::Detect(d))
+                Ok(true)
+            })?;
+            Command::Detect(d)
         }
-        "verify" => match args.next() {
-            None => Ok(Command::Verify(Verify {})),
-            Some(other) => bail!("unknown option `{other}` for verify; see `cargo xtask help`"),
-        },
-        "toolchains" => match args.next().as_deref() {
-            None => Ok(Command::Toolchains(Toolchains { check: false })),
-            Some("--check") => Ok(Command::Toolchains(Toolchains { check: true })),
-            Some(other) => bail!("unknown option `{other}` for toolchains; see `cargo xtask help`"),
-        },
-        "test" => match args.next() {
-            None => Ok(Command::Test(Test {})),
-            Some(other) => bail!("unknown option `{other}` for test; see `cargo xtask help`"),
-        },
+        "toolchains" => {
+            let mut t = Toolchains::default();
+            options("toolchains", args, |opt, _| {
+                Ok(opt == "--check" && {
+                    t.check = true;
+                    true
+                })
+            })?;
+            Command::Toolchains(t)
+        }
+        "verify" => {
+            options("verify", args, |_, _| Ok(false))?;
+            Command::Verify(Verify {})
+        }
+        "test" => {
+            options("test", args, |_, _| Ok(false))?;
+            Command::Test(Test {})
+        }
         other => bail!("unknown command `{other}`; see `cargo xtask help`"),
+    })
+}
+
+/// The value of the option being parsed.
+pub struct Value<'a> {
+    flag: &'a str,
+    args: &'a mut dyn Iterator<Item = String>,
+}
+
+impl Value<'_> {
+    fn take(&mut self) -> Result<String> {
+        self.args.next().with_context(|| format!("{} needs a value", self.flag))
     }
+}
+
+/// Feeds each option to `apply`, which answers false for one it does not know.
+fn options(
+    cmd: &str,
+    args: &mut dyn Iterator<Item = String>,
+    mut apply: impl FnMut(&str, &mut Value) -> Result<bool>,
+) -> Result<()> {
+    while let Some(opt) = args.next() {
+        if !apply(&opt, &mut Value { flag: &opt, args })? {
+            bail!("unknown option `{opt}` for {cmd}; see `cargo xtask help`");
+        }
+    }
+    Ok(())
 }
