@@ -45,6 +45,13 @@ impl Facts for SetFacts<'_> {
 
 pub fn run() -> Result<()> {
     let config = BuildConfig::from_cargo_env()?;
+    if config.packaged && !config.sets_root.exists() {
+        anyhow::bail!(
+            "this crypto-sys package carries no pre-generated asm sets (expected {}); \
+             packages must be made with `cargo xtask package`",
+            config.sets_root.display()
+        );
+    }
     let mut base = cc::Build::new();
     base.cargo_warnings(false).warnings(false).opt_level(3);
     let compiler = base.try_get_compiler().context("finding the C compiler")?;

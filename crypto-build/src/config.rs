@@ -68,6 +68,8 @@ pub struct BuildConfig {
     pub out_dir: PathBuf,
     /// Where the `asm/`, `asm_avx2/` and `no_asm/` directories are.
     pub sets_root: PathBuf,
+    /// Whether `sets_root` is the `sets/` a published package carries (never generated into).
+    pub packaged: bool,
     pub jobs: usize,
 }
 
@@ -120,8 +122,8 @@ impl BuildConfig {
             None => None,
         };
         let manifest_dir = PathBuf::from(cargo_var("CARGO_MANIFEST_DIR")?);
-        let sets_root = match var(SETS_DIR_VAR) {
-            Some(dir) => PathBuf::from(dir),
+        let (sets_root, packaged) = match var(SETS_DIR_VAR) {
+            Some(dir) => (PathBuf::from(dir), false),
             None => default_sets_root(&manifest_dir),
         };
         Ok(BuildConfig {
@@ -133,17 +135,18 @@ impl BuildConfig {
             assembler,
             out_dir: PathBuf::from(cargo_var("OUT_DIR")?),
             sets_root,
+            packaged,
             jobs: std::env::var("NUM_JOBS").ok().and_then(|n| n.parse().ok()).unwrap_or(2),
         })
     }
 }
 
 /// In the workspace the sets sit beside crypto-sys; a packaged crate carries them inside.
-fn default_sets_root(manifest_dir: &std::path::Path) -> PathBuf {
+fn default_sets_root(manifest_dir: &std::path::Path) -> (PathBuf, bool) {
     let workspace = manifest_dir.parent().map(|p| p.to_path_buf());
     match workspace {
-        Some(w) if w.join(crate::generate::lock::FILE_NAME).exists() => w,
-        _ => manifest_dir.join("sets"),
+        Some(w) if w.join(crate::generate::lock::FILE_NAME).exists() => (w, false),
+        _ => (manifest_dir.join("sets"), true),
     }
 }
 

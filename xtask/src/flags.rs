@@ -20,6 +20,9 @@ cargo xtask <command>
   detect [--target T] [--asm-set S] [--assembler gas|clang|nasm] [--strict] [--allow-downgrade] [--json]
       Print the toolchain cc would use (honouring CC, CFLAGS, ...), its probe results and
       the per-file plan, without building anything.
+  package
+      Make crypto-build and crypto-sys .crate files (crypto-sys carrying the pre-generated
+      sets, checked against generate.lock) and run `cargo publish --dry-run` on them.
   verify
       Build, then check the linked libcrypto.a: fast paths taken from asm are real code,
       downgraded ones are stubs, and the eligibility functions are true where the CPU allows.
@@ -38,7 +41,11 @@ pub enum Command {
     Detect(Detect),
     Toolchains(Toolchains),
     Verify(Verify),
+    Package(Package),
 }
+
+#[derive(Debug, Default)]
+pub struct Package {}
 
 #[derive(Debug, Default)]
 pub struct Verify {}
@@ -142,6 +149,10 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
                 })
             })?;
             Command::Toolchains(t)
+        }
+        "package" => {
+            options("package", args, |_, _| Ok(false))?;
+            Command::Package(Package {})
         }
         "verify" => {
             options("verify", args, |_, _| Ok(false))?;

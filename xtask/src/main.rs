@@ -4,6 +4,7 @@ mod build;
 mod detect;
 mod flags;
 mod generate;
+mod package;
 mod test;
 mod toolchains;
 mod verify;
@@ -33,6 +34,7 @@ fn run() -> anyhow::Result<()> {
         flags::Command::Detect(d) => d.run(&sh),
         flags::Command::Toolchains(t) => t.run(&sh),
         flags::Command::Verify(v) => v.run(&sh),
+        flags::Command::Package(p) => p.run(&sh),
     }
 }
 

@@ -57,6 +57,7 @@ impl Test {
         }
         cmd!(sh, "{cargo} xtask toolchains --check").run()?;
         prefix_consumer(sh, &cargo).context("openssl-sys against `cargo xtask build --prefix`")?;
+        package_consumer(sh, &cargo).context("crypto-sys from its .crate, without perl")?;
         println!("cargo xtask test: all checks passed");
         Ok(())
     }
@@ -104,4 +105,58 @@ fn prefix_consumer(sh: &Shell, cargo: &str) -> Result<()> {
     let target_dir = root.join("target/prefix-consumer");
     cmd!(sh, "{cargo} run --manifest-path {manifest} --target-dir {target_dir}").run()?;
     Ok(())
+}
+
+/// Unpacks the `.crate` files of `cargo xtask package` and builds a consumer from them with
+/// perl absent from PATH; a package stripped of its sets must fail with one clear line.
+fn package_consumer(sh: &Shell, cargo: &str) -> Result<()> {
+    let root = crate::project_root();
+    cmd!(sh, "{cargo} xtask package").run()?;
+    let work = root.join("target/package-test");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work)?;
+    for krate in crate::package::crates(&root) {
+        cmd!(sh, "tar -xzf {krate} -C {work}").run()?;
+    }
+    crypto_build::generate::copy_tree(
+        &root.join("xtask/tests/package-consumer"),
+        &work.join("consumer"),
+    )?;
+    let path = path_without_perl(&work.join("bin"))?;
+    let _path = sh.push_env("PATH", &path);
+    if which::which_in("perl", Some(&path), &root).is_ok() {
+        bail!("perl is still on the PATH built for this test");
+    }
+    let manifest = work.join("consumer/Cargo.toml");
+    let target_dir = work.join("target");
+    cmd!(sh, "{cargo} run --manifest-path {manifest} --target-dir {target_dir}").run()?;
+
+    let sets = work.join(format!("crypto-sys-{}/sets", env!("CARGO_PKG_VERSION")));
+    std::fs::remove_dir_all(&sets)?;
+    let out = cmd!(sh, "{cargo} build --manifest-path {manifest} --target-dir {target_dir}")
+        .ignore_status()
+        .output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.success() || !stderr.contains("carries no pre-generated asm sets") {
+        bail!("a package without its sets must fail clearly:\n{stderr}");
+    }
+    Ok(())
+}
+
+/// A PATH of symlinks to every program on the current PATH except perl.
+fn path_without_perl(bin: &std::path::Path) -> Result<String> {
+    std::fs::create_dir_all(bin)?;
+    let path = std::env::var("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let link = bin.join(&name);
+            if name.to_string_lossy().starts_with("perl") || link.exists() {
+                continue;
+            }
+            let _ = std::os::unix::fs::symlink(e.path(), link);
+        }
+    }
+    Ok(bin.display().to_string())
 }

@@ -7,7 +7,7 @@ pub mod lock;
 mod openssl;
 pub mod scan;
 
-pub use openssl::HostTools;
+pub use openssl::{copy_tree, HostTools};
 
 use crate::data::{AsmSet, Target};
 use crate::manifest::{self, AsmFile, FileHash, Lib, Manifest, Unit};

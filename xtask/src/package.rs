@@ -1,0 +1,89 @@
+//! `cargo xtask package`: crypto-build and crypto-sys `.crate` files, crypto-sys carrying the
+//! pre-generated sets (checked against generate.lock) so it builds without perl.
+
+use crate::flags::Package;
+use anyhow::{bail, Context, Result};
+use crypto_build::data::{SETS, TARGETS};
+use crypto_build::generate::{self, copy_tree, lock};
+use std::fs;
+use std::path::{Path, PathBuf};
+use xshell::{cmd, Shell};
+
+/// crates.io refuses larger uploads.
+const MAX_CRATE_BYTES: u64 = 10 * 1024 * 1024;
+
+impl Package {
+    pub fn run(self, sh: &Shell) -> Result<()> {
+        let root = crate::project_root();
+        check_sets(&root)?;
+        let sets = root.join("crypto-sys/sets");
+        let _cleanup = RemoveOnDrop(sets.clone());
+        install_sets(&root, &sets)?;
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let pkgs = ["-p", "crypto-build", "-p", "crypto-sys"];
+        // The crate is built from its .crate by `cargo xtask test`, with perl off PATH.
+        cmd!(sh, "{cargo} package --no-verify --allow-dirty {pkgs...}").run()?;
+        cmd!(sh, "{cargo} publish --dry-run --no-verify --allow-dirty {pkgs...}").run()?;
+        for krate in crates(&root) {
+            let size = fs::metadata(&krate)?.len();
+            if size > MAX_CRATE_BYTES {
+                bail!("{} is {size} bytes, over crates.io's 10 MiB limit", krate.display());
+            }
+            println!("packaged {} ({:.1} MiB)", krate.display(), size as f64 / 1048576.0);
+        }
+        Ok(())
+    }
+}
+
+/// The `.crate` files of this version.
+pub fn crates(root: &Path) -> Vec<PathBuf> {
+    let version = env!("CARGO_PKG_VERSION");
+    ["crypto-build", "crypto-sys"]
+        .iter()
+        .map(|n| root.join(format!("target/package/{n}-{version}.crate")))
+        .collect()
+}
+
+/// Every set must be on disk and match the lock: a package never ships unchecked outputs.
+fn check_sets(root: &Path) -> Result<()> {
+    let committed = lock::Lock::load(root)?;
+    for set in SETS {
+        for target in TARGETS {
+            let dir = generate::set_dir(root, set.name, target.name);
+            if !dir.exists() {
+                bail!("{} is missing; run `cargo xtask generate` first", dir.display());
+            }
+            let key = format!("{}/{}", set.name, target.name);
+            let diff = lock::Lock::diff(&committed.of_key(&key), &lock::of_disk(&dir)?);
+            if !diff.is_empty() {
+                bail!(
+                    "{key} does not match {}: {}; run `cargo xtask generate`",
+                    lock::FILE_NAME,
+                    diff[0]
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+fn install_sets(root: &Path, sets: &Path) -> Result<()> {
+    let _ = fs::remove_dir_all(sets);
+    for set in SETS {
+        for target in TARGETS {
+            let from = generate::set_dir(root, set.name, target.name);
+            copy_tree(&from, &sets.join(set.name).join(target.name))
+                .with_context(|| format!("copying {}", from.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The copied sets are git-ignored scaffolding for packaging; never leave them behind.
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
