@@ -1,12 +1,17 @@
 //! Hand-written `extern "C"` bindings to the OpenSSL 3 libcrypto APIs this crate exposes.
 //!
-//! Covered: version/init, the error queue, AEAD ciphers (AES-GCM, ChaCha20-Poly1305),
-//! message digests, and RSA signing/verification through `EVP_PKEY`, including
-//! building a key from its integers with `OSSL_PARAM_BLD` + `EVP_PKEY_fromdata`.
+//! Covered: version/init, the error queue, random bytes, ciphers and AEADs (AES-GCM/CTR/CBC/XTS,
+//! ChaCha20-Poly1305, fetched ciphers), message digests (SHA-2, SHA-3), `EVP_MAC`,
+//! `EVP_KDF` and `OSSL_PARAM` construction, `EVP_PKEY` key generation, signing,
+//! verification and key agreement (RSA, EC, Ed25519, X25519), key and certificate
+//! DER/PEM encoding through `BIO`s, a minimal `X509` API (enough to build a self-signed
+//! certificate), and the core of libssl (contexts, connections, handshakes over BIO pairs).
 //!
 //! Every signature mirrors the C prototype in OpenSSL 3.6.3's `include/openssl/*.h`
-//! (`crypto.h.in`, `err.h.in`, `evp.h`, `bn.h`, `param_build.h`, `params.h`,
-//! `rsa.h`, `rand.h`, `x509.h.in`). C type mapping: `int` -> `c_int`,
+//! (`crypto.h.in`, `err.h.in`, `evp.h`, `bn.h`, `param_build.h`, `params.h`, `core.h`,
+//! `kdf.h`, `rsa.h`, `ec.h`, `rand.h`, `bio.h.in`, `pem.h`, `asn1.h.in`, `x509.h.in`,
+//! `ssl.h.in`); `tests/signatures.rs` checks each one, and each constant, against those
+//! headers with a C compiler. C type mapping: `int` -> `c_int`,
 //! `unsigned int` -> `c_uint`, `long` -> `c_long`, `unsigned long` -> `c_ulong`,
 //! `size_t` -> `usize`, `uint64_t` -> `u64`, `unsigned char` -> `c_uchar`.
 //! Macros in the C API (`OPENSSL_free`, `EVP_PKEY_size`, ...) are not symbols;
@@ -44,15 +49,65 @@ opaque! {
     ENGINE;
     /// `BIGNUM`: arbitrary-precision integer (`BN_free`).
     BIGNUM;
-    /// `OSSL_PARAM`: element of a parameter array (`OSSL_PARAM_free` for built arrays).
-    OSSL_PARAM;
     /// `OSSL_PARAM_BLD`: parameter array builder (`OSSL_PARAM_BLD_free`).
     OSSL_PARAM_BLD;
     /// `OSSL_LIB_CTX`: library context; null means the default one.
     OSSL_LIB_CTX;
     /// `OPENSSL_INIT_SETTINGS`: settings for `OPENSSL_init_crypto`; may be null.
     OPENSSL_INIT_SETTINGS;
+    /// `EVP_MAC`: MAC algorithm from `EVP_MAC_fetch` (`EVP_MAC_free`).
+    EVP_MAC;
+    /// `EVP_MAC_CTX`: MAC computation context (`EVP_MAC_CTX_free`).
+    EVP_MAC_CTX;
+    /// `EVP_KDF`: KDF algorithm from `EVP_KDF_fetch` (`EVP_KDF_free`).
+    EVP_KDF;
+    /// `EVP_KDF_CTX`: KDF derivation context (`EVP_KDF_CTX_free`).
+    EVP_KDF_CTX;
+    /// `BIO`: I/O abstraction (memory buffers, BIO pairs; `BIO_free`).
+    BIO;
+    /// `BIO_METHOD`: BIO type, e.g. from `BIO_s_mem()` (static, never freed).
+    BIO_METHOD;
+    /// `X509`: certificate (`X509_free`).
+    X509;
+    /// `X509_NAME`: distinguished name, owned by its certificate when from `X509_get_*_name`.
+    X509_NAME;
+    /// `ASN1_INTEGER` (`struct asn1_string_st`): e.g. a certificate's serial number.
+    ASN1_INTEGER;
+    /// `ASN1_TIME` (`struct asn1_string_st`): e.g. a certificate's validity bounds.
+    ASN1_TIME;
+    /// `SSL_METHOD`: TLS method, e.g. from `TLS_method()` (static, never freed).
+    SSL_METHOD;
+    /// `SSL_CTX`: TLS context shared by connections (`SSL_CTX_free`).
+    SSL_CTX;
+    /// `SSL`: one TLS connection (`SSL_free`, which also frees its BIOs).
+    SSL;
 }
+
+/// `OSSL_PARAM` (`struct ossl_param_st`, core.h): one element of a parameter array; an
+/// array ends with an element whose `key` is null (`OSSL_PARAM_construct_end()`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct OSSL_PARAM {
+    /// Name of the parameter (NUL-terminated).
+    pub key: *const c_char,
+    /// One of the `OSSL_PARAM_*` data types (`OSSL_PARAM_INTEGER`, ...).
+    pub data_type: c_uint,
+    /// The value being passed in or out.
+    pub data: *mut c_void,
+    /// Size of the buffer `data` points to.
+    pub data_size: usize,
+    /// Size of the returned content (`OSSL_PARAM_UNMODIFIED` if untouched).
+    pub return_size: usize,
+}
+
+/// `pem_password_cb` (pem.h): supplies a passphrase; writes at most `size` bytes to `buf` and
+/// returns their number, or -1 on error. `rwflag` is 1 when encrypting (writing).
+pub type pem_password_cb = unsafe extern "C" fn(
+    buf: *mut c_char,
+    size: c_int,
+    rwflag: c_int,
+    userdata: *mut c_void,
+) -> c_int;
 
 // ---- crypto.h: `OpenSSL_version` types ----
 pub const OPENSSL_VERSION: c_int = 0;
@@ -125,6 +180,110 @@ pub const OSSL_PKEY_PARAM_RSA_FACTOR2: &core::ffi::CStr = c"rsa-factor2";
 pub const OSSL_PKEY_PARAM_RSA_EXPONENT1: &core::ffi::CStr = c"rsa-exponent1";
 pub const OSSL_PKEY_PARAM_RSA_EXPONENT2: &core::ffi::CStr = c"rsa-exponent2";
 pub const OSSL_PKEY_PARAM_RSA_COEFFICIENT1: &core::ffi::CStr = c"rsa-coefficient1";
+
+// ---- evp.h: more sizes ----
+pub const EVP_MAX_BLOCK_LENGTH: usize = 32;
+
+// ---- obj_mac.h: object ids ----
+pub const NID_undef: c_int = 0;
+pub const NID_rsaEncryption: c_int = 6;
+pub const NID_commonName: c_int = 13;
+pub const NID_X9_62_id_ecPublicKey: c_int = 408;
+pub const NID_X9_62_prime256v1: c_int = 415;
+pub const NID_secp384r1: c_int = 715;
+pub const NID_secp521r1: c_int = 716;
+pub const NID_X25519: c_int = 1034;
+pub const NID_X448: c_int = 1035;
+pub const NID_ED25519: c_int = 1087;
+pub const NID_ED448: c_int = 1088;
+
+// ---- evp.h: more key type ids (`EVP_PKEY_CTX_new_id`, `EVP_PKEY_new_raw_*_key`) ----
+/// `EVP_PKEY_EC` = `NID_X9_62_id_ecPublicKey`.
+pub const EVP_PKEY_EC: c_int = NID_X9_62_id_ecPublicKey;
+/// `EVP_PKEY_X25519` = `NID_X25519`.
+pub const EVP_PKEY_X25519: c_int = NID_X25519;
+/// `EVP_PKEY_ED25519` = `NID_ED25519`.
+pub const EVP_PKEY_ED25519: c_int = NID_ED25519;
+/// `EVP_PKEY_X448` = `NID_X448`.
+pub const EVP_PKEY_X448: c_int = NID_X448;
+/// `EVP_PKEY_ED448` = `NID_ED448`.
+pub const EVP_PKEY_ED448: c_int = NID_ED448;
+
+// ---- core.h / params.h: `OSSL_PARAM` data types ----
+pub const OSSL_PARAM_INTEGER: c_uint = 1;
+pub const OSSL_PARAM_UNSIGNED_INTEGER: c_uint = 2;
+pub const OSSL_PARAM_REAL: c_uint = 3;
+pub const OSSL_PARAM_UTF8_STRING: c_uint = 4;
+pub const OSSL_PARAM_OCTET_STRING: c_uint = 5;
+pub const OSSL_PARAM_UTF8_PTR: c_uint = 6;
+pub const OSSL_PARAM_OCTET_PTR: c_uint = 7;
+/// `return_size` of a parameter nothing was written to: `(size_t)-1`.
+pub const OSSL_PARAM_UNMODIFIED: usize = usize::MAX;
+
+// ---- core_names.h: algorithm and parameter names (NUL-terminated) ----
+pub const OSSL_MAC_NAME_HMAC: &core::ffi::CStr = c"HMAC";
+pub const OSSL_KDF_NAME_HKDF: &core::ffi::CStr = c"HKDF";
+pub const OSSL_DIGEST_NAME_SHA2_256: &core::ffi::CStr = c"SHA2-256";
+pub const OSSL_MAC_PARAM_DIGEST: &core::ffi::CStr = c"digest";
+pub const OSSL_KDF_PARAM_DIGEST: &core::ffi::CStr = c"digest";
+pub const OSSL_KDF_PARAM_KEY: &core::ffi::CStr = c"key";
+pub const OSSL_KDF_PARAM_SALT: &core::ffi::CStr = c"salt";
+pub const OSSL_KDF_PARAM_INFO: &core::ffi::CStr = c"info";
+pub const OSSL_KDF_PARAM_MODE: &core::ffi::CStr = c"mode";
+pub const OSSL_PKEY_PARAM_GROUP_NAME: &core::ffi::CStr = c"group";
+
+// ---- asn1.h: string types for `X509_NAME_add_entry_by_txt` ----
+pub const MBSTRING_FLAG: c_int = 0x1000;
+pub const MBSTRING_UTF8: c_int = MBSTRING_FLAG;
+pub const MBSTRING_ASC: c_int = MBSTRING_FLAG | 1;
+
+// ---- x509.h: `X509_set_version` values ----
+pub const X509_VERSION_1: c_long = 0;
+pub const X509_VERSION_2: c_long = 1;
+pub const X509_VERSION_3: c_long = 2;
+
+// ---- bio.h: `BIO_ctrl` commands ----
+pub const BIO_CTRL_RESET: c_int = 1;
+/// `BIO_get_mem_data(b, pp)` is `BIO_ctrl(b, BIO_CTRL_INFO, 0, pp)`.
+pub const BIO_CTRL_INFO: c_int = 3;
+pub const BIO_CTRL_PENDING: c_int = 10;
+
+// ---- ssl.h: `OPENSSL_init_ssl` options (uint64_t) ----
+pub const OPENSSL_INIT_NO_LOAD_SSL_STRINGS: u64 = 0x0010_0000;
+pub const OPENSSL_INIT_LOAD_SSL_STRINGS: u64 = 0x0020_0000;
+
+// ---- prov_ssl.h: protocol versions ----
+pub const TLS1_VERSION: c_int = 0x0301;
+pub const TLS1_1_VERSION: c_int = 0x0302;
+pub const TLS1_2_VERSION: c_int = 0x0303;
+pub const TLS1_3_VERSION: c_int = 0x0304;
+
+// ---- ssl.h: `SSL_CTX_ctrl` / `SSL_ctrl` commands ----
+pub const SSL_CTRL_SET_MIN_PROTO_VERSION: c_int = 123;
+pub const SSL_CTRL_SET_MAX_PROTO_VERSION: c_int = 124;
+pub const SSL_CTRL_GET_MIN_PROTO_VERSION: c_int = 130;
+pub const SSL_CTRL_GET_MAX_PROTO_VERSION: c_int = 131;
+
+// ---- ssl.h: verify modes, file types ----
+pub const SSL_VERIFY_NONE: c_int = 0x00;
+pub const SSL_VERIFY_PEER: c_int = 0x01;
+pub const SSL_FILETYPE_PEM: c_int = 1;
+pub const SSL_FILETYPE_ASN1: c_int = 2;
+
+// ---- ssl.h: `SSL_get_error` results ----
+pub const SSL_ERROR_NONE: c_int = 0;
+pub const SSL_ERROR_SSL: c_int = 1;
+pub const SSL_ERROR_WANT_READ: c_int = 2;
+pub const SSL_ERROR_WANT_WRITE: c_int = 3;
+pub const SSL_ERROR_WANT_X509_LOOKUP: c_int = 4;
+pub const SSL_ERROR_SYSCALL: c_int = 5;
+pub const SSL_ERROR_ZERO_RETURN: c_int = 6;
+pub const SSL_ERROR_WANT_CONNECT: c_int = 7;
+pub const SSL_ERROR_WANT_ACCEPT: c_int = 8;
+pub const SSL_ERROR_WANT_ASYNC: c_int = 9;
+pub const SSL_ERROR_WANT_ASYNC_JOB: c_int = 10;
+pub const SSL_ERROR_WANT_CLIENT_HELLO_CB: c_int = 11;
+pub const SSL_ERROR_WANT_RETRY_VERIFY: c_int = 12;
 
 extern "C" {
     // ---- crypto.h ----
@@ -370,4 +529,340 @@ extern "C" {
         bsize: usize,
     ) -> c_int;
     pub fn OSSL_PARAM_free(p: *mut OSSL_PARAM);
+}
+
+extern "C" {
+    // ---- rand.h ----
+    pub fn RAND_priv_bytes(buf: *mut c_uchar, num: c_int) -> c_int;
+
+    // ---- evp.h: more ciphers ----
+    pub fn EVP_aes_128_cbc() -> *const EVP_CIPHER;
+    pub fn EVP_aes_256_cbc() -> *const EVP_CIPHER;
+    pub fn EVP_aes_128_ctr() -> *const EVP_CIPHER;
+    pub fn EVP_aes_256_ctr() -> *const EVP_CIPHER;
+    pub fn EVP_aes_128_xts() -> *const EVP_CIPHER;
+    pub fn EVP_aes_256_xts() -> *const EVP_CIPHER;
+    /// Returns a new reference; release it with `EVP_CIPHER_free`.
+    pub fn EVP_CIPHER_fetch(
+        ctx: *mut OSSL_LIB_CTX,
+        algorithm: *const c_char,
+        properties: *const c_char,
+    ) -> *mut EVP_CIPHER;
+    pub fn EVP_CIPHER_free(cipher: *mut EVP_CIPHER);
+    pub fn EVP_CIPHER_get_block_size(cipher: *const EVP_CIPHER) -> c_int;
+    pub fn EVP_CIPHER_CTX_get_block_size(ctx: *const EVP_CIPHER_CTX) -> c_int;
+    /// `params` is an `OSSL_PARAM` array ending with `OSSL_PARAM_construct_end()`, or null.
+    pub fn EVP_CipherInit_ex2(
+        ctx: *mut EVP_CIPHER_CTX,
+        cipher: *const EVP_CIPHER,
+        key: *const c_uchar,
+        iv: *const c_uchar,
+        enc: c_int,
+        params: *const OSSL_PARAM,
+    ) -> c_int;
+    pub fn EVP_EncryptInit_ex2(
+        ctx: *mut EVP_CIPHER_CTX,
+        cipher: *const EVP_CIPHER,
+        key: *const c_uchar,
+        iv: *const c_uchar,
+        params: *const OSSL_PARAM,
+    ) -> c_int;
+    pub fn EVP_DecryptInit_ex2(
+        ctx: *mut EVP_CIPHER_CTX,
+        cipher: *const EVP_CIPHER,
+        key: *const c_uchar,
+        iv: *const c_uchar,
+        params: *const OSSL_PARAM,
+    ) -> c_int;
+
+    // ---- evp.h: more digests ----
+    pub fn EVP_sha3_256() -> *const EVP_MD;
+    pub fn EVP_sha3_384() -> *const EVP_MD;
+    pub fn EVP_sha3_512() -> *const EVP_MD;
+    /// Returns a new reference; release it with `EVP_MD_free`.
+    pub fn EVP_MD_fetch(
+        ctx: *mut OSSL_LIB_CTX,
+        algorithm: *const c_char,
+        properties: *const c_char,
+    ) -> *mut EVP_MD;
+    pub fn EVP_MD_free(md: *mut EVP_MD);
+    pub fn EVP_MD_get_block_size(md: *const EVP_MD) -> c_int;
+    pub fn EVP_DigestInit_ex2(
+        ctx: *mut EVP_MD_CTX,
+        type_: *const EVP_MD,
+        params: *const OSSL_PARAM,
+    ) -> c_int;
+
+    // ---- evp.h: EVP_MAC ----
+    pub fn EVP_MAC_fetch(
+        libctx: *mut OSSL_LIB_CTX,
+        algorithm: *const c_char,
+        properties: *const c_char,
+    ) -> *mut EVP_MAC;
+    pub fn EVP_MAC_free(mac: *mut EVP_MAC);
+    pub fn EVP_MAC_CTX_new(mac: *mut EVP_MAC) -> *mut EVP_MAC_CTX;
+    pub fn EVP_MAC_CTX_free(ctx: *mut EVP_MAC_CTX);
+    pub fn EVP_MAC_CTX_get_mac_size(ctx: *mut EVP_MAC_CTX) -> usize;
+    pub fn EVP_MAC_init(
+        ctx: *mut EVP_MAC_CTX,
+        key: *const c_uchar,
+        keylen: usize,
+        params: *const OSSL_PARAM,
+    ) -> c_int;
+    pub fn EVP_MAC_update(ctx: *mut EVP_MAC_CTX, data: *const c_uchar, datalen: usize) -> c_int;
+    pub fn EVP_MAC_final(
+        ctx: *mut EVP_MAC_CTX,
+        out: *mut c_uchar,
+        outl: *mut usize,
+        outsize: usize,
+    ) -> c_int;
+
+    // ---- kdf.h: EVP_KDF ----
+    pub fn EVP_KDF_fetch(
+        libctx: *mut OSSL_LIB_CTX,
+        algorithm: *const c_char,
+        properties: *const c_char,
+    ) -> *mut EVP_KDF;
+    pub fn EVP_KDF_free(kdf: *mut EVP_KDF);
+    pub fn EVP_KDF_CTX_new(kdf: *mut EVP_KDF) -> *mut EVP_KDF_CTX;
+    pub fn EVP_KDF_CTX_free(ctx: *mut EVP_KDF_CTX);
+    pub fn EVP_KDF_derive(
+        ctx: *mut EVP_KDF_CTX,
+        key: *mut c_uchar,
+        keylen: usize,
+        params: *const OSSL_PARAM,
+    ) -> c_int;
+
+    // ---- params.h: `OSSL_PARAM` constructors (the result points at `key` and `buf`) ----
+    pub fn OSSL_PARAM_construct_int(key: *const c_char, buf: *mut c_int) -> OSSL_PARAM;
+    pub fn OSSL_PARAM_construct_uint(key: *const c_char, buf: *mut c_uint) -> OSSL_PARAM;
+    pub fn OSSL_PARAM_construct_size_t(key: *const c_char, buf: *mut usize) -> OSSL_PARAM;
+    pub fn OSSL_PARAM_construct_utf8_string(
+        key: *const c_char,
+        buf: *mut c_char,
+        bsize: usize,
+    ) -> OSSL_PARAM;
+    pub fn OSSL_PARAM_construct_octet_string(
+        key: *const c_char,
+        buf: *mut c_void,
+        bsize: usize,
+    ) -> OSSL_PARAM;
+    pub fn OSSL_PARAM_construct_end() -> OSSL_PARAM;
+
+    // ---- evp.h: key objects ----
+    pub fn EVP_PKEY_new() -> *mut EVP_PKEY;
+    pub fn EVP_PKEY_get_id(pkey: *const EVP_PKEY) -> c_int;
+    pub fn EVP_PKEY_eq(a: *const EVP_PKEY, b: *const EVP_PKEY) -> c_int;
+    pub fn EVP_PKEY_new_raw_private_key(
+        type_: c_int,
+        e: *mut ENGINE,
+        priv_: *const c_uchar,
+        len: usize,
+    ) -> *mut EVP_PKEY;
+    pub fn EVP_PKEY_new_raw_public_key(
+        type_: c_int,
+        e: *mut ENGINE,
+        pub_: *const c_uchar,
+        len: usize,
+    ) -> *mut EVP_PKEY;
+    pub fn EVP_PKEY_get_raw_private_key(
+        pkey: *const EVP_PKEY,
+        priv_: *mut c_uchar,
+        len: *mut usize,
+    ) -> c_int;
+    pub fn EVP_PKEY_get_raw_public_key(
+        pkey: *const EVP_PKEY,
+        pub_: *mut c_uchar,
+        len: *mut usize,
+    ) -> c_int;
+
+    // ---- evp.h / rsa.h / ec.h: key generation ----
+    pub fn EVP_PKEY_CTX_new_id(id: c_int, e: *mut ENGINE) -> *mut EVP_PKEY_CTX;
+    pub fn EVP_PKEY_paramgen_init(ctx: *mut EVP_PKEY_CTX) -> c_int;
+    pub fn EVP_PKEY_keygen_init(ctx: *mut EVP_PKEY_CTX) -> c_int;
+    pub fn EVP_PKEY_keygen(ctx: *mut EVP_PKEY_CTX, ppkey: *mut *mut EVP_PKEY) -> c_int;
+    pub fn EVP_PKEY_generate(ctx: *mut EVP_PKEY_CTX, ppkey: *mut *mut EVP_PKEY) -> c_int;
+    pub fn EVP_PKEY_CTX_set_rsa_keygen_bits(ctx: *mut EVP_PKEY_CTX, bits: c_int) -> c_int;
+    pub fn EVP_PKEY_CTX_set_ec_paramgen_curve_nid(ctx: *mut EVP_PKEY_CTX, nid: c_int) -> c_int;
+
+    // ---- evp.h: one-shot sign / verify on a key context ----
+    pub fn EVP_PKEY_sign_init(ctx: *mut EVP_PKEY_CTX) -> c_int;
+    pub fn EVP_PKEY_sign(
+        ctx: *mut EVP_PKEY_CTX,
+        sig: *mut c_uchar,
+        siglen: *mut usize,
+        tbs: *const c_uchar,
+        tbslen: usize,
+    ) -> c_int;
+    pub fn EVP_PKEY_verify_init(ctx: *mut EVP_PKEY_CTX) -> c_int;
+    pub fn EVP_PKEY_verify(
+        ctx: *mut EVP_PKEY_CTX,
+        sig: *const c_uchar,
+        siglen: usize,
+        tbs: *const c_uchar,
+        tbslen: usize,
+    ) -> c_int;
+
+    // ---- evp.h: key agreement ----
+    pub fn EVP_PKEY_derive_init(ctx: *mut EVP_PKEY_CTX) -> c_int;
+    pub fn EVP_PKEY_derive_set_peer(ctx: *mut EVP_PKEY_CTX, peer: *mut EVP_PKEY) -> c_int;
+    pub fn EVP_PKEY_derive(ctx: *mut EVP_PKEY_CTX, key: *mut c_uchar, keylen: *mut usize) -> c_int;
+
+    // ---- bio.h ----
+    pub fn BIO_new(type_: *const BIO_METHOD) -> *mut BIO;
+    pub fn BIO_s_mem() -> *const BIO_METHOD;
+    /// A read-only memory BIO over `buf` (not copied: `buf` must outlive the BIO);
+    /// `len` -1 means `strlen(buf)`.
+    pub fn BIO_new_mem_buf(buf: *const c_void, len: c_int) -> *mut BIO;
+    pub fn BIO_free(a: *mut BIO) -> c_int;
+    pub fn BIO_free_all(a: *mut BIO);
+    pub fn BIO_read(b: *mut BIO, data: *mut c_void, dlen: c_int) -> c_int;
+    pub fn BIO_write(b: *mut BIO, data: *const c_void, dlen: c_int) -> c_int;
+    pub fn BIO_ctrl(bp: *mut BIO, cmd: c_int, larg: c_long, parg: *mut c_void) -> c_long;
+    pub fn BIO_ctrl_pending(b: *mut BIO) -> usize;
+    /// Two connected BIOs: what is written to one is read from the other (0 = default size).
+    pub fn BIO_new_bio_pair(
+        bio1: *mut *mut BIO,
+        writebuf1: usize,
+        bio2: *mut *mut BIO,
+        writebuf2: usize,
+    ) -> c_int;
+
+    // ---- pem.h (`DECLARE_PEM_rw*` expansions) ----
+    pub fn PEM_read_bio_PrivateKey(
+        out: *mut BIO,
+        x: *mut *mut EVP_PKEY,
+        cb: Option<pem_password_cb>,
+        u: *mut c_void,
+    ) -> *mut EVP_PKEY;
+    /// `enc` null writes an unencrypted PKCS#8 key.
+    pub fn PEM_write_bio_PrivateKey(
+        out: *mut BIO,
+        x: *const EVP_PKEY,
+        enc: *const EVP_CIPHER,
+        kstr: *const c_uchar,
+        klen: c_int,
+        cb: Option<pem_password_cb>,
+        u: *mut c_void,
+    ) -> c_int;
+    pub fn PEM_read_bio_PUBKEY(
+        out: *mut BIO,
+        x: *mut *mut EVP_PKEY,
+        cb: Option<pem_password_cb>,
+        u: *mut c_void,
+    ) -> *mut EVP_PKEY;
+    pub fn PEM_write_bio_PUBKEY(out: *mut BIO, x: *const EVP_PKEY) -> c_int;
+    pub fn PEM_read_bio_X509(
+        out: *mut BIO,
+        x: *mut *mut X509,
+        cb: Option<pem_password_cb>,
+        u: *mut c_void,
+    ) -> *mut X509;
+    pub fn PEM_write_bio_X509(out: *mut BIO, x: *const X509) -> c_int;
+
+    // ---- x509.h / asn1.h ----
+    pub fn X509_new() -> *mut X509;
+    pub fn X509_free(a: *mut X509);
+    pub fn d2i_X509(a: *mut *mut X509, in_: *mut *const c_uchar, len: c_long) -> *mut X509;
+    pub fn i2d_X509(a: *const X509, out: *mut *mut c_uchar) -> c_int;
+    pub fn X509_set_version(x: *mut X509, version: c_long) -> c_int;
+    /// The certificate's own serial number object (not a copy).
+    pub fn X509_get_serialNumber(x: *mut X509) -> *mut ASN1_INTEGER;
+    pub fn ASN1_INTEGER_set(a: *mut ASN1_INTEGER, v: c_long) -> c_int;
+    /// Sets `s` to now + `adj` seconds.
+    pub fn X509_gmtime_adj(s: *mut ASN1_TIME, adj: c_long) -> *mut ASN1_TIME;
+    pub fn X509_getm_notBefore(x: *const X509) -> *mut ASN1_TIME;
+    pub fn X509_getm_notAfter(x: *const X509) -> *mut ASN1_TIME;
+    pub fn X509_set_pubkey(x: *mut X509, pkey: *mut EVP_PKEY) -> c_int;
+    /// Returns a new reference (`EVP_PKEY_free`).
+    pub fn X509_get_pubkey(x: *mut X509) -> *mut EVP_PKEY;
+    /// The certificate's own name object (not a copy).
+    pub fn X509_get_subject_name(a: *const X509) -> *mut X509_NAME;
+    pub fn X509_get_issuer_name(a: *const X509) -> *mut X509_NAME;
+    pub fn X509_set_subject_name(x: *mut X509, name: *const X509_NAME) -> c_int;
+    pub fn X509_set_issuer_name(x: *mut X509, name: *const X509_NAME) -> c_int;
+    /// `type_` is e.g. `MBSTRING_ASC`; `len` -1 means `strlen(bytes)`; `loc` -1 appends.
+    pub fn X509_NAME_add_entry_by_txt(
+        name: *mut X509_NAME,
+        field: *const c_char,
+        type_: c_int,
+        bytes: *const c_uchar,
+        len: c_int,
+        loc: c_int,
+        set: c_int,
+    ) -> c_int;
+    /// Returns the signature size, 0 on error; `md` null for Ed25519/Ed448 keys.
+    pub fn X509_sign(x: *mut X509, pkey: *mut EVP_PKEY, md: *const EVP_MD) -> c_int;
+    pub fn X509_verify(a: *mut X509, r: *mut EVP_PKEY) -> c_int;
+
+    // ---- ssl.h: library, methods, contexts ----
+    pub fn OPENSSL_init_ssl(opts: u64, settings: *const OPENSSL_INIT_SETTINGS) -> c_int;
+    pub fn TLS_method() -> *const SSL_METHOD;
+    pub fn TLS_client_method() -> *const SSL_METHOD;
+    pub fn TLS_server_method() -> *const SSL_METHOD;
+    pub fn SSL_CTX_new(meth: *const SSL_METHOD) -> *mut SSL_CTX;
+    pub fn SSL_CTX_free(ctx: *mut SSL_CTX);
+    /// `SSL_CTX_set_min_proto_version` and friends are macros over this; see the wrappers
+    /// below.
+    pub fn SSL_CTX_ctrl(ctx: *mut SSL_CTX, cmd: c_int, larg: c_long, parg: *mut c_void) -> c_long;
+    /// Takes its own reference to `x`.
+    pub fn SSL_CTX_use_certificate(ctx: *mut SSL_CTX, x: *mut X509) -> c_int;
+    /// Takes its own reference to `pkey`.
+    pub fn SSL_CTX_use_PrivateKey(ctx: *mut SSL_CTX, pkey: *mut EVP_PKEY) -> c_int;
+    pub fn SSL_CTX_check_private_key(ctx: *const SSL_CTX) -> c_int;
+
+    // ---- ssl.h: connections ----
+    pub fn SSL_new(ctx: *mut SSL_CTX) -> *mut SSL;
+    /// `SSL_free` frees the BIOs; the SSL takes ownership of them here.
+    pub fn SSL_free(ssl: *mut SSL);
+    pub fn SSL_ctrl(ssl: *mut SSL, cmd: c_int, larg: c_long, parg: *mut c_void) -> c_long;
+    pub fn SSL_set_bio(s: *mut SSL, rbio: *mut BIO, wbio: *mut BIO);
+    pub fn SSL_set_connect_state(s: *mut SSL);
+    pub fn SSL_set_accept_state(s: *mut SSL);
+    pub fn SSL_connect(ssl: *mut SSL) -> c_int;
+    pub fn SSL_accept(ssl: *mut SSL) -> c_int;
+    pub fn SSL_do_handshake(s: *mut SSL) -> c_int;
+    pub fn SSL_is_init_finished(s: *const SSL) -> c_int;
+    pub fn SSL_read(ssl: *mut SSL, buf: *mut c_void, num: c_int) -> c_int;
+    pub fn SSL_write(ssl: *mut SSL, buf: *const c_void, num: c_int) -> c_int;
+    pub fn SSL_read_ex(ssl: *mut SSL, buf: *mut c_void, num: usize, readbytes: *mut usize)
+        -> c_int;
+    pub fn SSL_write_ex(s: *mut SSL, buf: *const c_void, num: usize, written: *mut usize) -> c_int;
+    pub fn SSL_pending(s: *const SSL) -> c_int;
+    pub fn SSL_shutdown(s: *mut SSL) -> c_int;
+    pub fn SSL_get_error(s: *const SSL, ret_code: c_int) -> c_int;
+    pub fn SSL_version(ssl: *const SSL) -> c_int;
+    pub fn SSL_get_version(s: *const SSL) -> *const c_char;
+    /// Returns a new reference (`X509_free`), or null if the peer sent no certificate.
+    pub fn SSL_get1_peer_certificate(s: *const SSL) -> *mut X509;
+}
+
+/// The `SSL_CTX_set_min_proto_version(ctx, version)` macro: 1 on success, 0 on error.
+///
+/// # Safety
+/// `ctx` must be a valid `SSL_CTX`.
+#[inline]
+pub unsafe fn SSL_CTX_set_min_proto_version(ctx: *mut SSL_CTX, version: c_int) -> c_int {
+    SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, c_long::from(version), core::ptr::null_mut())
+        as c_int
+}
+
+/// The `SSL_CTX_set_max_proto_version(ctx, version)` macro: 1 on success, 0 on error.
+///
+/// # Safety
+/// `ctx` must be a valid `SSL_CTX`.
+#[inline]
+pub unsafe fn SSL_CTX_set_max_proto_version(ctx: *mut SSL_CTX, version: c_int) -> c_int {
+    SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MAX_PROTO_VERSION, c_long::from(version), core::ptr::null_mut())
+        as c_int
+}
+
+/// The `BIO_get_mem_data(b, pp)` macro: points `*pp` at a memory BIO's contents and returns
+/// their length.
+///
+/// # Safety
+/// `b` must be a valid memory BIO and `pp` writable.
+#[inline]
+pub unsafe fn BIO_get_mem_data(b: *mut BIO, pp: *mut *mut c_char) -> c_long {
+    BIO_ctrl(b, BIO_CTRL_INFO, 0, pp.cast())
 }
