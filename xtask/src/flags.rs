@@ -20,6 +20,10 @@ cargo xtask <command>
   detect [--target T] [--asm-set S] [--assembler gas|clang|nasm] [--strict] [--allow-downgrade] [--json]
       Print the toolchain cc would use (honouring CC, CFLAGS, ...), its probe results and
       the per-file plan, without building anything.
+  bench [--sets asm,asm_avx2,no_asm] [--against openssl-src] [--json FILE] [--plot FILE]
+        [--rounds N] [--seconds S]
+      Build the benchmark harness with each set (and openssl-src's own build), run them
+      interleaved for N rounds, and print each figure with its ratio to asm.
   package
       Make crypto-build and crypto-sys .crate files (crypto-sys carrying the pre-generated
       sets, checked against generate.lock) and run `cargo publish --dry-run` on them.
@@ -42,6 +46,17 @@ pub enum Command {
     Toolchains(Toolchains),
     Verify(Verify),
     Package(Package),
+    Bench(Bench),
+}
+
+#[derive(Debug, Default)]
+pub struct Bench {
+    pub sets: Option<String>,
+    pub against: Option<String>,
+    pub json: Option<PathBuf>,
+    pub plot: Option<PathBuf>,
+    pub rounds: Option<usize>,
+    pub seconds: Option<f64>,
 }
 
 #[derive(Debug, Default)]
@@ -149,6 +164,22 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
                 })
             })?;
             Command::Toolchains(t)
+        }
+        "bench" => {
+            let mut b = Bench::default();
+            options("bench", args, |opt, v| {
+                match opt {
+                    "--sets" => b.sets = Some(v.take()?),
+                    "--against" => b.against = Some(v.take()?),
+                    "--json" => b.json = Some(v.take()?.into()),
+                    "--plot" => b.plot = Some(v.take()?.into()),
+                    "--rounds" => b.rounds = Some(v.take()?.parse().context("--rounds")?),
+                    "--seconds" => b.seconds = Some(v.take()?.parse().context("--seconds")?),
+                    _ => return Ok(false),
+                }
+                Ok(true)
+            })?;
+            Command::Bench(b)
         }
         "package" => {
             options("package", args, |_, _| Ok(false))?;

@@ -1,5 +1,6 @@
 //! `cargo xtask`: the orchestrator. This file only dispatches; each task is its own module.
 
+mod bench;
 mod build;
 mod detect;
 mod flags;
@@ -35,6 +36,7 @@ fn run() -> anyhow::Result<()> {
         flags::Command::Toolchains(t) => t.run(&sh),
         flags::Command::Verify(v) => v.run(&sh),
         flags::Command::Package(p) => p.run(&sh),
+        flags::Command::Bench(b) => b.run(&sh),
     }
 }
 

@@ -58,6 +58,7 @@ impl Test {
         cmd!(sh, "{cargo} xtask toolchains --check").run()?;
         prefix_consumer(sh, &cargo).context("openssl-sys against `cargo xtask build --prefix`")?;
         package_consumer(sh, &cargo).context("crypto-sys from its .crate, without perl")?;
+        sccache_build(sh, &cargo).context("RUSTC_WRAPPER=sccache")?;
         println!("cargo xtask test: all checks passed");
         Ok(())
     }
@@ -159,4 +160,30 @@ fn path_without_perl(bin: &std::path::Path) -> Result<String> {
         }
     }
     Ok(bin.display().to_string())
+}
+
+/// With RUSTC_WRAPPER=sccache, cc must route OpenSSL's C through sccache too.
+fn sccache_build(sh: &Shell, cargo: &str) -> Result<()> {
+    if which::which("sccache").is_err() {
+        bail!("sccache is not installed; .ci/run installs it");
+    }
+    let _ = cmd!(sh, "sccache --stop-server").quiet().ignore_status().ignore_stderr().run();
+    cmd!(sh, "sccache --start-server").run()?;
+    cmd!(sh, "sccache --zero-stats").quiet().run()?;
+    let _wrapper = sh.push_env("RUSTC_WRAPPER", "sccache");
+    cmd!(sh, "{cargo} build -p crypto-sys --target-dir target/sccache").run()?;
+    let stats = cmd!(sh, "sccache --show-stats").read()?;
+    let c_compiles: u64 = stats
+        .lines()
+        .filter(|l| {
+            l.contains("(C/C++)") && (l.starts_with("Cache hits") || l.starts_with("Cache misses"))
+        })
+        .filter_map(|l| l.split_whitespace().last()?.parse::<u64>().ok())
+        .sum();
+    let _ = cmd!(sh, "sccache --stop-server").quiet().ignore_status().ignore_stderr().run();
+    if c_compiles < 1000 {
+        bail!("sccache saw only {c_compiles} C compilations of OpenSSL's ~1100 units:\n{stats}");
+    }
+    println!("sccache handled {c_compiles} C compilations");
+    Ok(())
 }
