@@ -41,7 +41,7 @@ impl Test {
         for (path, mask) in PATH_MASKS {
             let _mask = sh.push_env("OPENSSL_ia32cap", mask);
             println!("known-answer tests on the {path} path (OPENSSL_ia32cap={mask})");
-            cmd!(sh, "{cargo} test -p crypto-sys --test kat --test api")
+            cmd!(sh, "{cargo} test -p crypto-sys --test kat --test api --test wycheproof")
                 .run()
                 .with_context(|| format!("KATs on the {path} path"))?;
         }
