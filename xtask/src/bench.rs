@@ -32,6 +32,10 @@ impl Bench {
         for s in &sets {
             SetChoice::parse(s)?;
         }
+        let cost = match self.against.as_deref() {
+            Some(OPENSSL_SRC) => Some(build_cost(sh)?),
+            _ => None,
+        };
         let mut contenders = Vec::new();
         for set in &sets {
             contenders.push(build_set(sh, set)?);
@@ -45,8 +49,10 @@ impl Bench {
             measure(sh, &contenders, self.rounds.unwrap_or(3), self.seconds.unwrap_or(0.3))?;
         let labels: Vec<&str> = contenders.iter().map(|c| c.label.as_str()).collect();
         print!("{}", table(&results, &labels));
+        let cost = cost.unwrap_or_default();
+        print!("{}", cost_table(&cost));
         if let Some(path) = &self.json {
-            fs::write(path, json(&results))
+            fs::write(path, json(&results, &cost))
                 .with_context(|| format!("writing {}", path.display()))?;
         }
         if let Some(path) = &self.plot {
@@ -55,6 +61,49 @@ impl Bench {
         }
         Ok(())
     }
+}
+
+/// Seconds per build step, in the order measured.
+type Cost = Vec<(&'static str, f64)>;
+
+/// Builds from clean in throwaway target directories: crypto-sys with asm, a switch to
+/// asm_avx2, a no-op rebuild, and openssl-sys's vendored build (openssl-src) for comparison.
+fn build_cost(sh: &Shell) -> Result<Cost> {
+    let cargo = cargo();
+    let root = crate::project_root().join("target/bench-cost");
+    let _ = fs::remove_dir_all(&root);
+    let (ours, theirs) = (root.join("crypto-sys"), root.join("openssl-src"));
+    let ours = || cmd!(sh, "{cargo} build -q --release -p crypto-bench --target-dir {ours}");
+    let theirs = cmd!(
+        sh,
+        "{cargo} build -q --release -p crypto-bench --no-default-features --features vendored --target-dir {theirs}"
+    );
+    Ok(vec![
+        ("crypto-sys clean build (asm)", timed(sh, "asm", ours())?),
+        ("crypto-sys set switch (asm -> asm_avx2)", timed(sh, "asm_avx2", ours())?),
+        ("crypto-sys no-op rebuild", timed(sh, "asm_avx2", ours())?),
+        ("openssl-src clean build (vendored)", timed(sh, "asm", theirs)?),
+    ])
+}
+
+/// Seconds one build command takes with CRYPTO_SYS_ASM_SET=`set`.
+fn timed(sh: &Shell, set: &str, build: xshell::Cmd<'_>) -> Result<f64> {
+    let _set = sh.push_env(ASM_SET_VAR, set);
+    let started = Instant::now();
+    build.run()?;
+    let secs = started.elapsed().as_secs_f64();
+    eprintln!("build cost: {secs:.1} s");
+    Ok(secs)
+}
+
+fn cost_table(cost: &Cost) -> String {
+    let theirs = cost.iter().find(|(l, _)| l.starts_with("openssl-src")).map(|c| c.1);
+    let mut out = String::new();
+    for (label, secs) in cost {
+        let ratio = theirs.map_or(String::new(), |t| format!("  ({:.2}x openssl-src)", secs / t));
+        let _ = writeln!(out, "{label:<42} {secs:>8.1} s{ratio}");
+    }
+    out
 }
 
 fn cargo() -> String {
@@ -147,7 +196,7 @@ fn table(results: &Results, labels: &[&str]) -> String {
     out
 }
 
-fn json(results: &Results) -> String {
+fn json(results: &Results, cost: &Cost) -> String {
     let figures: Vec<String> = results
         .iter()
         .map(|(figure, (unit, values))| {
@@ -158,7 +207,12 @@ fn json(results: &Results) -> String {
             )
         })
         .collect();
-    format!("{{\"figures\":[\n{}\n]}}\n", figures.join(",\n"))
+    let cost: Vec<String> = cost.iter().map(|(l, s)| format!("\"{l}\":{s:.1}")).collect();
+    format!(
+        "{{\"figures\":[\n{}\n],\n\"build_seconds\":{{{}}}}}\n",
+        figures.join(",\n"),
+        cost.join(",")
+    )
 }
 
 /// Horizontal bars: for each figure, one bar per contender, scaled to the figure's best.
@@ -224,8 +278,14 @@ mod tests {
 
     #[test]
     fn json_and_svg_carry_every_value() {
-        let j = json(&sample());
+        let cost = vec![
+            ("crypto-sys clean build (asm)", 70.0),
+            ("openssl-src clean build (vendored)", 88.0),
+        ];
+        let j = json(&sample(), &cost);
         assert!(j.contains("\"asm\":200.0") && j.contains("\"asm_avx2\":50.0"), "{j}");
+        assert!(j.contains("\"crypto-sys clean build (asm)\":70.0"), "{j}");
+        assert!(cost_table(&cost).contains("70.0 s  (0.80x openssl-src)"), "{}", cost_table(&cost));
         let s = svg(&sample(), &["asm", "asm_avx2"]);
         assert!(
             s.starts_with("<svg") && s.contains("width=\"420.0\"") && s.contains("width=\"105.0\""),
