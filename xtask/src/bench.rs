@@ -38,7 +38,11 @@ impl Bench {
         };
         let mut contenders = Vec::new();
         for set in &sets {
-            contenders.push(build_set(sh, set)?);
+            contenders.push(build_set(sh, set, Profile::Release)?);
+        }
+        if sets.iter().any(|s| s == "asm") {
+            // OpenSSL's C is built at -O3 in every profile: a debug build must be as fast.
+            contenders.push(build_set(sh, "asm", Profile::Debug)?);
         }
         match self.against.as_deref() {
             None => {}
@@ -111,13 +115,25 @@ fn cargo() -> String {
 }
 
 /// Builds the harness against crypto-sys with one set, in release, and keeps a copy.
-fn build_set(sh: &Shell, set: &str) -> Result<Contender> {
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Profile {
+    Release,
+    Debug,
+}
+
+fn build_set(sh: &Shell, set: &str, profile: Profile) -> Result<Contender> {
     let cargo = cargo();
     let _set = sh.push_env(ASM_SET_VAR, set);
     let started = Instant::now();
-    cmd!(sh, "{cargo} build --release -p crypto-bench --target-dir target/bench").quiet().run()?;
+    let release = (profile == Profile::Release).then_some("--release");
+    cmd!(sh, "{cargo} build {release...} -p crypto-bench --target-dir target/bench")
+        .quiet()
+        .run()?;
     eprintln!("built the harness with {set} in {:.1?}", started.elapsed());
-    keep(sh, "target/bench/release/crypto-bench", set)
+    match profile {
+        Profile::Release => keep(sh, "target/bench/release/crypto-bench", set),
+        Profile::Debug => keep(sh, "target/bench/debug/crypto-bench", &format!("{set}-debug")),
+    }
 }
 
 /// The same harness against OpenSSL built by its own Configure and make (openssl-src).
