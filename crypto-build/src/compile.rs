@@ -144,7 +144,7 @@ fn units_by_group(job: &Job) -> Result<BTreeMap<(Lib, usize, bool), Vec<Source>>
     let c_dir = set_dir(job.sets_root, &m.set, &m.target);
     let mut groups: BTreeMap<(Lib, usize, bool), Vec<Source>> = BTreeMap::new();
     for u in &m.units {
-        let generated = m.files.iter().find(|f| f.path == u.path);
+        let generated = m.generated(&u.path);
         let (path, identity) = if u.path.ends_with(".s") {
             let Some(choice) = job.plan.files.iter().find(|f| f.path == u.path) else {
                 bail!("the plan has no set for {}", u.path);

@@ -149,10 +149,9 @@ impl Manifest {
         out.join("\n")
     }
 
-    /// Whether `path` (tree-relative) is produced by the generator rather than taken from
-    /// openssl-src.
-    pub fn is_generated(&self, path: &str) -> bool {
-        self.files.iter().any(|f| f.path == path)
+    /// The generated file at `path` (tree-relative), or `None` when openssl-src provides it.
+    pub fn generated(&self, path: &str) -> Option<&FileHash> {
+        self.files.iter().find(|f| f.path == path)
     }
 
     pub fn asm_file(&self, path: &str) -> Option<&AsmFile> {
