@@ -2,27 +2,55 @@
 //! metadata and the embedded build facts.
 
 use crate::config::BuildConfig;
-use crate::data::{AsmSet, Feature};
+use crate::data::{AsmSet, CVariant, Feature, Target};
 use crate::detect::{self, Assembler};
+use crate::generate::Config;
 use crate::manifest::Manifest;
 use crate::select::{self, Facts, Plan, Policy};
 use crate::{compile, generate};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
 use std::fs;
+use std::path::Path;
 
 /// Name of the file in OUT_DIR that `cargo xtask build` reads for its summary.
 pub const SUMMARY_FILE: &str = "crypto-sys-summary.txt";
 /// Name of the file in OUT_DIR with the plan: `<asm path>\t<set>` per line; read by verify.
 pub const PLAN_FILE: &str = "crypto-sys-plan.tsv";
 
-/// Sets loaded on demand: generated when missing, verified against their hashes once.
+/// Sets loaded on demand: generated when missing, verified against their hashes once; and the
+/// C compiler's answers to the variants' probes, asked once.
 pub struct SetFacts<'a> {
-    pub sets_root: &'a std::path::Path,
-    pub target: &'static crate::data::Target,
+    pub sets_root: &'a Path,
+    pub target: &'static Target,
     pub jobs: usize,
     pub assembler: &'a Assembler,
+    pub c_compiler: &'a cc::Tool,
+    /// Where probe objects go.
+    pub scratch: &'a Path,
     pub loaded: Vec<Manifest>,
+    pub c_probes: Vec<(&'static CVariant, bool)>,
+}
+
+impl SetFacts<'_> {
+    fn load(&mut self, config: Config) -> Result<&Manifest> {
+        let key = config.key();
+        if let Some(i) = self.loaded.iter().position(|m| m.key() == key) {
+            return Ok(&self.loaded[i]);
+        }
+        generate::ensure(self.sets_root, config, self.jobs)?;
+        let dir = config.dir(self.sets_root);
+        let m = Manifest::load(&dir)?;
+        m.verify_files(&dir)?;
+        self.loaded.push(m);
+        Ok(self.loaded.last().unwrap())
+    }
+
+    /// The manifest of the C configuration the plan compiles.
+    pub fn c_manifest(&mut self, plan: &Plan) -> Result<Manifest> {
+        let config = Config { target: self.target, set: plan.c_set, variant: plan.c_variant };
+        self.load(config).cloned()
+    }
 }
 
 impl Facts for SetFacts<'_> {
@@ -31,15 +59,17 @@ impl Facts for SetFacts<'_> {
     }
 
     fn manifest(&mut self, set: &'static AsmSet) -> Result<&Manifest> {
-        if let Some(i) = self.loaded.iter().position(|m| m.set == set.name) {
-            return Ok(&self.loaded[i]);
+        self.load(Config { target: self.target, set, variant: None })
+    }
+
+    fn c_compiles(&mut self, v: &'static CVariant) -> bool {
+        if let Some((_, ok)) = self.c_probes.iter().find(|(p, _)| p.name == v.name) {
+            return *ok;
         }
-        let dir = generate::set_dir(self.sets_root, set.name, self.target.name);
-        generate::ensure(self.sets_root, self.target, set, self.jobs)?;
-        let m = Manifest::load(&dir)?;
-        m.verify_files(&dir)?;
-        self.loaded.push(m);
-        Ok(self.loaded.last().unwrap())
+        let c = self.c_compiler;
+        let ok = detect::probe::c_compiles(c.path(), c.args(), v.probe, self.scratch);
+        self.c_probes.push((v, ok));
+        ok
     }
 }
 
@@ -62,17 +92,20 @@ pub fn run() -> Result<()> {
         target: config.target,
         jobs: config.jobs,
         assembler: &assembler,
+        c_compiler: &compiler,
+        scratch: &config.out_dir,
         loaded: vec![],
+        c_probes: vec![],
     };
     let policy = Policy { strict: config.strict, allow_downgrade: config.allow_downgrade };
-    let plan = select::plan(config.choice, policy, &mut facts)?;
-    if !plan.downgrades.is_empty() {
+    let plan = select::plan(config.choice, config.variant, policy, &mut facts)?;
+    if plan.degraded() {
         println!("cargo:warning={} ({})", select::describe(&plan), assembler.describe());
     }
-    let c_manifest = facts.manifest(plan.c_set)?.clone();
+    let c_manifest = facts.c_manifest(&plan)?;
     for m in &facts.loaded {
-        let dir = generate::set_dir(&config.sets_root, &m.set, &m.target);
-        println!("cargo:rerun-if-changed={}", dir.join(crate::manifest::FILE_NAME).display());
+        let manifest = config.sets_root.join(m.key()).join(crate::manifest::FILE_NAME);
+        println!("cargo:rerun-if-changed={}", manifest.display());
     }
     let job = compile::Job {
         plan: &plan,
@@ -99,6 +132,7 @@ fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan) {
     println!("cargo:include={}", a.include_dir.display());
     println!("cargo:version={}", m.openssl);
     println!("cargo:asm_set={}", plan.c_set.name);
+    println!("cargo:c_variant={}", plan.c_variant.map_or("none", |v| v.name));
     // Lets crypto-sys declare the asm's capability functions only when they are linked.
     println!("cargo:rustc-check-cfg=cfg(crypto_sys_asm)");
     if !plan.files.is_empty() {
@@ -122,6 +156,13 @@ fn write_facts(
         ("TARGET", "&str", format!("{:?}", c.triple)),
         ("REQUESTED_SET", "&str", format!("{:?}", plan.requested.name())),
         ("EFFECTIVE_SET", "&str", format!("{:?}", plan.c_set.name)),
+        ("REQUESTED_C_VARIANT", "&str", format!("{:?}", plan.requested_variant.name())),
+        ("C_VARIANT", "Option<&str>", format!("{:?}", plan.c_variant.map(|v| v.name))),
+        (
+            "C_VARIANT_REFUSED",
+            "Option<&str>",
+            format!("{:?}", plan.variant_refused.map(|v| v.name)),
+        ),
         ("ASSEMBLER_KIND", "&str", format!("{:?}", asm.kind.name())),
         ("ASSEMBLER_VERSION", "&str", format!("{:?}", asm.version.as_deref().unwrap_or(""))),
         ("INCLUDE_DIR", "&str", format!("{:?}", a.include_dir.display().to_string())),
@@ -134,13 +175,14 @@ fn write_facts(
     }
     fs::write(c.out_dir.join("build_info.rs"), rs)?;
     let summary = format!(
-        "set {} (requested {}), {}, {} units ({} asm), {} downgraded\n",
+        "set {} (requested {}), C {}, {}, {} units ({} asm), {} downgraded\n",
         plan.c_set.name,
         plan.requested.name(),
+        plan.c_variant.map_or("default", |v| v.name),
         asm.describe(),
         units,
         plan.files.len(),
-        plan.downgrades.len()
+        plan.downgrades.len() + usize::from(plan.variant_refused.is_some())
     );
     fs::write(c.out_dir.join(SUMMARY_FILE), summary)?;
     let plan_tsv: String =

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// Inputs of one compile.
 pub struct Job<'a> {
     pub plan: &'a Plan,
-    /// Manifest of the set whose C configuration is built.
+    /// Manifest of the C configuration built: a set, or a set's C variant.
     pub c_manifest: &'a Manifest,
     pub sets_root: &'a Path,
     pub out_dir: &'a Path,
@@ -33,7 +33,7 @@ pub struct Artifacts {
 pub fn compile(job: &Job) -> Result<Artifacts> {
     let m = job.c_manifest;
     let src_root = openssl_src::source_dir();
-    let c_dir = set_dir(job.sets_root, &m.set, &m.target);
+    let c_dir = job.sets_root.join(m.key());
     let cache = ObjectCache::new(job.out_dir.join("objcache"), m)?;
     let mut objects: BTreeMap<Lib, Vec<PathBuf>> = BTreeMap::new();
     for ((lib, group, is_asm), units) in units_by_group(job)? {
@@ -141,7 +141,7 @@ impl ObjectCache {
 fn units_by_group(job: &Job) -> Result<BTreeMap<(Lib, usize, bool), Vec<Source>>> {
     let m = job.c_manifest;
     let src_root = openssl_src::source_dir();
-    let c_dir = set_dir(job.sets_root, &m.set, &m.target);
+    let c_dir = job.sets_root.join(m.key());
     let mut groups: BTreeMap<(Lib, usize, bool), Vec<Source>> = BTreeMap::new();
     for u in &m.units {
         let generated = m.generated(&u.path);

@@ -1,7 +1,7 @@
 //! The build's configuration, read from the environment in this module only. Every variable is
 //! declared once, typed, and announces itself with `rerun-if-env-changed`.
 
-use crate::data::{self, AsmSet, Target};
+use crate::data::{self, AsmSet, CVariant, Target};
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 
@@ -24,6 +24,32 @@ impl SetChoice {
         match self {
             SetChoice::Auto => "auto",
             SetChoice::Named(s) => s.name,
+        }
+    }
+}
+
+/// Which C variant the user asked for: the best one the C compiler passes, none, or one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VariantChoice {
+    Auto,
+    None,
+    Named(&'static CVariant),
+}
+
+impl VariantChoice {
+    pub fn parse(s: &str) -> Result<VariantChoice> {
+        match s {
+            "auto" | "" => Ok(VariantChoice::Auto),
+            "none" => Ok(VariantChoice::None),
+            name => Ok(VariantChoice::Named(data::variant_by_name(name)?)),
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            VariantChoice::Auto => "auto",
+            VariantChoice::None => "none",
+            VariantChoice::Named(v) => v.name,
         }
     }
 }
@@ -62,6 +88,7 @@ pub struct BuildConfig {
     pub triple: String,
     pub target: &'static Target,
     pub choice: SetChoice,
+    pub variant: VariantChoice,
     pub strict: bool,
     pub allow_downgrade: bool,
     pub assembler: Option<AssemblerChoice>,
@@ -75,6 +102,7 @@ pub struct BuildConfig {
 
 /// Environment variables a user may set, with what they accept.
 pub const ASM_SET_VAR: &str = "CRYPTO_SYS_ASM_SET";
+pub const C_VARIANT_VAR: &str = "CRYPTO_SYS_C_VARIANT";
 pub const STRICT_VAR: &str = "CRYPTO_SYS_STRICT";
 pub const ALLOW_DOWNGRADE_VAR: &str = "CRYPTO_SYS_ALLOW_DOWNGRADE";
 pub const ASSEMBLER_VAR: &str = "CRYPTO_SYS_ASSEMBLER";
@@ -94,6 +122,12 @@ pub fn per_target_var(base: &str, triple: &str) -> String {
     format!("{base}_{}", triple.replace(['-', '.'], "_"))
 }
 
+/// The per-target form of `base` if set, else `base`: (variable name, value).
+fn per_target_or_plain(base: &str, triple: &str) -> Option<(String, String)> {
+    let specific = per_target_var(base, triple);
+    var(&specific).map(|v| (specific, v)).or_else(|| var(base).map(|v| (base.to_string(), v)))
+}
+
 pub fn parse_bool(name: &str, value: &str) -> Result<bool> {
     match value {
         "1" | "true" | "yes" => Ok(true),
@@ -106,13 +140,13 @@ impl BuildConfig {
     pub fn from_cargo_env() -> Result<BuildConfig> {
         let triple = cargo_var("TARGET")?;
         let target = data::target_for(&triple)?;
-        let set_var = per_target_var(ASM_SET_VAR, &triple);
-        let choice = match var(&set_var)
-            .map(|v| (set_var.as_str(), v))
-            .or_else(|| var(ASM_SET_VAR).map(|v| (ASM_SET_VAR, v)))
-        {
+        let choice = match per_target_or_plain(ASM_SET_VAR, &triple) {
             Some((name, v)) => SetChoice::parse(&v).with_context(|| format!("in {name}"))?,
             None => SetChoice::Auto,
+        };
+        let variant = match per_target_or_plain(C_VARIANT_VAR, &triple) {
+            Some((name, v)) => VariantChoice::parse(&v).with_context(|| format!("in {name}"))?,
+            None => VariantChoice::Auto,
         };
         let flag = |name: &str| var(name).map_or(Ok(false), |v| parse_bool(name, &v));
         let strict = flag(STRICT_VAR)?;
@@ -130,6 +164,7 @@ impl BuildConfig {
             triple,
             target,
             choice,
+            variant,
             strict,
             allow_downgrade,
             assembler,
@@ -160,6 +195,18 @@ mod tests {
         assert_eq!(SetChoice::parse("asm_avx2").unwrap().name(), "asm_avx2");
         let e = SetChoice::parse("avx512").unwrap_err().to_string();
         assert!(e.contains("accepted: auto, asm, asm_avx2, no_asm"), "{e}");
+    }
+
+    #[test]
+    fn variant_choice_accepts_auto_none_and_known_variants() {
+        assert_eq!(VariantChoice::parse("").unwrap(), VariantChoice::Auto);
+        assert_eq!(VariantChoice::parse("none").unwrap(), VariantChoice::None);
+        assert_eq!(
+            VariantChoice::parse("ec_nistp_64_gcc_128").unwrap().name(),
+            "ec_nistp_64_gcc_128"
+        );
+        let e = VariantChoice::parse("nistp").unwrap_err().to_string();
+        assert!(e.contains("accepted: auto, none, ec_nistp_64_gcc_128"), "{e}");
     }
 
     #[test]

@@ -122,6 +122,51 @@ pub const TARGETS: &[Target] = &[
              fast_paths: X86_64_FAST_PATHS },
 ];
 
+/// A C-configuration variant: Configure options that change only C sources and defines, never
+/// the asm, taken when its probe compiles with the real C compiler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CVariant {
+    /// Also the suffix of its directory: `<set>/<target>+<name>`.
+    pub name: &'static str,
+    pub configure: &'static [&'static str],
+    /// What the probe establishes, for messages.
+    pub needs: &'static str,
+    /// A C translation unit that compiles only where the variant's code is correct.
+    pub probe: &'static str,
+    /// A symbol only the variant's objects define; `cargo xtask verify` looks for it.
+    pub marker: &'static str,
+}
+
+/// OpenSSL's nistp code needs `__uint128_t` and a 64-bit little-endian target; Configure cannot
+/// tell, so it leaves the code off unless asked.
+const INT128_LE64_PROBE: &str = "\
+#if !defined(__SIZEOF_INT128__) || !defined(__SIZEOF_POINTER__) || __SIZEOF_POINTER__ != 8
+#error \"needs __uint128_t on a 64-bit target\"
+#endif
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error \"needs a little-endian target\"
+#endif
+typedef __uint128_t u128;
+typedef char u128_is_16_bytes[sizeof(u128) == 16 ? 1 : -1];
+u128 probe_mul(unsigned long long a, unsigned long long b) { return (u128)a * b + (a >> 3); }
+u128 probe_shift(u128 x, unsigned s) { return (x << (s & 63)) | (x >> 64); }
+";
+
+/// Variants in order of preference; `auto` takes the first whose probe passes.
+#[rustfmt::skip]
+pub const C_VARIANTS: &[CVariant] = &[
+    CVariant { name: "ec_nistp_64_gcc_128", configure: &["enable-ec_nistp_64_gcc_128"],
+               needs: "__uint128_t on a 64-bit little-endian target", probe: INT128_LE64_PROBE,
+               marker: "ossl_ec_GFp_nistp384_method" },
+];
+
+pub fn variant_by_name(name: &str) -> anyhow::Result<&'static CVariant> {
+    C_VARIANTS.iter().find(|v| v.name == name).ok_or_else(|| {
+        let names: Vec<&str> = C_VARIANTS.iter().map(|v| v.name).collect();
+        anyhow::anyhow!("unknown C variant `{name}`; accepted: auto, none, {}", names.join(", "))
+    })
+}
+
 /// The version from which a kind of assembler is said to handle a feature class, as OpenSSL's
 /// scripts and the assemblers' release notes put it. Only reported next to the probes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -64,6 +64,9 @@ pub struct Manifest {
     pub openssl: String,
     pub target: String,
     pub set: String,
+    /// The C variant (`data::C_VARIANTS`), empty for OpenSSL's default configuration. A
+    /// variant's directory holds only C outputs: its asm comes from the set's own directory.
+    pub variant: String,
     /// OpenSSL's own library flags (LIB_CFLAGS and LIB_CPPFLAGS), for every unit.
     pub cflags: Vec<String>,
     /// System libraries to link, without `-l`.
@@ -108,6 +111,7 @@ impl Manifest {
             ("openssl", 2) => self.openssl = fields[1].into(),
             ("target", 2) => self.target = fields[1].into(),
             ("set", 2) => self.set = fields[1].into(),
+            ("variant", 2) => self.variant = fields[1].into(),
             ("cflag", 2) => self.cflags.push(fields[1].into()),
             ("exlib", 2) => self.ex_libs.push(fields[1].into()),
             ("group", _) => self.groups.push(words(1)),
@@ -134,6 +138,9 @@ impl Manifest {
         out.push(format!("openssl\t{}", self.openssl));
         out.push(format!("target\t{}", self.target));
         out.push(format!("set\t{}", self.set));
+        if !self.variant.is_empty() {
+            out.push(format!("variant\t{}", self.variant));
+        }
         out.extend(self.cflags.iter().map(|f| format!("cflag\t{f}")));
         out.extend(self.ex_libs.iter().map(|l| format!("exlib\t{l}")));
         out.extend(self.groups.iter().map(|g| format!("group\t{}", g.join("\t"))));
@@ -147,6 +154,11 @@ impl Manifest {
         out.extend(self.files.iter().map(|f| format!("file\t{}\t{}", f.sha256, f.path)));
         out.push(String::new());
         out.join("\n")
+    }
+
+    /// Where this configuration lives under the sets' root, and its name in the lock.
+    pub fn key(&self) -> String {
+        key(&self.set, &self.target, &self.variant)
     }
 
     /// The generated file at `path` (tree-relative), or `None` when openssl-src provides it.
@@ -177,6 +189,14 @@ impl Manifest {
     }
 }
 
+/// `<set>/<target>`, or `<set>/<target>+<variant>` for a C variant.
+pub fn key(set: &str, target: &str, variant: &str) -> String {
+    match variant {
+        "" => format!("{set}/{target}"),
+        v => format!("{set}/{target}+{v}"),
+    }
+}
+
 /// Where a generated file lives inside a set's target directory.
 pub fn gen_path(set_dir: &Path, rel: &str) -> PathBuf {
     set_dir.join(GEN_DIR).join(rel)
@@ -198,6 +218,7 @@ mod tests {
             openssl: "3.6.3".into(),
             target: "linux-x86_64".into(),
             set: "asm".into(),
+            variant: String::new(),
             cflags: vec!["-O3".into(), "-DOPENSSLDIR=\"/usr/local/ssl\"".into()],
             ex_libs: vec!["dl".into()],
             groups: vec![vec!["-I.".into(), "-DAES_ASM".into()], vec![]],
@@ -218,6 +239,16 @@ mod tests {
     fn text_round_trips() {
         let m = sample();
         assert_eq!(Manifest::parse(&m.to_text()).unwrap(), m);
+    }
+
+    #[test]
+    fn variants_round_trip_and_have_their_own_key() {
+        let mut m = sample();
+        assert_eq!(m.key(), "asm/linux-x86_64");
+        assert!(!m.to_text().contains("variant"), "a default manifest keeps its old text");
+        m.variant = "ec_nistp_64_gcc_128".into();
+        assert_eq!(Manifest::parse(&m.to_text()).unwrap(), m);
+        assert_eq!(m.key(), "asm/linux-x86_64+ec_nistp_64_gcc_128");
     }
 
     #[test]

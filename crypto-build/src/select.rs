@@ -1,8 +1,9 @@
 //! Per-file set selection: for each asm file, the fastest set whose version of it the
-//! assembler can assemble. Every downgrade is recorded, so it can be reported once.
+//! assembler can assemble; and the C variant, if the C compiler passes its probe. Every
+//! downgrade is recorded, so it can be reported once.
 
-use crate::config::SetChoice;
-use crate::data::{AsmSet, Feature, SETS};
+use crate::config::{SetChoice, VariantChoice};
+use crate::data::{AsmSet, CVariant, Feature, C_VARIANTS, SETS};
 use crate::manifest::Manifest;
 use anyhow::{bail, Result};
 
@@ -30,12 +31,26 @@ pub struct Plan {
     pub c_set: &'static AsmSet,
     pub files: Vec<FileChoice>,
     pub downgrades: Vec<Downgrade>,
+    pub requested_variant: VariantChoice,
+    /// The C variant compiled, if any.
+    pub c_variant: Option<&'static CVariant>,
+    /// The variant that was wanted but whose probe the C compiler failed.
+    pub variant_refused: Option<&'static CVariant>,
+}
+
+impl Plan {
+    /// Whether anything fell back, and so must be reported.
+    pub fn degraded(&self) -> bool {
+        !self.downgrades.is_empty() || self.variant_refused.is_some()
+    }
 }
 
 /// What the planner may ask about the toolchain and the sets.
 pub trait Facts {
     fn supports(&self, f: Feature) -> bool;
     fn manifest(&mut self, set: &'static AsmSet) -> Result<&Manifest>;
+    /// Whether the C compiler compiles the variant's probe.
+    fn c_compiles(&mut self, v: &'static CVariant) -> bool;
 }
 
 /// Selection policy switches.
@@ -53,16 +68,37 @@ fn no_asm() -> &'static AsmSet {
     SETS.iter().find(|s| s.allowed.is_empty()).expect("SETS has a no-asm row")
 }
 
-pub fn plan(choice: SetChoice, policy: Policy, facts: &mut dyn Facts) -> Result<Plan> {
+pub fn plan(
+    choice: SetChoice,
+    variant: VariantChoice,
+    policy: Policy,
+    facts: &mut dyn Facts,
+) -> Result<Plan> {
+    let mut plan = asm_plan(choice, facts)?;
+    plan.requested_variant = variant;
+    (plan.c_variant, plan.variant_refused) = pick_variant(variant, facts);
+    enforce(&plan, policy)?;
+    Ok(plan)
+}
+
+fn asm_plan(choice: SetChoice, facts: &mut dyn Facts) -> Result<Plan> {
     let wanted = match choice {
         SetChoice::Auto => asm_sets().next().expect("SETS has an asm row"),
-        SetChoice::Named(s) if s.allowed.is_empty() => {
-            return Ok(Plan { requested: choice, c_set: s, files: vec![], downgrades: vec![] })
-        }
         SetChoice::Named(s) => s,
     };
+    let mut plan = Plan {
+        requested: choice,
+        c_set: wanted,
+        files: vec![],
+        downgrades: vec![],
+        requested_variant: VariantChoice::None,
+        c_variant: None,
+        variant_refused: None,
+    };
+    if wanted.allowed.is_empty() {
+        return Ok(plan);
+    }
     let paths: Vec<String> = facts.manifest(wanted)?.asm.iter().map(|a| a.path.clone()).collect();
-    let mut plan = Plan { requested: choice, c_set: wanted, files: vec![], downgrades: vec![] };
     for path in paths {
         match pick(&path, wanted, facts)? {
             (set, None) => plan.files.push(FileChoice { path, set }),
@@ -78,8 +114,23 @@ pub fn plan(choice: SetChoice, policy: Policy, facts: &mut dyn Facts) -> Result<
             }
         }
     }
-    enforce(&plan, policy)?;
     Ok(plan)
+}
+
+/// (variant taken, variant refused by its probe).
+fn pick_variant(
+    choice: VariantChoice,
+    facts: &mut dyn Facts,
+) -> (Option<&'static CVariant>, Option<&'static CVariant>) {
+    let candidates: Vec<&'static CVariant> = match choice {
+        VariantChoice::None => return (None, None),
+        VariantChoice::Auto => C_VARIANTS.iter().collect(),
+        VariantChoice::Named(v) => vec![v],
+    };
+    match candidates.iter().find(|v| facts.c_compiles(v)) {
+        Some(v) => (Some(*v), None),
+        None => (None, candidates.first().copied()),
+    }
 }
 
 /// The first set, from `wanted` down, whose version of `path` needs only supported features.
@@ -111,29 +162,58 @@ fn pick(
 }
 
 fn enforce(plan: &Plan, policy: Policy) -> Result<()> {
-    if plan.downgrades.is_empty() {
-        return Ok(());
-    }
-    match plan.requested {
-        SetChoice::Auto if policy.strict => {
-            bail!(
-                "strict mode: {} (unset CRYPTO_SYS_STRICT / drop --strict to accept)",
-                describe(plan)
-            )
-        }
-        SetChoice::Named(s) if !policy.allow_downgrade => bail!(
+    let asm_down = !plan.downgrades.is_empty();
+    let refused = plan.variant_refused;
+    if let (SetChoice::Named(s), true, false) = (plan.requested, asm_down, policy.allow_downgrade) {
+        bail!(
             "the assembler cannot assemble all of `{}`: {}; choose another set, or allow \
              per-file downgrades with --allow-downgrade (CRYPTO_SYS_ALLOW_DOWNGRADE=1)",
             s.name,
             describe_files(plan)
-        ),
-        _ => Ok(()),
+        );
     }
+    if let (VariantChoice::Named(_), Some(v), false) =
+        (plan.requested_variant, refused, policy.allow_downgrade)
+    {
+        bail!(
+            "{}; choose --c-variant none (CRYPTO_SYS_C_VARIANT=none), or allow the downgrade \
+             with --allow-downgrade (CRYPTO_SYS_ALLOW_DOWNGRADE=1)",
+            describe_variant(v)
+        );
+    }
+    let auto_down = (plan.requested == SetChoice::Auto && asm_down)
+        || (plan.requested_variant == VariantChoice::Auto && refused.is_some());
+    if auto_down && policy.strict {
+        bail!(
+            "strict mode: {} (unset CRYPTO_SYS_STRICT / drop --strict to accept)",
+            describe(plan)
+        );
+    }
+    Ok(())
 }
 
-/// One line: what was downgraded, where to, and which features were missing.
+/// One line: what was downgraded, where to, and why.
 pub fn describe(plan: &Plan) -> String {
-    format!("asm set `{}` downgraded: {}", plan.requested.name(), describe_files(plan))
+    let mut parts = Vec::new();
+    if !plan.downgrades.is_empty() {
+        parts.push(format!(
+            "asm set `{}` downgraded: {}",
+            plan.requested.name(),
+            describe_files(plan)
+        ));
+    }
+    if let Some(v) = plan.variant_refused {
+        parts.push(describe_variant(v));
+    }
+    parts.join("; ")
+}
+
+fn describe_variant(v: &CVariant) -> String {
+    format!(
+        "C variant `{}` off: the C compiler failed its probe ({}), so OpenSSL's default C \
+         configuration is built",
+        v.name, v.needs
+    )
 }
 
 fn describe_files(plan: &Plan) -> String {
@@ -158,6 +238,7 @@ mod tests {
     struct Fake {
         unsupported: Vec<Feature>,
         manifests: Vec<Manifest>,
+        int128: bool,
     }
 
     impl Facts for Fake {
@@ -166,6 +247,9 @@ mod tests {
         }
         fn manifest(&mut self, set: &'static AsmSet) -> Result<&Manifest> {
             Ok(self.manifests.iter().find(|m| m.set == set.name).unwrap())
+        }
+        fn c_compiles(&mut self, _: &'static CVariant) -> bool {
+            self.int128
         }
     }
 
@@ -186,6 +270,7 @@ mod tests {
                 manifest("asm_avx2", &[("gcm.s", &[Avx2]), ("ifma.s", &[Avx2])]),
                 manifest("no_asm", &[]),
             ],
+            int128: true,
         }
     }
 
@@ -195,27 +280,41 @@ mod tests {
 
     #[test]
     fn auto_takes_asm_when_everything_assembles() {
-        let p = plan(SetChoice::Auto, Policy::default(), &mut fake(&[])).unwrap();
+        let p =
+            plan(SetChoice::Auto, VariantChoice::Auto, Policy::default(), &mut fake(&[])).unwrap();
         assert_eq!(sets(&p), ["asm", "asm"]);
         assert!(p.downgrades.is_empty());
     }
 
     #[test]
     fn auto_downgrades_only_the_files_that_need_it() {
-        let p = plan(SetChoice::Auto, Policy::default(), &mut fake(&[Feature::AvxIfma])).unwrap();
+        let p = plan(
+            SetChoice::Auto,
+            VariantChoice::Auto,
+            Policy::default(),
+            &mut fake(&[Feature::AvxIfma]),
+        )
+        .unwrap();
         assert_eq!(sets(&p), ["asm", "asm_avx2"]);
         assert_eq!(
             describe(&p),
             "asm set `auto` downgraded: ifma.s -> asm_avx2 (missing avx-ifma)"
         );
         let strict = Policy { strict: true, ..Policy::default() };
-        let e = plan(SetChoice::Auto, strict, &mut fake(&[Feature::AvxIfma])).unwrap_err();
+        let e = plan(SetChoice::Auto, VariantChoice::Auto, strict, &mut fake(&[Feature::AvxIfma]))
+            .unwrap_err();
         assert!(e.to_string().contains("strict mode"), "{e}");
     }
 
     #[test]
     fn no_avx2_falls_back_to_no_asm_as_a_whole() {
-        let p = plan(SetChoice::Auto, Policy::default(), &mut fake(&[Feature::Avx2])).unwrap();
+        let p = plan(
+            SetChoice::Auto,
+            VariantChoice::Auto,
+            Policy::default(),
+            &mut fake(&[Feature::Avx2]),
+        )
+        .unwrap();
         assert_eq!(p.c_set.name, "no_asm");
         assert!(p.files.is_empty());
         assert_eq!(p.downgrades.len(), 1);
@@ -225,10 +324,11 @@ mod tests {
     #[test]
     fn an_explicit_set_that_does_not_assemble_is_an_error_unless_allowed() {
         let asm = SetChoice::Named(set_by_name("asm").unwrap());
-        let e = plan(asm, Policy::default(), &mut fake(&[Feature::Vaes512])).unwrap_err();
+        let e = plan(asm, VariantChoice::Auto, Policy::default(), &mut fake(&[Feature::Vaes512]))
+            .unwrap_err();
         assert!(e.to_string().contains("gcm.s -> asm_avx2 (missing vaes-zmm)"), "{e}");
         let allow = Policy { allow_downgrade: true, ..Policy::default() };
-        let p = plan(asm, allow, &mut fake(&[Feature::Vaes512])).unwrap();
+        let p = plan(asm, VariantChoice::Auto, allow, &mut fake(&[Feature::Vaes512])).unwrap();
         assert_eq!(sets(&p), ["asm_avx2", "asm"]);
     }
 
@@ -236,11 +336,52 @@ mod tests {
     fn explicit_no_asm_has_no_asm_files() {
         let p = plan(
             SetChoice::Named(set_by_name("no_asm").unwrap()),
+            VariantChoice::Auto,
             Policy::default(),
             &mut fake(&[]),
         )
         .unwrap();
         assert_eq!(p.c_set.name, "no_asm");
         assert!(p.files.is_empty() && p.downgrades.is_empty());
+    }
+
+    #[test]
+    fn auto_takes_the_variant_the_c_compiler_passes() {
+        let p =
+            plan(SetChoice::Auto, VariantChoice::Auto, Policy::default(), &mut fake(&[])).unwrap();
+        assert_eq!(p.c_variant.map(|v| v.name), Some("ec_nistp_64_gcc_128"));
+        assert!(!p.degraded());
+        let p =
+            plan(SetChoice::Auto, VariantChoice::None, Policy::default(), &mut fake(&[])).unwrap();
+        assert!(p.c_variant.is_none() && !p.degraded(), "none is asked for, not a fallback");
+    }
+
+    #[test]
+    fn a_failed_c_probe_is_reported_like_an_asm_downgrade() {
+        let mut no_int128 = Fake { int128: false, ..fake(&[Feature::AvxIfma]) };
+        let p =
+            plan(SetChoice::Auto, VariantChoice::Auto, Policy::default(), &mut no_int128).unwrap();
+        assert!(p.c_variant.is_none() && p.degraded());
+        assert_eq!(
+            describe(&p),
+            "asm set `auto` downgraded: ifma.s -> asm_avx2 (missing avx-ifma); C variant \
+             `ec_nistp_64_gcc_128` off: the C compiler failed its probe (__uint128_t on a \
+             64-bit little-endian target), so OpenSSL's default C configuration is built"
+        );
+        let strict = Policy { strict: true, ..Policy::default() };
+        let mut no_int128 = Fake { int128: false, ..fake(&[]) };
+        let e = plan(SetChoice::Auto, VariantChoice::Auto, strict, &mut no_int128).unwrap_err();
+        assert!(e.to_string().starts_with("strict mode: C variant"), "{e}");
+    }
+
+    #[test]
+    fn an_explicit_variant_the_c_compiler_fails_is_an_error_unless_allowed() {
+        let nistp = VariantChoice::parse("ec_nistp_64_gcc_128").unwrap();
+        let mut no_int128 = Fake { int128: false, ..fake(&[]) };
+        let e = plan(SetChoice::Auto, nistp, Policy::default(), &mut no_int128).unwrap_err();
+        assert!(e.to_string().contains("CRYPTO_SYS_C_VARIANT=none"), "{e}");
+        let allow = Policy { allow_downgrade: true, ..Policy::default() };
+        let p = plan(SetChoice::Auto, nistp, allow, &mut no_int128).unwrap();
+        assert!(p.c_variant.is_none() && p.variant_refused.is_some());
     }
 }

@@ -5,6 +5,14 @@ fn main() {
     println!("OpenSSL {} for {}", info.openssl_version, info.target);
     println!("asm set: requested {}, effective {}", info.requested_set, info.effective_set);
     println!("assembler: {} {}", info.assembler_kind, info.assembler_version);
+    println!(
+        "C variant: requested {}, built {}",
+        info.requested_c_variant,
+        info.c_variant.unwrap_or("none (OpenSSL's default configuration)")
+    );
+    if let Some(v) = info.c_variant_refused {
+        println!("downgraded: C variant {v} (the C compiler failed its probe)");
+    }
     for d in info.downgrades {
         println!("downgraded: {} from {} to {} (missing {})", d.path, d.from, d.to, d.missing);
     }

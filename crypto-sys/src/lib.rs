@@ -21,7 +21,7 @@ pub struct Downgrade {
     pub missing: &'static str,
 }
 
-/// What this build of OpenSSL is: version, target, sets and assembler.
+/// What this build of OpenSSL is: version, target, sets, C variant and assembler.
 #[derive(Debug, Clone, Copy)]
 pub struct BuildInfo {
     pub openssl_version: &'static str,
@@ -35,6 +35,13 @@ pub struct BuildInfo {
     /// Each asm file and the set it came from.
     pub asm_files: &'static [(&'static str, &'static str)],
     pub downgrades: &'static [Downgrade],
+    /// `auto`, `none`, or the C variant that was asked for.
+    pub requested_c_variant: &'static str,
+    /// The C variant compiled (e.g. `ec_nistp_64_gcc_128`: OpenSSL's 64-bit P-224/P-256/
+    /// P-384/P-521 code), or `None` for OpenSSL's default C configuration.
+    pub c_variant: Option<&'static str>,
+    /// A variant that was wanted but whose probe the C compiler failed (a reported downgrade).
+    pub c_variant_refused: Option<&'static str>,
     /// The installed OpenSSL headers (`<include_dir>/openssl/*.h`) of this build.
     pub include_dir: &'static str,
 }
@@ -50,6 +57,9 @@ pub fn build_info() -> BuildInfo {
         assembler_version: facts::ASSEMBLER_VERSION,
         asm_files: facts::ASM_FILES,
         downgrades: facts::DOWNGRADES,
+        requested_c_variant: facts::REQUESTED_C_VARIANT,
+        c_variant: facts::C_VARIANT,
+        c_variant_refused: facts::C_VARIANT_REFUSED,
         include_dir: facts::INCLUDE_DIR,
     }
 }

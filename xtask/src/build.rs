@@ -5,8 +5,8 @@ use crate::flags::Build;
 use anyhow::{bail, Context, Result};
 use crypto_build::build_script::SUMMARY_FILE;
 use crypto_build::config::{
-    per_target_var, AssemblerChoice, SetChoice, ALLOW_DOWNGRADE_VAR, ASM_SET_VAR, ASSEMBLER_VAR,
-    STRICT_VAR,
+    per_target_var, AssemblerChoice, SetChoice, VariantChoice, ALLOW_DOWNGRADE_VAR, ASM_SET_VAR,
+    ASSEMBLER_VAR, C_VARIANT_VAR, STRICT_VAR,
 };
 use crypto_build::data;
 use std::fs;
@@ -20,6 +20,7 @@ const PREFIX_MARKER: &str = ".crypto-sys-prefix";
 impl Build {
     pub fn run(self, sh: &Shell) -> Result<()> {
         let choice = self.asm_set.as_deref().map(SetChoice::parse).transpose()?;
+        let variant = self.c_variant.as_deref().map(VariantChoice::parse).transpose()?;
         let assembler =
             self.assembler.as_deref().map(AssemblerChoice::parse).transpose()?.flatten();
         let triple = match &self.target {
@@ -32,6 +33,7 @@ impl Build {
         }
         let started = Instant::now();
         let _asm = assembler.map(|a| sh.push_env(ASSEMBLER_VAR, a.name()));
+        let _variant = variant.map(|v| sh.push_env(C_VARIANT_VAR, v.name()));
         let _strict = self.strict.then(|| sh.push_env(STRICT_VAR, "1"));
         let _allow = self.allow_downgrade.then(|| sh.push_env(ALLOW_DOWNGRADE_VAR, "1"));
         let target = self.target.as_ref().map(|t| format!("--target={t}"));

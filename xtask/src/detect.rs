@@ -4,8 +4,8 @@
 use crate::flags::Detect;
 use anyhow::{Context, Result};
 use crypto_build::build_script::SetFacts;
-use crypto_build::config::{AssemblerChoice, SetChoice};
-use crypto_build::data;
+use crypto_build::config::{AssemblerChoice, SetChoice, VariantChoice};
+use crypto_build::data::{self, CVariant};
 use crypto_build::detect::{self, Assembler};
 use crypto_build::select::{self, Plan, Policy};
 use xshell::Shell;
@@ -18,6 +18,7 @@ impl Detect {
         };
         let target = data::target_for(&triple)?;
         let choice = SetChoice::parse(self.asm_set.as_deref().unwrap_or("auto"))?;
+        let variant = VariantChoice::parse(self.c_variant.as_deref().unwrap_or("auto"))?;
         let mut cc = cc::Build::new();
         cc.target(&triple).host(&triple).opt_level(3).cargo_metadata(false).cargo_warnings(false);
         let compiler = cc.try_get_compiler().context("finding the C compiler cc would use")?;
@@ -26,20 +27,36 @@ impl Detect {
         let assembler = AssemblerChoice::parse(self.assembler.as_deref().unwrap_or(""))?;
         let (driver, args) = detect::asm_driver(assembler, &compiler, target)?;
         let asm = detect::detect(&driver, &args, &cache);
-        let mut facts =
-            SetFacts { sets_root: &root, target, jobs: 2, assembler: &asm, loaded: vec![] };
+        std::fs::create_dir_all(&cache)?;
+        let mut facts = SetFacts {
+            sets_root: &root,
+            target,
+            jobs: 2,
+            assembler: &asm,
+            c_compiler: &compiler,
+            scratch: &cache,
+            loaded: vec![],
+            c_probes: vec![],
+        };
         let policy = Policy { strict: self.strict, allow_downgrade: self.allow_downgrade };
-        let plan = select::plan(choice, policy, &mut facts)?;
+        let plan = select::plan(choice, variant, policy, &mut facts)?;
+        let c = CFacts { compiler: compiler.path().display().to_string(), probes: &facts.c_probes };
         if self.json {
-            println!("{}", json(&triple, &asm, &plan));
+            println!("{}", json(&triple, &asm, &c, &plan));
         } else {
-            print!("{}", text(&triple, &asm, &plan));
+            print!("{}", text(&triple, &asm, &c, &plan));
         }
         Ok(())
     }
 }
 
-fn text(triple: &str, asm: &Assembler, plan: &Plan) -> String {
+/// The C compiler and its answers to the C variants' probes.
+struct CFacts<'a> {
+    compiler: String,
+    probes: &'a [(&'static CVariant, bool)],
+}
+
+fn text(triple: &str, asm: &Assembler, c: &CFacts, plan: &Plan) -> String {
     let mut out =
         format!("target: {triple}\ntoolchain: {} ({})\n", asm.driver.display(), asm.describe());
     for (f, ok) in &asm.probes {
@@ -48,17 +65,27 @@ fn text(triple: &str, asm: &Assembler, plan: &Plan) -> String {
     for d in asm.disagreements() {
         out += &format!("note: {d}\n");
     }
-    out += &format!("plan: C from {}, {} asm files\n", plan.c_set.name, plan.files.len());
+    out += &format!("C compiler: {}\n", c.compiler);
+    for (v, ok) in c.probes {
+        let verdict = if *ok { "compiles" } else { "REJECTED" };
+        out += &format!("  probe {:<20} {verdict} ({})\n", v.name, v.needs);
+    }
+    let variant = plan.c_variant.map_or("default", |v| v.name);
+    out += &format!(
+        "plan: C from {} ({variant} configuration), {} asm files\n",
+        plan.c_set.name,
+        plan.files.len()
+    );
     for f in &plan.files {
         out += &format!("  {:<40} {}\n", f.path, f.set.name);
     }
-    if !plan.downgrades.is_empty() {
+    if plan.degraded() {
         out += &format!("warning: {} ({})\n", select::describe(plan), asm.describe());
     }
     out
 }
 
-fn json(triple: &str, asm: &Assembler, plan: &Plan) -> String {
+fn json(triple: &str, asm: &Assembler, c: &CFacts, plan: &Plan) -> String {
     let q = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
     let probes: Vec<String> =
         asm.probes.iter().map(|(f, ok)| format!("{}:{ok}", q(f.name()))).collect();
@@ -79,17 +106,27 @@ fn json(triple: &str, asm: &Assembler, plan: &Plan) -> String {
         })
         .collect();
     let notes: Vec<String> = asm.disagreements().iter().map(|d| q(d)).collect();
+    let c_probes: Vec<String> =
+        c.probes.iter().map(|(v, ok)| format!("{}:{ok}", q(v.name))).collect();
+    let opt = |v: Option<&CVariant>| v.map_or("null".into(), |v| q(v.name));
     format!(
         "{{\"target\":{},\"driver\":{},\"kind\":{},\"version\":{},\"probes\":{{{}}},\"notes\":[{}],\
-         \"requested\":{},\"c_set\":{},\"files\":{{{}}},\"downgrades\":[{}]}}",
+         \"c_compiler\":{},\"c_probes\":{{{}}},\"requested\":{},\"c_set\":{},\
+         \"requested_c_variant\":{},\"c_variant\":{},\"c_variant_refused\":{},\
+         \"files\":{{{}}},\"downgrades\":[{}]}}",
         q(triple),
         q(&asm.driver.display().to_string()),
         q(asm.kind.name()),
         asm.version.as_deref().map_or("null".into(), q),
         probes.join(","),
         notes.join(","),
+        q(&c.compiler),
+        c_probes.join(","),
         q(plan.requested.name()),
         q(plan.c_set.name),
+        q(plan.requested_variant.name()),
+        opt(plan.c_variant),
+        opt(plan.variant_refused),
         files.join(","),
         downgrades.join(",")
     )

@@ -10,16 +10,18 @@ cargo xtask <command>
       Generate the asm sets from OpenSSL's perlasm (all sets and targets by default).
       --check regenerates in a scratch directory and compares with generate.lock and with
       the outputs on disk, changing nothing. --root works on another copy of the sets.
-  build [--asm-set auto|asm|asm_avx2|no_asm] [--assembler gas|clang|nasm] [--strict]
-        [--allow-downgrade] [--target TRIPLE] [--release] [--prefix DIR]
+  build [--asm-set auto|asm|asm_avx2|no_asm] [--c-variant auto|none|ec_nistp_64_gcc_128]
+        [--assembler gas|clang|nasm] [--strict] [--allow-downgrade] [--target TRIPLE]
+        [--release] [--prefix DIR]
       Build crypto-sys with that set and print one summary line. The options map to the
-      variables CRYPTO_SYS_ASM_SET, CRYPTO_SYS_ASSEMBLER, CRYPTO_SYS_STRICT and
-      CRYPTO_SYS_ALLOW_DOWNGRADE, which plain cargo builds read. --prefix also installs an
+      variables CRYPTO_SYS_ASM_SET, CRYPTO_SYS_C_VARIANT, CRYPTO_SYS_ASSEMBLER,
+      CRYPTO_SYS_STRICT and CRYPTO_SYS_ALLOW_DOWNGRADE, which plain cargo builds read. --prefix also installs an
       OpenSSL-style prefix (lib/libcrypto.a, lib/libssl.a, include/openssl) usable as
       OPENSSL_DIR for openssl-sys with OPENSSL_STATIC=1.
-  detect [--target T] [--asm-set S] [--assembler gas|clang|nasm] [--strict] [--allow-downgrade] [--json]
-      Print the toolchain cc would use (honouring CC, CFLAGS, ...), its probe results and
-      the per-file plan, without building anything.
+  detect [--target T] [--asm-set S] [--c-variant V] [--assembler gas|clang|nasm] [--strict]
+         [--allow-downgrade] [--json]
+      Print the toolchain cc would use (honouring CC, CFLAGS, ...), its assembler and C
+      probe results and the plan (per-file sets, C variant), without building anything.
   bench [--sets asm,asm_avx2,no_asm] [--against openssl-src] [--json FILE] [--plot FILE]
         [--rounds N] [--seconds S]
       Build the benchmark harness with each set (and openssl-src's own build), run them
@@ -74,6 +76,7 @@ pub struct Toolchains {
 pub struct Detect {
     pub target: Option<String>,
     pub asm_set: Option<String>,
+    pub c_variant: Option<String>,
     pub assembler: Option<String>,
     pub strict: bool,
     pub allow_downgrade: bool,
@@ -94,6 +97,7 @@ pub struct Generate {
 #[derive(Debug, Default)]
 pub struct Build {
     pub asm_set: Option<String>,
+    pub c_variant: Option<String>,
     pub assembler: Option<String>,
     pub strict: bool,
     pub allow_downgrade: bool,
@@ -127,6 +131,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
             options("build", args, |opt, v| {
                 match opt {
                     "--asm-set" => b.asm_set = Some(v.take()?),
+                    "--c-variant" => b.c_variant = Some(v.take()?),
                     "--assembler" => b.assembler = Some(v.take()?),
                     "--strict" => b.strict = true,
                     "--allow-downgrade" => b.allow_downgrade = true,
@@ -145,6 +150,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
                 match opt {
                     "--target" => d.target = Some(v.take()?),
                     "--asm-set" => d.asm_set = Some(v.take()?),
+                    "--c-variant" => d.c_variant = Some(v.take()?),
                     "--assembler" => d.assembler = Some(v.take()?),
                     "--strict" => d.strict = true,
                     "--allow-downgrade" => d.allow_downgrade = true,

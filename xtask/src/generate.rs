@@ -3,7 +3,7 @@
 use crate::flags::Generate;
 use anyhow::{bail, Result};
 use crypto_build::data::{self, AsmSet, Target};
-use crypto_build::generate::{self, Request, Staging};
+use crypto_build::generate::{self, Config, Request, Staging};
 use std::time::Instant;
 use xshell::Shell;
 
@@ -21,7 +21,7 @@ impl Generate {
             self.targets.iter().map(|t| data::target_for(t)).collect::<Result<_>>()?
         };
         let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let req = Request { root: &root, targets, sets, jobs };
+        let req = Request { root: &root, configs: Config::expand(&targets, &sets), jobs };
         let started = Instant::now();
         if self.check {
             let problems = generate::check(&req)?;
@@ -43,14 +43,7 @@ impl Generate {
         let staged = generate::stage(&req, &staging)?;
         let summary: Vec<String> = staged
             .iter()
-            .map(|s| {
-                format!(
-                    "{}/{} ({} files)",
-                    s.manifest.set,
-                    s.manifest.target,
-                    s.manifest.files.len()
-                )
-            })
+            .map(|s| format!("{} ({} files)", s.manifest.key(), s.manifest.files.len()))
             .collect();
         generate::commit(&root, &staging, staged)?;
         println!("generated {} in {:.1?}", summary.join(", "), started.elapsed());

@@ -4,7 +4,7 @@
 use crate::flags::Package;
 use anyhow::{bail, Context, Result};
 use crypto_build::data::{SETS, TARGETS};
-use crypto_build::generate::{self, copy_tree, lock};
+use crypto_build::generate::{copy_tree, lock, Config};
 use std::fs;
 use std::path::{Path, PathBuf};
 use xshell::{cmd, Shell};
@@ -47,21 +47,19 @@ pub fn crates(root: &Path) -> Vec<PathBuf> {
 /// Every set must be on disk and match the lock: a package never ships unchecked outputs.
 fn check_sets(root: &Path) -> Result<()> {
     let committed = lock::Lock::load(root)?;
-    for set in SETS {
-        for target in TARGETS {
-            let dir = generate::set_dir(root, set.name, target.name);
-            if !dir.exists() {
-                bail!("{} is missing; run `cargo xtask generate` first", dir.display());
-            }
-            let key = format!("{}/{}", set.name, target.name);
-            let diff = lock::Lock::diff(&committed.of_key(&key), &lock::of_disk(&dir)?);
-            if !diff.is_empty() {
-                bail!(
-                    "{key} does not match {}: {}; run `cargo xtask generate`",
-                    lock::FILE_NAME,
-                    diff[0]
-                );
-            }
+    for config in all_configs() {
+        let dir = config.dir(root);
+        if !dir.exists() {
+            bail!("{} is missing; run `cargo xtask generate` first", dir.display());
+        }
+        let key = config.key();
+        let diff = lock::Lock::diff(&committed.of_key(&key), &lock::of_disk(&dir)?);
+        if !diff.is_empty() {
+            bail!(
+                "{key} does not match {}: {}; run `cargo xtask generate`",
+                lock::FILE_NAME,
+                diff[0]
+            );
         }
     }
     Ok(())
@@ -69,14 +67,18 @@ fn check_sets(root: &Path) -> Result<()> {
 
 fn install_sets(root: &Path, sets: &Path) -> Result<()> {
     let _ = fs::remove_dir_all(sets);
-    for set in SETS {
-        for target in TARGETS {
-            let from = generate::set_dir(root, set.name, target.name);
-            copy_tree(&from, &sets.join(set.name).join(target.name))
-                .with_context(|| format!("copying {}", from.display()))?;
-        }
+    for config in all_configs() {
+        let from = config.dir(root);
+        copy_tree(&from, &config.dir(sets))
+            .with_context(|| format!("copying {}", from.display()))?;
     }
     Ok(())
+}
+
+fn all_configs() -> Vec<Config> {
+    let targets: Vec<_> = TARGETS.iter().collect();
+    let sets: Vec<_> = SETS.iter().collect();
+    Config::expand(&targets, &sets)
 }
 
 /// The copied sets are git-ignored scaffolding for packaging; never leave them behind.

@@ -1,4 +1,5 @@
-//! Probe snippets: what the assembler can do is decided by having it assemble each one.
+//! Probe snippets: what the assembler can do is decided by having it assemble each one, and
+//! what the C compiler can do by having it compile each C variant's probe.
 
 use crate::data::Feature;
 use std::ffi::OsString;
@@ -74,6 +75,26 @@ pub fn assembles(driver: &Path, args: &[OsString], snippet: &str, scratch: &Path
     let Ok(mut child) = child else { return false };
     let text = format!(".text\n{snippet}");
     let wrote = child.stdin.take().is_some_and(|mut s| s.write_all(text.as_bytes()).is_ok());
+    let ok = child.wait().is_ok_and(|s| s.success()) && wrote;
+    let _ = std::fs::remove_file(&obj);
+    ok
+}
+
+/// Compiles the C `source` with the C compiler and its arguments; true when it succeeds.
+pub fn c_compiles(compiler: &Path, args: &[OsString], source: &str, scratch: &Path) -> bool {
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let obj = scratch.join(format!("probe-{}-{n}.o", std::process::id()));
+    let child = Command::new(compiler)
+        .args(args)
+        .args(["-c", "-x", "c", "-", "-o"])
+        .arg(&obj)
+        .env("LC_ALL", "C")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else { return false };
+    let wrote = child.stdin.take().is_some_and(|mut s| s.write_all(source.as_bytes()).is_ok());
     let ok = child.wait().is_ok_and(|s| s.success()) && wrote;
     let _ = std::fs::remove_file(&obj);
     ok

@@ -11,7 +11,7 @@ use std::path::Path;
 pub const FILE_NAME: &str = "generate.lock";
 const HEADER: &str =
     "# SHA-256 of every file `cargo xtask generate` writes; `--check` verifies them.\n\
-                      # <set>/<target>\t<sha256>\t<path inside the set's target directory>\n";
+                      # <set>/<target>[+<C variant>]\t<sha256>\t<path inside the set's target directory>\n";
 
 /// Keyed by (`set/target`, path); the value is the hex SHA-256.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -48,7 +48,7 @@ impl Lock {
 
     /// The lock lines one generated set directory should have.
     pub fn of_manifest(m: &Manifest) -> Lock {
-        let key = format!("{}/{}", m.set, m.target);
+        let key = m.key();
         let mut entries = BTreeMap::new();
         entries
             .insert((key.clone(), manifest::FILE_NAME.into()), sha256::hex(m.to_text().as_bytes()));
@@ -98,7 +98,7 @@ pub fn of_disk(set_dir: &Path) -> Result<Lock> {
     let m = Manifest::load(set_dir)?;
     let mut lock = Lock::of_manifest(&m);
     let manifest_sha = sha256::hex(&fs::read(set_dir.join(manifest::FILE_NAME))?);
-    let key = format!("{}/{}", m.set, m.target);
+    let key = m.key();
     lock.entries.insert((key.clone(), manifest::FILE_NAME.into()), manifest_sha);
     for f in &m.files {
         let data = fs::read(manifest::gen_path(set_dir, &f.path))

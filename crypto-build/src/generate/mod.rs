@@ -9,7 +9,7 @@ pub mod scan;
 
 pub use openssl::{copy_tree, HostTools};
 
-use crate::data::{AsmSet, Target};
+use crate::data::{AsmSet, CVariant, Target, C_VARIANTS};
 use crate::manifest::{self, AsmFile, FileHash, Lib, Manifest, Unit};
 use crate::sha256;
 use anyhow::{bail, Context, Result};
@@ -21,9 +21,40 @@ use std::path::{Path, PathBuf};
 /// What to generate, and where the set directories live.
 pub struct Request<'a> {
     pub root: &'a Path,
-    pub targets: Vec<&'static Target>,
-    pub sets: Vec<&'static AsmSet>,
+    pub configs: Vec<Config>,
     pub jobs: usize,
+}
+
+/// One generated directory: a set for a target, in OpenSSL's default C configuration or in a
+/// C variant (whose directory holds only C outputs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Config {
+    pub target: &'static Target,
+    pub set: &'static AsmSet,
+    pub variant: Option<&'static CVariant>,
+}
+
+impl Config {
+    pub fn key(&self) -> String {
+        manifest::key(self.set.name, self.target.name, self.variant.map_or("", |v| v.name))
+    }
+
+    pub fn dir(&self, root: &Path) -> PathBuf {
+        root.join(self.key())
+    }
+
+    /// Each set of each target, plain and with every C variant.
+    pub fn expand(targets: &[&'static Target], sets: &[&'static AsmSet]) -> Vec<Config> {
+        let variants = std::iter::once(None).chain(C_VARIANTS.iter().map(Some));
+        let variants: Vec<Option<&'static CVariant>> = variants.collect();
+        let mut out = Vec::new();
+        for &target in targets {
+            for &set in sets {
+                out.extend(variants.iter().map(|&variant| Config { target, set, variant }));
+            }
+        }
+        out
+    }
 }
 
 /// A scratch directory beside the outputs (same filesystem, so renames are atomic); removed on
@@ -71,56 +102,94 @@ pub struct Staged {
     pub manifest: Manifest,
 }
 
-/// Generates every requested set/target into `staging`, scanned and checked.
+/// Generates every requested configuration into `staging`, scanned and checked.
 pub fn stage(req: &Request, staging: &Staging) -> Result<Vec<Staged>> {
     let tools = HostTools::find()?;
     let mut staged = Vec::new();
-    for target in &req.targets {
-        for set in &req.sets {
-            let s = stage_one(&tools, staging, target, set, req.jobs)
-                .with_context(|| format!("generating {}/{}", set.name, target.name))?;
-            staged.push(s);
-        }
+    for config in &req.configs {
+        let s = stage_one(&tools, staging, config, req.jobs)
+            .with_context(|| format!("generating {}", config.key()))?;
+        staged.push(s);
     }
     check_symbol_parity(&staged)?;
+    check_variants_keep_asm(&staged)?;
     Ok(staged)
 }
 
-fn stage_one(
-    tools: &HostTools,
-    staging: &Staging,
-    target: &'static Target,
-    set: &'static AsmSet,
-    jobs: usize,
-) -> Result<Staged> {
-    let work = staging.dir.join("work").join(format!("{}-{}", set.name, target.name));
-    let scratch = Scratch::configure(work.clone(), tools, target, set)?;
-    let layout = scratch.layout()?;
-    scratch.make(&layout.generated, jobs)?;
-    let (cflags, ex_libs) = scratch.flags()?;
-    let out = staging.dir.join(set.name).join(target.name);
-    let files = collect(&work, &out, &layout.generated)?;
-    let asm_texts: Vec<(String, String)> = layout
-        .units
+fn stage_one(tools: &HostTools, staging: &Staging, config: &Config, jobs: usize) -> Result<Staged> {
+    let key = config.key();
+    let work = staging.dir.join("work").join(key.replace('/', "-"));
+    let configure: Vec<&str> = config
+        .set
+        .configure
         .iter()
-        .filter(|(_, src, _)| src.ends_with(".s"))
-        .map(|(_, src, _)| Ok((src.clone(), fs::read_to_string(manifest::gen_path(&out, src))?)))
-        .collect::<Result<_>>()?;
-    scan::check_set(set, target, &asm_texts)?;
+        .chain(config.variant.map_or(&[][..], |v| v.configure))
+        .copied()
+        .collect();
+    let scratch =
+        Scratch::configure(work.clone(), tools, config.target, &config.set.identity, &configure)?;
+    let layout = scratch.layout()?;
+    // A variant shares its set's asm, so only its C outputs are made and kept.
+    let generated: Vec<String> = layout
+        .generated
+        .iter()
+        .filter(|f| config.variant.is_none() || !f.ends_with(".s"))
+        .cloned()
+        .collect();
+    scratch.make(&generated, jobs)?;
+    let (cflags, ex_libs) = scratch.flags()?;
+    let out = staging.dir.join(&key);
+    let files = collect(&work, &out, &generated)?;
     let mut m = Manifest {
         openssl: crate::data::OPENSSL_VERSION.into(),
-        target: target.name.into(),
-        set: set.name.into(),
+        target: config.target.name.into(),
+        set: config.set.name.into(),
+        variant: config.variant.map_or("", |v| v.name).into(),
         cflags,
         ex_libs,
         files,
         ..Manifest::default()
     };
     add_units(&mut m, &layout.units)?;
-    m.asm = asm_texts.iter().map(|(p, t)| asm_entry(p, t)).collect();
+    if config.variant.is_none() {
+        let asm_texts: Vec<(String, String)> = layout
+            .units
+            .iter()
+            .filter(|(_, src, _)| src.ends_with(".s"))
+            .map(|(_, src, _)| {
+                Ok((src.clone(), fs::read_to_string(manifest::gen_path(&out, src))?))
+            })
+            .collect::<Result<_>>()?;
+        scan::check_set(config.set, config.target, &asm_texts)?;
+        m.asm = asm_texts.iter().map(|(p, t)| asm_entry(p, t)).collect();
+    }
     write_atomic(&out.join(manifest::FILE_NAME), m.to_text().as_bytes())?;
     fs::remove_dir_all(&work)?;
     Ok(Staged { dir: out, manifest: m })
+}
+
+/// A variant takes its asm from its set's directory, so it must not want other asm files.
+fn check_variants_keep_asm(staged: &[Staged]) -> Result<()> {
+    let asm_units = |m: &Manifest| -> Vec<String> {
+        m.units.iter().filter(|u| u.path.ends_with(".s")).map(|u| u.path.clone()).collect()
+    };
+    for v in staged.iter().filter(|s| !s.manifest.variant.is_empty()) {
+        let base = staged.iter().find(|b| {
+            b.manifest.variant.is_empty()
+                && b.manifest.set == v.manifest.set
+                && b.manifest.target == v.manifest.target
+        });
+        if let Some(base) = base {
+            if asm_units(&v.manifest) != asm_units(&base.manifest) {
+                bail!(
+                    "C variant {} changes the asm files of {}; variants may change only C",
+                    v.manifest.key(),
+                    base.manifest.key()
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 fn asm_entry(path: &str, text: &str) -> AsmFile {
@@ -184,7 +253,7 @@ fn strip_path(data: &[u8], path: &[u8]) -> Vec<u8> {
 /// Every file of a faster set must export exactly the symbols of its slower counterpart, so
 /// that files can be mixed across sets without breaking the ABI.
 fn check_symbol_parity(staged: &[Staged]) -> Result<()> {
-    for a in staged {
+    for a in staged.iter().filter(|s| s.manifest.variant.is_empty()) {
         for b in staged.iter().filter(|b| b.manifest.target == a.manifest.target) {
             if a.manifest.set >= b.manifest.set {
                 continue;
@@ -229,10 +298,10 @@ fn install(root: &Path, staging: &Staging, staged: Vec<Staged>) -> Result<Vec<Ma
     fs::create_dir_all(&old)?;
     let mut installed = Vec::new();
     for s in staged {
-        let dest = set_dir(root, &s.manifest.set, &s.manifest.target);
+        let dest = root.join(s.manifest.key());
         fs::create_dir_all(dest.parent().unwrap())?;
         if dest.exists() {
-            let aside = old.join(format!("{}-{}", s.manifest.set, s.manifest.target));
+            let aside = old.join(s.manifest.key().replace('/', "-"));
             fs::rename(&dest, &aside)
                 .with_context(|| format!("moving aside {}", dest.display()))?;
         }
@@ -263,11 +332,10 @@ pub fn check(req: &Request) -> Result<Vec<String>> {
     let staged = stage(req, &staging)?;
     let mut problems = Vec::new();
     for s in &staged {
-        let key = format!("{}/{}", s.manifest.set, s.manifest.target);
-        let expected = lock.of_key(&key);
+        let expected = lock.of_key(&s.manifest.key());
         let fresh = Lock::of_manifest(&s.manifest);
         problems.extend(Lock::diff(&expected, &fresh).into_iter().map(|d| format!("fresh {d}")));
-        let on_disk = set_dir(req.root, &s.manifest.set, &s.manifest.target);
+        let on_disk = req.root.join(s.manifest.key());
         if on_disk.join(manifest::FILE_NAME).exists() {
             let disk = lock::of_disk(&on_disk)?;
             problems
@@ -277,22 +345,17 @@ pub fn check(req: &Request) -> Result<Vec<String>> {
     Ok(problems)
 }
 
-/// For build scripts: makes sure one set/target exists, generating it when missing. A fresh
+/// For build scripts: makes sure one configuration exists, generating it when missing. A fresh
 /// generation must match the committed lock, where there is one.
-pub fn ensure(
-    root: &Path,
-    target: &'static Target,
-    set: &'static AsmSet,
-    jobs: usize,
-) -> Result<()> {
-    let dest = set_dir(root, set.name, target.name);
+pub fn ensure(root: &Path, config: Config, jobs: usize) -> Result<()> {
+    let dest = config.dir(root);
     if dest.join(manifest::FILE_NAME).exists() {
         return Ok(());
     }
-    let req = Request { root, targets: vec![target], sets: vec![set], jobs };
+    let req = Request { root, configs: vec![config], jobs };
     let staging = Staging::new(root)?;
     let staged = stage(&req, &staging)?;
-    let key = format!("{}/{}", set.name, target.name);
+    let key = config.key();
     let expected = Lock::load(root)?.of_key(&key);
     if !expected.entries.is_empty() {
         let diff = Lock::diff(&expected, &Lock::of_manifest(&staged[0].manifest));

@@ -2,7 +2,7 @@
 //! and reads back what libcrypto and libssl are made of.
 
 use super::identity::FakeTools;
-use crate::data::{AsmSet, Target, CONFIGURE_COMMON};
+use crate::data::{AsmIdentity, Target, CONFIGURE_COMMON};
 use anyhow::{bail, Context, Result};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -59,14 +59,15 @@ impl<'a> Scratch<'a> {
         dir: PathBuf,
         tools: &'a HostTools,
         target: &Target,
-        set: &AsmSet,
+        identity: &AsmIdentity,
+        options: &[&str],
     ) -> Result<Scratch<'a>> {
         let src = openssl_src::source_dir();
         copy_tree(&src, &dir).with_context(|| format!("copying {} to scratch", src.display()))?;
-        let fake = FakeTools::write(&dir.join(".fake-bin"), &tools.perl, target, &set.identity)?;
+        let fake = FakeTools::write(&dir.join(".fake-bin"), &tools.perl, target, identity)?;
         let scratch = Scratch { dir, tools, fake };
         let mut cmd = scratch.command(&tools.perl);
-        cmd.arg("Configure").arg(target.name).args(CONFIGURE_COMMON).args(set.configure);
+        cmd.arg("Configure").arg(target.name).args(CONFIGURE_COMMON).args(options);
         run(&mut cmd, "OpenSSL's Configure")?;
         Ok(scratch)
     }
