@@ -15,8 +15,10 @@ use std::path::Path;
 
 /// Name of the file in OUT_DIR that `cargo xtask build` reads for its summary.
 pub const SUMMARY_FILE: &str = "crypto-sys-summary.txt";
-/// Name of the file in OUT_DIR with the plan: `<asm path>\t<set>` per line; read by verify.
+/// Name of the file in OUT_DIR with the plan: `<asm path>\t<set>` per line, and the C variant
+/// under the key [`PLAN_C_VARIANT`]; read by verify.
 pub const PLAN_FILE: &str = "crypto-sys-plan.tsv";
+pub const PLAN_C_VARIANT: &str = "#c_variant";
 
 /// Sets loaded on demand: generated when missing, verified against their hashes once; and the
 /// C compiler's answers to the variants' probes, asked once.
@@ -185,8 +187,10 @@ fn write_facts(
         plan.downgrades.len() + usize::from(plan.variant_refused.is_some())
     );
     fs::write(c.out_dir.join(SUMMARY_FILE), summary)?;
-    let plan_tsv: String =
+    let mut plan_tsv: String =
         plan.files.iter().map(|f| format!("{}\t{}\n", f.path, f.set.name)).collect();
+    let variant = plan.c_variant.map_or("none", |v| v.name);
+    writeln!(plan_tsv, "{PLAN_C_VARIANT}\t{variant}")?;
     fs::write(c.out_dir.join(PLAN_FILE), plan_tsv)?;
     Ok(())
 }

@@ -102,3 +102,29 @@ pub fn rsaz_avx512ifma_live() -> Option<bool> {
     #[cfg(not(crypto_sys_asm))]
     None
 }
+
+// Deprecated in OpenSSL 3 but still exported: the only way to see which EC_METHOD a curve got.
+extern "C" {
+    fn EC_GROUP_new_by_curve_name(nid: core::ffi::c_int) -> *mut core::ffi::c_void;
+    fn EC_GROUP_free(group: *mut core::ffi::c_void);
+    fn EC_GROUP_method_of(group: *const core::ffi::c_void) -> *const core::ffi::c_void;
+    fn EC_GFp_mont_method() -> *const core::ffi::c_void;
+}
+
+/// P-224, P-384 and P-521: the curves only the `ec_nistp_64_gcc_128` C variant speeds up.
+const NISTP_CURVES: &[(&str, core::ffi::c_int)] = &[("P-224", 713), ("P-384", 715), ("P-521", 716)];
+
+/// For each curve the `ec_nistp_64_gcc_128` variant covers, whether OpenSSL gives it the
+/// 64-bit nistp code (true) or its generic Montgomery arithmetic (false).
+pub fn ec_nistp_curves() -> Vec<(&'static str, bool)> {
+    NISTP_CURVES
+        .iter()
+        .map(|&(name, nid)| unsafe {
+            let group = EC_GROUP_new_by_curve_name(nid);
+            assert!(!group.is_null(), "OpenSSL has no {name} group");
+            let specialised = EC_GROUP_method_of(group) != EC_GFp_mont_method();
+            EC_GROUP_free(group);
+            (name, specialised)
+        })
+        .collect()
+}

@@ -70,4 +70,6 @@ pub fn asm_set_of(path: &str) -> Option<&'static str> {
 }
 
 mod fast_paths;
-pub use fast_paths::{aes_gcm_avx512_live, fast_paths, rsaz_avx512ifma_live, FastPath, Status};
+pub use fast_paths::{
+    aes_gcm_avx512_live, ec_nistp_curves, fast_paths, rsaz_avx512ifma_live, FastPath, Status,
+};

@@ -1,6 +1,8 @@
 //! The AVX-512 code is really linked and really runs where the set and the CPU allow it.
 
-use crypto_sys::{aes_gcm_avx512_live, asm_set_of, build_info, rsaz_avx512ifma_live};
+use crypto_sys::{
+    aes_gcm_avx512_live, asm_set_of, build_info, ec_nistp_curves, rsaz_avx512ifma_live,
+};
 
 fn cpu_has_vaes_avx512() -> bool {
     std::is_x86_feature_detected!("avx512f")
@@ -99,5 +101,23 @@ fn the_fast_path_report_agrees_with_the_asm_eligibility_functions() {
         let want =
             if has_avxifma { crypto_sys::Status::Live } else { crypto_sys::Status::CpuLacks };
         assert_eq!(avxifma.status, want);
+    }
+}
+
+/// The C variant `cargo xtask test` expects for this build, when it says.
+const EXPECT_C_VARIANT: &str = "CRYPTO_SYS_EXPECT_C_VARIANT";
+
+#[test]
+fn the_nistp_code_runs_exactly_when_its_c_variant_was_built() {
+    let info = build_info();
+    let built = info.c_variant == Some("ec_nistp_64_gcc_128");
+    for (curve, nistp) in ec_nistp_curves() {
+        assert_eq!(nistp, built, "{curve}: C variant {:?}", info.c_variant);
+    }
+    if info.c_variant_refused.is_some() {
+        assert!(info.c_variant.is_none() && info.requested_c_variant != "none");
+    }
+    if let Ok(want) = std::env::var(EXPECT_C_VARIANT) {
+        assert_eq!(info.c_variant.unwrap_or("none"), want);
     }
 }

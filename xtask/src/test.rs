@@ -4,6 +4,7 @@ use crate::flags::Test;
 use crate::toolchains::ROWS;
 use anyhow::{bail, Context, Result};
 use crypto_build::config::ASM_SET_VAR;
+use crypto_build::data::C_VARIANTS;
 use xshell::{cmd, Shell};
 
 /// Sets besides the default (`auto`, which is `asm` here) whose build must pass the KATs.
@@ -24,6 +25,20 @@ const PATH_MASKS: &[(&str, &str)] = &[
 
 /// Tells crypto-sys's tests which downgrades the toolchain table expects.
 pub const EXPECT_VAR: &str = "CRYPTO_SYS_EXPECT_DOWNGRADED";
+/// Tells crypto-sys's tests which C variant the build must have taken.
+const EXPECT_C_VARIANT_VAR: &str = "CRYPTO_SYS_EXPECT_C_VARIANT";
+
+/// gcc, except that C read from stdin (the C variants' probes) mentioning `__uint128_t` fails:
+/// a compiler without 128-bit integers, as far as the probe can tell.
+const CC_WITHOUT_INT128: &str = r#"#!/bin/sh
+case " $* " in
+  *" -x c - "*)
+    input=$(cat)
+    case "$input" in *__uint128_t*) echo "error: unknown type name '__uint128_t'" >&2; exit 1 ;; esac
+    printf '%s\n' "$input" | exec gcc "$@" ;;
+esac
+exec gcc "$@"
+"#;
 
 impl Test {
     pub fn run(self, sh: &Shell) -> Result<()> {
@@ -35,10 +50,12 @@ impl Test {
         let default_row = &ROWS[0];
         {
             let _expect = sh.push_env(EXPECT_VAR, default_row.downgraded.join(","));
+            let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, C_VARIANTS[0].name);
             cmd!(sh, "{cargo} test --workspace").run().context("workspace tests")?;
         }
         cmd!(sh, "{cargo} xtask verify").run()?;
         known_answers_on_every_path(sh, &cargo, "auto")?;
+        let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, C_VARIANTS[0].name);
         for set in OTHER_SETS {
             let _env = sh.push_env(ASM_SET_VAR, set);
             let _expect = sh.push_env(EXPECT_VAR, "");
@@ -50,6 +67,8 @@ impl Test {
         for row in &ROWS[1..] {
             toolchain(sh, &cargo, row).with_context(|| format!("crypto-sys with CC={}", row.cc))?;
         }
+        drop(_variant);
+        c_probe_refused(sh, &cargo).context("a C compiler that fails the __uint128_t probe")?;
         cmd!(sh, "{cargo} xtask toolchains --check").run()?;
         prefix_consumer(sh, &cargo).context("openssl-sys against `cargo xtask build --prefix`")?;
         package_consumer(sh, &cargo).context("crypto-sys from its .crate, without perl")?;
@@ -99,6 +118,37 @@ fn toolchain(sh: &Shell, cargo: &str, row: &crate::toolchains::Row) -> Result<()
     }
     cmd!(sh, "{cargo} test -p crypto-sys").run()?;
     cmd!(sh, "{cargo} xtask verify").run()?;
+    Ok(())
+}
+
+/// The default C configuration, reported once, when the C compiler fails the variant's probe;
+/// an error under --strict. Its build must pass every crypto-sys test.
+fn c_probe_refused(sh: &Shell, cargo: &str) -> Result<()> {
+    let cc = crate::project_root().join("target/fake-cc/cc-without-int128");
+    std::fs::create_dir_all(cc.parent().unwrap())?;
+    std::fs::write(&cc, CC_WITHOUT_INT128)?;
+    cmd!(sh, "chmod 755 {cc}").run()?;
+    let _cc = sh.push_env("CC", &cc);
+    let out = cmd!(sh, "{cargo} build -p crypto-sys").ignore_status().output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> =
+        stderr.lines().filter(|l| l.starts_with("warning: crypto-sys")).collect();
+    let expected = format!("C variant `{}` off", C_VARIANTS[0].name);
+    if !out.status.success() || warnings.len() != 1 || !warnings[0].contains(&expected) {
+        bail!("expected a build with one warning line saying `{expected}`:\n{stderr}");
+    }
+    println!("{}", warnings[0]);
+    {
+        let _expect = sh.push_env(EXPECT_VAR, "");
+        let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, "none");
+        cmd!(sh, "{cargo} test -p crypto-sys").run()?;
+    }
+    cmd!(sh, "{cargo} xtask verify").run()?;
+    let out = cmd!(sh, "{cargo} xtask build --strict").ignore_status().output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.success() || !stderr.contains("strict mode: C variant") {
+        bail!("--strict must refuse the default C configuration:\n{stderr}");
+    }
     Ok(())
 }
 

@@ -4,7 +4,7 @@
 
 use crate::flags::Verify;
 use anyhow::{bail, Context, Result};
-use crypto_build::build_script::PLAN_FILE;
+use crypto_build::build_script::{PLAN_C_VARIANT, PLAN_FILE};
 use crypto_build::data;
 use std::collections::BTreeMap;
 use std::fs;
@@ -22,7 +22,8 @@ impl Verify {
         let out_dir = crate::build::build_crypto_sys(sh, None, None, &triple)?;
         let plan = read_plan(&out_dir.join(PLAN_FILE))?;
         let sizes = symbol_sizes(sh, &out_dir.join("lib/libcrypto.a"))?;
-        let problems = check(target.fast_paths, &plan, &sizes);
+        let mut problems = check(target.fast_paths, &plan, &sizes);
+        problems.extend(check_variant(&plan, &sizes));
         if !problems.is_empty() {
             bail!("verify: {}", problems.join("; "));
         }
@@ -56,6 +57,30 @@ fn check(
             problems.push(format!(
                 "{} ({}, from {set}) should be {want}, is {shown}",
                 fp.symbol, fp.file
+            ));
+        }
+    }
+    problems
+}
+
+/// Each C variant's marker symbol is linked exactly when the plan took the variant.
+fn check_variant(plan: &BTreeMap<String, String>, sizes: &BTreeMap<String, u64>) -> Vec<String> {
+    let taken = plan.get(PLAN_C_VARIANT).map_or("none", String::as_str);
+    let mut problems = Vec::new();
+    for v in data::C_VARIANTS {
+        let want = v.name == taken;
+        let linked = sizes.get(v.marker).is_some_and(|s| *s > 0);
+        println!(
+            "C variant {:<30} {:<32} {}",
+            v.name,
+            v.marker,
+            if linked { "linked" } else { "absent" }
+        );
+        if linked != want {
+            let (should, is) = if want { ("be", "absent") } else { ("not be", "linked") };
+            problems.push(format!(
+                "{} should {should} in libcrypto.a (C variant {taken}), but is {is}",
+                v.marker
             ));
         }
     }
@@ -133,6 +158,21 @@ mod tests {
         );
         assert!(p[1].contains("should be a stub, is 25 bytes"), "{p:?}");
         assert_eq!(check(&fps, &plan, &BTreeMap::new()).len(), 2);
+    }
+
+    #[test]
+    fn the_variant_marker_must_match_the_plan() {
+        let plan = |v: &str| -> BTreeMap<String, String> {
+            [(PLAN_C_VARIANT.to_string(), v.to_string())].into_iter().collect()
+        };
+        let marker = data::C_VARIANTS[0].marker;
+        let linked: BTreeMap<String, u64> = [(marker.to_string(), 120)].into_iter().collect();
+        assert!(check_variant(&plan("ec_nistp_64_gcc_128"), &linked).is_empty());
+        assert!(check_variant(&plan("none"), &BTreeMap::new()).is_empty());
+        let p = check_variant(&plan("ec_nistp_64_gcc_128"), &BTreeMap::new());
+        assert!(p.len() == 1 && p[0].contains("should be in libcrypto.a"), "{p:?}");
+        let p = check_variant(&plan("none"), &linked);
+        assert!(p.len() == 1 && p[0].contains("should not be"), "{p:?}");
     }
 
     #[test]
