@@ -1,7 +1,7 @@
 //! Hand-written `extern "C"` bindings to the OpenSSL 3 libcrypto APIs this crate exposes.
 //!
 //! Covered: version/init, the error queue, random bytes, ciphers and AEADs (AES-GCM/CTR/CBC/XTS,
-//! ChaCha20-Poly1305, fetched ciphers), message digests (SHA-2, SHA-3), `EVP_MAC`,
+//! ChaCha20-Poly1305, fetched ciphers), message digests (SHA-2, SHA-3, SHAKE), `EVP_MAC`,
 //! `EVP_KDF` and `OSSL_PARAM` construction, `EVP_PKEY` key generation, signing,
 //! verification and key agreement (RSA, EC, Ed25519, X25519), key and certificate
 //! DER/PEM encoding through `BIO`s, a minimal `X509` API (enough to build a self-signed
@@ -231,6 +231,10 @@ pub const OSSL_KDF_PARAM_SALT: &core::ffi::CStr = c"salt";
 pub const OSSL_KDF_PARAM_INFO: &core::ffi::CStr = c"info";
 pub const OSSL_KDF_PARAM_MODE: &core::ffi::CStr = c"mode";
 pub const OSSL_PKEY_PARAM_GROUP_NAME: &core::ffi::CStr = c"group";
+/// The public key; for EC an encoded point (octet string).
+pub const OSSL_PKEY_PARAM_PUB_KEY: &core::ffi::CStr = c"pub";
+/// The private key; for EC the scalar as an unsigned integer (`OSSL_PARAM_BLD_push_BN`).
+pub const OSSL_PKEY_PARAM_PRIV_KEY: &core::ffi::CStr = c"priv";
 
 // ---- asn1.h: string types for `X509_NAME_add_entry_by_txt` ----
 pub const MBSTRING_FLAG: c_int = 0x1000;
@@ -576,9 +580,14 @@ extern "C" {
     ) -> c_int;
 
     // ---- evp.h: more digests ----
+    pub fn EVP_sha3_224() -> *const EVP_MD;
     pub fn EVP_sha3_256() -> *const EVP_MD;
     pub fn EVP_sha3_384() -> *const EVP_MD;
     pub fn EVP_sha3_512() -> *const EVP_MD;
+    /// XOFs: finish with `EVP_DigestFinalXOF`, which takes the output length.
+    pub fn EVP_shake128() -> *const EVP_MD;
+    pub fn EVP_shake256() -> *const EVP_MD;
+    pub fn EVP_DigestFinalXOF(ctx: *mut EVP_MD_CTX, out: *mut c_uchar, outlen: usize) -> c_int;
     /// Returns a new reference; release it with `EVP_MD_free`.
     pub fn EVP_MD_fetch(
         ctx: *mut OSSL_LIB_CTX,

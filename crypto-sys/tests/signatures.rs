@@ -34,8 +34,8 @@ const BINDINGS: &str = include_str!("../src/bindings.rs");
 
 /// Lower bounds on what the parser must find, so it cannot silently skip everything.
 /// Raise them when adding declarations.
-const MIN_FUNCTIONS: usize = 208;
-const MIN_CONSTANTS: usize = 121;
+const MIN_FUNCTIONS: usize = 212;
+const MIN_CONSTANTS: usize = 123;
 
 const HEADERS: &[&str] = &[
     "stddef.h",
