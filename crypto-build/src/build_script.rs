@@ -102,7 +102,14 @@ pub fn run() -> Result<()> {
     let policy = Policy { strict: config.strict, allow_downgrade: config.allow_downgrade };
     let plan = select::plan(config.choice, config.variant, policy, &mut facts)?;
     if plan.degraded() {
-        println!("cargo:warning={} ({})", select::describe(&plan), assembler.describe());
+        let mut toolchain = vec![];
+        if !plan.downgrades.is_empty() {
+            toolchain.push(assembler.describe());
+        }
+        if plan.variant_refused.is_some() {
+            toolchain.push(format!("C compiler {}", compiler.path().display()));
+        }
+        println!("cargo:warning={} ({})", select::describe(&plan), toolchain.join("; "));
     }
     let c_manifest = facts.c_manifest(&plan)?;
     for m in &facts.loaded {

@@ -12,14 +12,18 @@ pub struct Row {
     pub cc: &'static str,
     /// Files expected to come from asm_avx2; every other asm file comes from asm.
     pub downgraded: &'static [&'static str],
+    /// The C variant expected ("" for OpenSSL's default C configuration).
+    pub c_variant: &'static str,
 }
+
+const NISTP: &str = "ec_nistp_64_gcc_128";
 
 #[rustfmt::skip]
 pub const ROWS: &[Row] = &[
-    Row { cc: "gcc", downgraded: &[] },
-    Row { cc: "clang-14", downgraded: &["crypto/bn/rsaz-2k-avxifma.s", "crypto/bn/rsaz-3k-avxifma.s", "crypto/bn/rsaz-4k-avxifma.s"] },
-    Row { cc: "clang-16", downgraded: &[] },
-    Row { cc: "clang-19", downgraded: &[] },
+    Row { cc: "gcc", downgraded: &[], c_variant: NISTP },
+    Row { cc: "clang-14", downgraded: &["crypto/bn/rsaz-2k-avxifma.s", "crypto/bn/rsaz-3k-avxifma.s", "crypto/bn/rsaz-4k-avxifma.s"], c_variant: NISTP },
+    Row { cc: "clang-16", downgraded: &[], c_variant: NISTP },
+    Row { cc: "clang-19", downgraded: &[], c_variant: NISTP },
 ];
 
 pub const DOC: &str = "docs/toolchains.md";
@@ -46,7 +50,7 @@ impl Toolchains {
 fn render(sh: &Shell) -> Result<String> {
     let exe = std::env::current_exe()?;
     let mut out = String::from(
-        "# Toolchains and their plans\n\nWritten by `cargo xtask toolchains` from `cargo xtask detect` with each toolchain as\n`CC`; `cargo xtask test` builds crypto-sys with each and checks the plan and its\nknown-answer tests.\n\n| CC | assembler | probes rejected | plan (`auto`) |\n| --- | --- | --- | --- |\n",
+        "# Toolchains and their plans\n\nWritten by `cargo xtask toolchains` from `cargo xtask detect` with each toolchain as\n`CC`; `cargo xtask test` builds crypto-sys with each and checks the plan and its\nknown-answer tests.\n\n| CC | assembler | probes rejected | plan (`auto`) | C variant |\n| --- | --- | --- | --- | --- |\n",
     );
     for row in ROWS {
         if which::which(row.cc).is_err() {
@@ -62,13 +66,22 @@ fn render(sh: &Shell) -> Result<String> {
                 row.downgraded
             );
         }
+        let c_variant = field(&json, "c_variant");
+        if c_variant != row.c_variant {
+            bail!(
+                "CC={}: detect takes C variant `{c_variant}`, the table expects `{}`",
+                row.cc,
+                row.c_variant
+            );
+        }
         out += &format!(
-            "| `{}` | {} {} | {} | {} |\n",
+            "| `{}` | {} {} | {} | {} | {} |\n",
             row.cc,
             field(&json, "kind"),
             field(&json, "version"),
             rejected(&json),
-            plan_text(row)
+            plan_text(row),
+            if c_variant.is_empty() { "none".into() } else { format!("`{c_variant}`") }
         );
     }
     Ok(out)

@@ -59,7 +59,11 @@ const GAS_240: &str = "GNU assembler version 2.40 (x86_64-linux-gnu) using BFD v
 fn assert_full_asm(o: &Output) {
     let t = text(o);
     assert!(o.status.success(), "{t}");
-    assert!(t.contains("plan: C from asm, 39 asm files"), "{t}");
+    assert!(
+        t.contains("plan: C from asm (ec_nistp_64_gcc_128 configuration), 39 asm files"),
+        "{t}"
+    );
+    assert!(t.contains("probe ec_nistp_64_gcc_128  compiles"), "{t}");
     assert!(!t.contains("REJECTED") && !t.contains("asm_avx2"), "{t}");
     assert_eq!(warning_lines(o), 0, "{t}");
 }
@@ -126,4 +130,45 @@ fn an_assembler_that_rejects_zmm_downgrades_with_one_warning_or_fails_strict() {
         "{}",
         text(&explicit)
     );
+}
+
+/// gcc, except that C on stdin using `__uint128_t` fails, as on a compiler without it.
+fn cc_without_int128() -> PathBuf {
+    let path = fake_dir().join("no-int128");
+    let script = r#"#!/bin/sh
+case " $* " in
+  *" -x c - "*)
+    input=$(cat)
+    case "$input" in *__uint128_t*) echo "error: unknown type name" >&2; exit 1 ;; esac
+    printf '%s\n' "$input" | exec gcc "$@" ;;
+esac
+exec gcc "$@"
+"#;
+    fs::write(&path, script).unwrap();
+    Command::new("chmod").arg("755").arg(&path).status().unwrap();
+    path
+}
+
+#[test]
+fn a_c_compiler_without_int128_gets_the_default_c_configuration_with_one_warning() {
+    let cc = cc_without_int128();
+    let o = detect(&cc, &[]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("probe ec_nistp_64_gcc_128  REJECTED"), "{t}");
+    assert!(t.contains("plan: C from asm (default configuration), 39 asm files"), "{t}");
+    assert_eq!(warning_lines(&o), 1, "{t}");
+    assert!(t.contains("warning: C variant `ec_nistp_64_gcc_128` off"), "{t}");
+    let strict = detect(&cc, &["--strict"]);
+    assert!(!strict.status.success());
+    assert!(text(&strict).contains("strict mode: C variant"), "{}", text(&strict));
+    let explicit = detect(&cc, &["--c-variant", "ec_nistp_64_gcc_128"]);
+    assert!(!explicit.status.success());
+    assert!(text(&explicit).contains("CRYPTO_SYS_C_VARIANT=none"), "{}", text(&explicit));
+    let none = detect(&cc, &["--c-variant", "none", "--strict"]);
+    assert!(none.status.success(), "asking for no variant is not a downgrade");
+    assert_eq!(warning_lines(&none), 0, "{}", text(&none));
+    let json = text(&detect(&cc, &["--json"]));
+    assert!(json.contains("\"c_probes\":{\"ec_nistp_64_gcc_128\":false}"), "{json}");
+    assert!(json.contains("\"c_variant_refused\":\"ec_nistp_64_gcc_128\""), "{json}");
 }
