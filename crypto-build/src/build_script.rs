@@ -85,7 +85,8 @@ pub fn run() -> Result<()> {
         );
     }
     let mut base = cc::Build::new();
-    base.cargo_warnings(false).warnings(false).opt_level(3);
+    // OpenSSL's flags whatever the profile: -O3 and no debug info, as its own build.
+    base.cargo_warnings(false).warnings(false).opt_level(3).debug(false);
     let compiler = base.try_get_compiler().context("finding the C compiler")?;
     let (asm_driver, asm_args) = detect::asm_driver(config.assembler, &compiler, config.target)?;
     let assembler = detect::detect(&asm_driver, &asm_args, &config.out_dir);

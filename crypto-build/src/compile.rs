@@ -34,9 +34,9 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     let m = job.c_manifest;
     let src_root = openssl_src::source_dir();
     let c_dir = job.sets_root.join(m.key());
-    let cache = ObjectCache::new(job.out_dir.join("objcache"), m)?;
-    let mut objects: BTreeMap<Lib, Vec<PathBuf>> = BTreeMap::new();
-    for ((lib, group, is_asm), units) in units_by_group(job)? {
+    let cache = ObjectCache::new(cache_dir(job.out_dir), m)?;
+    let mut builds = Vec::new();
+    for ((lib, group, is_asm), mut units) in units_by_group(job)? {
         let mut build = job.base.clone();
         build.out_dir(job.out_dir.join("obj").join(format!("{}-{group}-{is_asm}", lib.name())));
         if is_asm {
@@ -55,10 +55,31 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
                 }
             }
         }
-        let objs = cache.compile(&mut build, &m.groups[group], &units).map_err(|e| {
-            anyhow::anyhow!("compiling OpenSSL ({} group {group}): {e:#}", lib.name())
-        })?;
-        objects.entry(lib).or_default().extend(objs);
+        // Largest first, so the last files to finish are short ones.
+        units.sort_by_key(|u| std::cmp::Reverse(u.size));
+        builds.push((lib, group, build, units));
+    }
+    // Groups compile side by side: cc's jobserver bounds the total, and no small group waits
+    // for a large one to drain.
+    let results: Vec<(Lib, Result<Vec<PathBuf>>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = builds
+            .iter_mut()
+            .map(|(lib, group, build, units)| {
+                let (lib, group, cache) = (*lib, *group, &cache);
+                let words = &m.groups[group];
+                scope.spawn(move || {
+                    let objs = cache.compile(build, words, units).map_err(|e| {
+                        anyhow::anyhow!("compiling OpenSSL ({} group {group}): {e:#}", lib.name())
+                    });
+                    (lib, objs)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("compile thread panicked")).collect()
+    });
+    let mut objects: BTreeMap<Lib, Vec<PathBuf>> = BTreeMap::new();
+    for (lib, objs) in results {
+        objects.entry(lib).or_default().extend(objs?);
     }
     let lib_dir = job.out_dir.join("lib");
     for (lib, objs) in &objects {
@@ -69,6 +90,15 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     Ok(Artifacts { lib_dir, include_dir, units: m.units.len() })
 }
 
+/// Beside cargo's target directory (the ancestor holding its CACHEDIR.TAG), so that debug and
+/// release builds share objects: OpenSSL's flags are the same in every profile.
+fn cache_dir(out_dir: &Path) -> PathBuf {
+    out_dir
+        .ancestors()
+        .find(|d| d.join("CACHEDIR.TAG").exists())
+        .map_or_else(|| out_dir.join("objcache"), |t| t.join("crypto-sys-objcache"))
+}
+
 /// One source to compile and what identifies its content.
 struct Source {
     path: PathBuf,
@@ -76,6 +106,7 @@ struct Source {
     rel: String,
     /// The manifest's hash for generated files; size and mtime for openssl-src's (immutable).
     identity: String,
+    size: u64,
 }
 
 /// Objects keyed by everything that shapes them, so a rerun (a set switch, a build-script
@@ -161,7 +192,8 @@ fn units_by_group(job: &Job) -> Result<BTreeMap<(Lib, usize, bool), Vec<Source>>
                 fs::metadata(&path).with_context(|| format!("reading {}", path.display()))?;
             (path, format!("{} {:?}", meta.len(), meta.modified().ok()))
         };
-        let source = Source { path, rel: u.path.clone(), identity };
+        let size = fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let source = Source { path, rel: u.path.clone(), identity, size };
         groups.entry((u.lib, u.group, u.path.ends_with(".s"))).or_default().push(source);
     }
     Ok(groups)
