@@ -2,7 +2,7 @@
 //! either crypto-sys or openssl-sys's vendored build.
 #![allow(non_camel_case_types)]
 
-use core::ffi::{c_int, c_uchar, c_uint, c_void};
+use core::ffi::{c_char, c_int, c_uchar, c_uint, c_void};
 
 #[repr(C)]
 pub struct Opaque {
@@ -14,13 +14,19 @@ pub type EVP_MD = Opaque;
 pub type EVP_MD_CTX = Opaque;
 pub type EVP_PKEY = Opaque;
 pub type EVP_PKEY_CTX = Opaque;
+pub type EVP_MAC = Opaque;
+pub type EVP_MAC_CTX = Opaque;
+pub type OSSL_LIB_CTX = Opaque;
+pub type OSSL_PARAM = Opaque;
 
 pub const EVP_CTRL_AEAD_GET_TAG: c_int = 0x10;
 pub const EVP_PKEY_RSA: c_int = 6;
 pub const EVP_PKEY_EC: c_int = 408;
 pub const EVP_PKEY_X25519: c_int = 1034;
+pub const NID_SECP224R1: c_int = 713;
 pub const NID_X9_62_PRIME256V1: c_int = 415;
 pub const NID_SECP384R1: c_int = 715;
+pub const NID_SECP521R1: c_int = 716;
 
 extern "C" {
     pub fn EVP_aes_128_gcm() -> *const EVP_CIPHER;
@@ -104,4 +110,25 @@ extern "C" {
     pub fn EVP_PKEY_derive_init(ctx: *mut EVP_PKEY_CTX) -> c_int;
     pub fn EVP_PKEY_derive_set_peer(ctx: *mut EVP_PKEY_CTX, peer: *mut EVP_PKEY) -> c_int;
     pub fn EVP_PKEY_derive(ctx: *mut EVP_PKEY_CTX, key: *mut c_uchar, keylen: *mut usize) -> c_int;
+    pub fn EVP_MAC_fetch(
+        libctx: *mut OSSL_LIB_CTX,
+        algorithm: *const c_char,
+        properties: *const c_char,
+    ) -> *mut EVP_MAC;
+    pub fn EVP_MAC_free(mac: *mut EVP_MAC);
+    pub fn EVP_MAC_CTX_new(mac: *mut EVP_MAC) -> *mut EVP_MAC_CTX;
+    pub fn EVP_MAC_CTX_free(ctx: *mut EVP_MAC_CTX);
+    pub fn EVP_MAC_init(
+        ctx: *mut EVP_MAC_CTX,
+        key: *const c_uchar,
+        keylen: usize,
+        params: *const OSSL_PARAM,
+    ) -> c_int;
+    pub fn EVP_MAC_update(ctx: *mut EVP_MAC_CTX, data: *const c_uchar, datalen: usize) -> c_int;
+    pub fn EVP_MAC_final(
+        ctx: *mut EVP_MAC_CTX,
+        out: *mut c_uchar,
+        outl: *mut usize,
+        outsize: usize,
+    ) -> c_int;
 }

@@ -107,13 +107,34 @@ unsafe fn verify(key: *mut EVP_PKEY, msg: &[u8], sig: &[u8]) -> bool {
     ok
 }
 
-fn pkey_figures(t: Duration, out: &mut Vec<(String, &'static str, f64)>) {
+/// Derives `a`'s shared secret with `peer` into `secret`; returns its length.
+unsafe fn derive(a: *mut EVP_PKEY, peer: *mut EVP_PKEY, secret: &mut [u8]) -> usize {
+    let ctx = EVP_PKEY_CTX_new(a, null_mut());
+    let mut n = secret.len();
+    assert_eq!(EVP_PKEY_derive_init(ctx), 1);
+    assert_eq!(EVP_PKEY_derive_set_peer(ctx, peer), 1);
+    assert_eq!(EVP_PKEY_derive(ctx, secret.as_mut_ptr(), &mut n), 1);
+    EVP_PKEY_CTX_free(ctx);
+    n
+}
+
+/// Both sides must agree before the derive is timed, or the figure measures nothing useful.
+unsafe fn derive_figure(name: String, a: *mut EVP_PKEY, b: *mut EVP_PKEY, t: Duration) -> Figure {
+    let (mut ab, mut ba) = ([0u8; 66], [0u8; 66]);
+    let (n, m) = (derive(a, b, &mut ab), derive(b, a, &mut ba));
+    assert!(n > 0 && ab[..n] == ba[..m], "{name}: sides disagree");
+    (name, "op/s", rate(t, || _ = derive(a, b, &mut ab)))
+}
+
+type Figure = (String, &'static str, f64);
+
+fn pkey_figures(t: Duration, out: &mut Vec<Figure>) {
     let msg = [1u8; 32];
     let mut sig = [0u8; 512];
+    let mut scratch = [0u8; 512];
     unsafe {
         let rsa = keygen(EVP_PKEY_RSA, |c| EVP_PKEY_CTX_set_rsa_keygen_bits(c, 2048));
         let len = sign(rsa, &msg, &mut sig);
-        let mut scratch = [0u8; 512];
         out.push(("RSA-2048 sign".into(), "op/s", rate(t, || _ = sign(rsa, &msg, &mut scratch))));
         assert!(verify(rsa, &msg, &sig[..len]));
         out.push((
@@ -122,32 +143,62 @@ fn pkey_figures(t: Duration, out: &mut Vec<(String, &'static str, f64)>) {
             rate(t, || assert!(verify(rsa, &msg, &sig[..len]))),
         ));
         EVP_PKEY_free(rsa);
-        for (name, nid) in
-            [("ECDSA P-256 sign", NID_X9_62_PRIME256V1), ("ECDSA P-384 sign", NID_SECP384R1)]
-        {
-            let ec = keygen(EVP_PKEY_EC, |c| EVP_PKEY_CTX_set_ec_paramgen_curve_nid(c, nid));
-            out.push((name.into(), "op/s", rate(t, || _ = sign(ec, &msg, &mut scratch))));
+        let curves = [
+            ("P-224", NID_SECP224R1),
+            ("P-256", NID_X9_62_PRIME256V1),
+            ("P-384", NID_SECP384R1),
+            ("P-521", NID_SECP521R1),
+        ];
+        for (curve, nid) in curves {
+            let ec_key = || keygen(EVP_PKEY_EC, |c| EVP_PKEY_CTX_set_ec_paramgen_curve_nid(c, nid));
+            let (ec, peer) = (ec_key(), ec_key());
+            let len = sign(ec, &msg, &mut sig);
+            // A verify that accepts anything would time nothing: it must reject another message.
+            assert!(verify(ec, &msg, &sig[..len]) && !verify(ec, &[2u8; 32], &sig[..len]));
+            let signing = rate(t, || _ = sign(ec, &msg, &mut scratch));
+            out.push((format!("ECDSA {curve} sign"), "op/s", signing));
+            let verifying = rate(t, || assert!(verify(ec, &msg, &sig[..len])));
+            out.push((format!("ECDSA {curve} verify"), "op/s", verifying));
+            out.push(derive_figure(format!("ECDH {curve} derive"), ec, peer, t));
             EVP_PKEY_free(ec);
+            EVP_PKEY_free(peer);
         }
         let (a, b) = (keygen(EVP_PKEY_X25519, |_| 1), keygen(EVP_PKEY_X25519, |_| 1));
-        let derive = || {
-            let ctx = EVP_PKEY_CTX_new(a, null_mut());
-            let (mut secret, mut n) = ([0u8; 32], 32usize);
-            EVP_PKEY_derive_init(ctx);
-            EVP_PKEY_derive_set_peer(ctx, b);
-            assert_eq!(EVP_PKEY_derive(ctx, secret.as_mut_ptr(), &mut n), 1);
-            EVP_PKEY_CTX_free(ctx);
-        };
-        out.push(("X25519 derive".into(), "op/s", rate(t, derive)));
+        out.push(derive_figure("X25519 derive".into(), a, b, t));
         EVP_PKEY_free(a);
         EVP_PKEY_free(b);
+    }
+}
+
+/// Poly1305 through EVP_MAC, keyed afresh per message as a one-time key must be.
+fn mac_rate(len: usize, t: Duration) -> f64 {
+    let key = [3u8; 32];
+    let mut data = Buf::new(len, 0);
+    let mut tag = [0u8; 16];
+    unsafe {
+        let mac = EVP_MAC_fetch(null_mut(), c"POLY1305".as_ptr(), null());
+        assert!(!mac.is_null(), "no POLY1305 in EVP_MAC");
+        let ctx = EVP_MAC_CTX_new(mac);
+        assert!(!ctx.is_null());
+        let mut one = || {
+            let mut n = 0;
+            EVP_MAC_init(ctx, key.as_ptr(), key.len(), null()) == 1
+                && EVP_MAC_update(ctx, data.ptr(), len) == 1
+                && EVP_MAC_final(ctx, tag.as_mut_ptr(), &mut n, tag.len()) == 1
+                && n == 16
+        };
+        assert!(one(), "Poly1305 over {len} bytes failed");
+        let per_sec = rate(t, || _ = one());
+        EVP_MAC_CTX_free(ctx);
+        EVP_MAC_free(mac);
+        per_sec * len as f64 / 1e6
     }
 }
 
 fn main() {
     let secs: f64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0.3);
     let t = Duration::from_secs_f64(secs);
-    let mut out: Vec<(String, &'static str, f64)> = Vec::new();
+    let mut out: Vec<Figure> = Vec::new();
     let aeads: [(&str, *const EVP_CIPHER, usize); 3] = unsafe {
         [
             ("AES-256-GCM", EVP_aes_256_gcm(), 32),
@@ -165,6 +216,8 @@ fn main() {
     }
     out.push(("SHA-256 16 KiB".into(), "MB/s", unsafe { digest_rate(EVP_sha256(), t) }));
     out.push(("SHA-512 16 KiB".into(), "MB/s", unsafe { digest_rate(EVP_sha512(), t) }));
+    out.push(("Poly1305 16 KiB".into(), "MB/s", mac_rate(16384, t)));
+    out.push(("Poly1305 1 KiB".into(), "MB/s", mac_rate(1024, t)));
     pkey_figures(t, &mut out);
     for (figure, unit, value) in out {
         println!("{figure}\t{unit}\t{value:.1}");

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 use xshell::{cmd, Shell};
 
@@ -19,6 +19,23 @@ struct Contender {
     label: String,
     exe: PathBuf,
 }
+
+/// A C compiler given with --cc: its name for labels and target directories, and its path.
+struct Compiler {
+    name: String,
+    path: PathBuf,
+}
+
+impl Compiler {
+    fn find(cc: &str) -> Result<Compiler> {
+        let Ok(path) = which::which(cc) else { bail!("--cc {cc}: not found on PATH") };
+        let name = Path::new(cc).file_name().map_or(cc.into(), |n| n.to_string_lossy().into());
+        Ok(Compiler { name, path })
+    }
+}
+
+/// (ours, theirs): a crypto-sys build and the openssl-src build made the same way.
+type Pair = (String, String);
 
 /// figure -> (unit, label -> best value over the rounds)
 type Results = BTreeMap<String, (String, BTreeMap<String, f64>)>;
@@ -32,31 +49,41 @@ impl Bench {
         for s in &sets {
             SetChoice::parse(s)?;
         }
-        let cost = match self.against.as_deref() {
-            Some(OPENSSL_SRC) => Some(build_cost(sh)?),
-            _ => None,
+        // Checked before any build, so that a typo costs nothing.
+        let against = match self.against.as_deref() {
+            None => false,
+            Some(OPENSSL_SRC) => true,
+            Some(other) => bail!("unknown --against `{other}`; accepted: {OPENSSL_SRC}"),
         };
+        let cc = self.cc.as_deref().map(Compiler::find).transpose()?;
+        let cost = if against { Some(build_cost(sh)?) } else { None };
         let mut contenders = Vec::new();
         for set in &sets {
-            contenders.push(build_set(sh, set, Profile::Release)?);
+            contenders.push(build_set(sh, set, Profile::Release, None)?);
         }
         if sets.iter().any(|s| s == "asm") {
             // OpenSSL's C is built at -O3 in every profile: a debug build must be as fast.
-            contenders.push(build_set(sh, "asm", Profile::Debug)?);
+            contenders.push(build_set(sh, "asm", Profile::Debug, None)?);
         }
-        match self.against.as_deref() {
-            None => {}
-            Some(OPENSSL_SRC) => contenders.push(build_openssl_src(sh)?),
-            Some(other) => bail!("unknown --against `{other}`; accepted: {OPENSSL_SRC}"),
+        if let Some(cc) = &cc {
+            contenders.push(build_set(sh, "asm", Profile::Release, Some(cc))?);
+        }
+        if against {
+            contenders.push(build_openssl_src(sh, None)?);
+            if let Some(cc) = &cc {
+                contenders.push(build_openssl_src(sh, Some(cc))?);
+            }
         }
         let results =
             measure(sh, &contenders, self.rounds.unwrap_or(3), self.seconds.unwrap_or(0.3))?;
         let labels: Vec<&str> = contenders.iter().map(|c| c.label.as_str()).collect();
+        let pairs = pairs(&labels);
         print!("{}", table(&results, &labels));
+        print!("{}", pair_table(&results, &pairs));
         let cost = cost.unwrap_or_default();
         print!("{}", cost_table(&cost));
         if let Some(path) = &self.json {
-            fs::write(path, json(&results, &cost))
+            fs::write(path, json(&results, &cost, &pairs))
                 .with_context(|| format!("writing {}", path.display()))?;
         }
         if let Some(path) = &self.plot {
@@ -114,40 +141,54 @@ fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
 }
 
-/// Builds the harness against crypto-sys with one set, in release, and keeps a copy.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Profile {
     Release,
     Debug,
 }
 
-fn build_set(sh: &Shell, set: &str, profile: Profile) -> Result<Contender> {
+/// Builds the harness against crypto-sys with one set and keeps a copy. With a compiler, the
+/// build gets its own target directory so that it does not invalidate the default ones.
+fn build_set(sh: &Shell, set: &str, profile: Profile, cc: Option<&Compiler>) -> Result<Contender> {
     let cargo = cargo();
     let _set = sh.push_env(ASM_SET_VAR, set);
+    let _cc = cc.map(|c| sh.push_env("CC", &c.path));
+    let (dir, label) = match cc {
+        None => ("target/bench".to_string(), set.to_string()),
+        Some(c) => (format!("target/bench-cc-{}", c.name), format!("{set}-{}", c.name)),
+    };
+    let (release, built, label) = match profile {
+        Profile::Release => (Some("--release"), "release", label),
+        Profile::Debug => (None, "debug", format!("{label}-debug")),
+    };
     let started = Instant::now();
-    let release = (profile == Profile::Release).then_some("--release");
-    cmd!(sh, "{cargo} build {release...} -p crypto-bench --target-dir target/bench")
-        .quiet()
-        .run()?;
-    eprintln!("built the harness with {set} in {:.1?}", started.elapsed());
-    match profile {
-        Profile::Release => keep(sh, "target/bench/release/crypto-bench", set),
-        Profile::Debug => keep(sh, "target/bench/debug/crypto-bench", &format!("{set}-debug")),
-    }
+    cmd!(sh, "{cargo} build {release...} -p crypto-bench --target-dir {dir}").quiet().run()?;
+    eprintln!("built the harness with {label} in {:.1?}", started.elapsed());
+    keep(sh, &format!("{dir}/{built}/crypto-bench"), &label)
 }
 
-/// The same harness against OpenSSL built by its own Configure and make (openssl-src).
-fn build_openssl_src(sh: &Shell) -> Result<Contender> {
+/// The same harness against OpenSSL built by its own Configure and make (openssl-src),
+/// optionally with another compiler in its own target directory.
+fn build_openssl_src(sh: &Shell, cc: Option<&Compiler>) -> Result<Contender> {
     let cargo = cargo();
+    let _cc = cc.map(|c| sh.push_env("CC", &c.path));
+    let label = match cc {
+        None => OPENSSL_SRC.to_string(),
+        Some(c) => format!("{OPENSSL_SRC}-{}", c.name),
+    };
+    let dir = match cc {
+        None => "target/bench-openssl-src".to_string(),
+        Some(c) => format!("target/bench-openssl-src-cc-{}", c.name),
+    };
     let started = Instant::now();
     cmd!(
         sh,
-        "{cargo} build --release -p crypto-bench --no-default-features --features vendored --target-dir target/bench-openssl-src"
+        "{cargo} build --release -p crypto-bench --no-default-features --features vendored --target-dir {dir}"
     )
     .quiet()
     .run()?;
-    eprintln!("built the harness with openssl-src in {:.1?}", started.elapsed());
-    keep(sh, "target/bench-openssl-src/release/crypto-bench", OPENSSL_SRC)
+    eprintln!("built the harness with {label} in {:.1?}", started.elapsed());
+    keep(sh, &format!("{dir}/release/crypto-bench"), &label)
 }
 
 fn keep(sh: &Shell, built: &str, label: &str) -> Result<Contender> {
@@ -187,7 +228,7 @@ fn measure(sh: &Shell, contenders: &[Contender], rounds: usize, seconds: f64) ->
 fn progress(done: usize, total: usize, what: &str) {
     let width = 30;
     let filled = done * width / total.max(1);
-    eprint!("\r[{}{}] {done}/{total} {what:<16}", "#".repeat(filled), " ".repeat(width - filled));
+    eprint!("\r[{}{}] {done}/{total} {what:<24}", "#".repeat(filled), " ".repeat(width - filled));
     let _ = std::io::stderr().flush();
 }
 
@@ -196,7 +237,7 @@ fn table(results: &Results, labels: &[&str]) -> String {
     let base = if labels.contains(&"asm") { "asm" } else { labels[0] };
     let mut out = format!("{:<42} {:>5}", "figure", "unit");
     for l in labels {
-        let _ = write!(out, " {l:>12} {:>6}", "ratio");
+        let _ = write!(out, " {l:>w$} {:>6}", "ratio", w = l.len().max(12));
     }
     out.push('\n');
     for (figure, (unit, values)) in results {
@@ -204,7 +245,7 @@ fn table(results: &Results, labels: &[&str]) -> String {
         let b = values.get(base).copied().unwrap_or(f64::NAN);
         for l in labels {
             let v = values.get(*l).copied().unwrap_or(f64::NAN);
-            let _ = write!(out, " {v:>12.1} {:>6.2}", v / b);
+            let _ = write!(out, " {v:>w$.1} {:>6.2}", v / b, w = l.len().max(12));
         }
         out.push('\n');
     }
@@ -212,7 +253,69 @@ fn table(results: &Results, labels: &[&str]) -> String {
     out
 }
 
-fn json(results: &Results, cost: &Cost) -> String {
+/// Pairs each openssl-src build with the `asm` build made the same way (`openssl-src-X` with
+/// `asm-X`), so that a ratio compares the builds, not the compilers.
+fn pairs(labels: &[&str]) -> Vec<Pair> {
+    labels
+        .iter()
+        .filter_map(|l| {
+            let how = l.strip_prefix(OPENSSL_SRC)?;
+            let ours = format!("asm{how}");
+            labels.contains(&ours.as_str()).then(|| (ours, l.to_string()))
+        })
+        .collect()
+}
+
+/// ours / theirs for one figure; NaN when either is missing.
+fn ratio(values: &BTreeMap<String, f64>, (ours, theirs): &Pair) -> f64 {
+    let get = |l: &String| values.get(l).copied().unwrap_or(f64::NAN);
+    get(ours) / get(theirs)
+}
+
+/// Geometric mean of the finite ratios: the fair average of ratios; NaN when there are none.
+fn geomean(ratios: impl Iterator<Item = f64>) -> f64 {
+    let logs: Vec<f64> = ratios.filter(|r| r.is_finite() && *r > 0.0).map(f64::ln).collect();
+    (logs.iter().sum::<f64>() / logs.len() as f64).exp()
+}
+
+/// Each pair's ratio per figure and their geometric mean; empty without pairs.
+fn pair_table(results: &Results, pairs: &[Pair]) -> String {
+    if pairs.is_empty() {
+        return String::new();
+    }
+    let heads: Vec<String> = pairs.iter().map(|(o, t)| format!("{o} / {t}")).collect();
+    let mut out =
+        format!("\nours vs openssl-src built the same way\n{:<42} {:>5}", "figure", "unit");
+    for h in &heads {
+        let _ = write!(out, "  {h:>8}");
+    }
+    out.push('\n');
+    let mut row = |figure: &str, unit: &str, ratios: Vec<f64>| {
+        let _ = write!(out, "{figure:<42} {unit:>5}");
+        for (h, r) in heads.iter().zip(ratios) {
+            let _ = write!(out, "  {r:>w$.2}", w = h.len().max(8));
+        }
+        out.push('\n');
+    };
+    for (figure, (unit, values)) in results {
+        row(figure, unit, pairs.iter().map(|p| ratio(values, p)).collect());
+    }
+    let means = pairs.iter().map(|p| geomean(results.values().map(|(_, v)| ratio(v, p))));
+    row("geometric mean", "", means.collect());
+    let _ = writeln!(out, "ratios are ours / theirs; higher means ours is faster");
+    out
+}
+
+/// A number for JSON, which has no NaN.
+fn json_num(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.3}")
+    } else {
+        "null".into()
+    }
+}
+
+fn json(results: &Results, cost: &Cost, pairs: &[Pair]) -> String {
     let figures: Vec<String> = results
         .iter()
         .map(|(figure, (unit, values))| {
@@ -223,17 +326,37 @@ fn json(results: &Results, cost: &Cost) -> String {
             )
         })
         .collect();
+    let pairs: Vec<String> = pairs
+        .iter()
+        .map(|p| {
+            let ratios: Vec<String> = results
+                .iter()
+                .map(|(figure, (_, values))| format!("\"{figure}\":{}", json_num(ratio(values, p))))
+                .collect();
+            let mean = geomean(results.values().map(|(_, v)| ratio(v, p)));
+            format!(
+                "{{\"ours\":\"{}\",\"theirs\":\"{}\",\"geomean\":{},\"ratios\":{{{}}}}}",
+                p.0,
+                p.1,
+                json_num(mean),
+                ratios.join(",")
+            )
+        })
+        .collect();
     let cost: Vec<String> = cost.iter().map(|(l, s)| format!("\"{l}\":{s:.1}")).collect();
     format!(
-        "{{\"figures\":[\n{}\n],\n\"build_seconds\":{{{}}}}}\n",
+        "{{\"figures\":[\n{}\n],\n\"pairs\":[\n{}\n],\n\"build_seconds\":{{{}}}}}\n",
         figures.join(",\n"),
+        pairs.join(",\n"),
         cost.join(",")
     )
 }
 
 /// Horizontal bars: for each figure, one bar per contender, scaled to the figure's best.
 fn svg(results: &Results, labels: &[&str]) -> String {
-    const COLOURS: [&str; 5] = ["#1b7837", "#762a83", "#d6604d", "#4393c3", "#878787"];
+    // Enough for every contender: three sets, asm-debug, asm-<cc> and two openssl-src builds.
+    const COLOURS: [&str; 8] =
+        ["#1b7837", "#762a83", "#d6604d", "#4393c3", "#878787", "#e08214", "#5aae61", "#b2182b"];
     let (label_w, bar_w, bar_h) = (300.0, 420.0, 12.0);
     let row_h = bar_h * labels.len() as f64 + 10.0;
     let height = 40.0 + row_h * results.len() as f64 + 20.0 * labels.len() as f64;
@@ -292,13 +415,68 @@ mod tests {
         assert!(t.contains("50.0   0.25"), "{t}");
     }
 
+    /// Two figures for both pairs; `openssl-src-clang-19` lacks the second.
+    fn paired() -> (Results, Vec<Pair>) {
+        let mut r = Results::new();
+        let figure = |v: [f64; 4]| {
+            let labels = ["asm", OPENSSL_SRC, "asm-clang-19", "openssl-src-clang-19"];
+            let values = labels.iter().zip(v).filter(|(_, x)| !x.is_nan());
+            ("op/s".to_string(), values.map(|(l, x)| (l.to_string(), x)).collect())
+        };
+        r.insert("ECDH P-384 derive".into(), figure([200.0, 160.0, 90.0, 100.0]));
+        r.insert("X25519 derive".into(), figure([100.0, 125.0, 50.0, f64::NAN]));
+        let pairs =
+            pairs(&["asm", "asm-debug", "asm-clang-19", OPENSSL_SRC, "openssl-src-clang-19"]);
+        (r, pairs)
+    }
+
+    /// The whitespace-separated cells of the line starting with `start`.
+    fn cells<'a>(table: &'a str, start: &str) -> Vec<&'a str> {
+        let line =
+            table.lines().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("{table}"));
+        line[start.len()..].split_whitespace().collect()
+    }
+
+    #[test]
+    fn pairs_match_builds_made_the_same_way() {
+        let (_, p) = paired();
+        let p: Vec<(&str, &str)> = p.iter().map(|(o, t)| (o.as_str(), t.as_str())).collect();
+        assert_eq!(p, [("asm", OPENSSL_SRC), ("asm-clang-19", "openssl-src-clang-19")]);
+        // No openssl-src, or no asm built the same way: nothing to pair.
+        assert!(pairs(&["asm", "asm-clang-19"]).is_empty());
+        assert!(pairs(&["asm_avx2", OPENSSL_SRC, "openssl-src-clang-19"]).is_empty());
+        assert_eq!(pair_table(&sample(), &[]), "");
+    }
+
+    #[test]
+    fn pair_table_shows_ours_over_theirs() {
+        let (r, p) = paired();
+        let t = pair_table(&r, &p);
+        assert!(t.contains("asm / openssl-src  asm-clang-19 / openssl-src-clang-19"), "{t}");
+        assert_eq!(cells(&t, "ECDH P-384 derive"), ["op/s", "1.25", "0.90"], "{t}");
+        assert_eq!(cells(&t, "X25519 derive"), ["op/s", "0.80", "NaN"], "{t}");
+        // sqrt(1.25 * 0.80) = 1; the missing figure leaves 0.90 alone.
+        assert_eq!(cells(&t, "geometric mean"), ["1.00", "0.90"], "{t}");
+    }
+
+    #[test]
+    fn compiler_label_is_its_file_name() {
+        let exe = std::env::current_exe().unwrap();
+        let c = Compiler::find(exe.to_str().unwrap()).unwrap();
+        assert_eq!(Some(c.name.as_str()), exe.file_name().and_then(|n| n.to_str()));
+        assert_eq!(c.path, exe);
+        let e = Compiler::find("no-such-cc-xtask").err().unwrap();
+        assert_eq!(e.to_string(), "--cc no-such-cc-xtask: not found on PATH");
+    }
+
     #[test]
     fn json_and_svg_carry_every_value() {
         let cost = vec![
             ("crypto-sys clean build (asm)", 70.0),
             ("openssl-src clean build (vendored)", 88.0),
         ];
-        let j = json(&sample(), &cost);
+        let j = json(&sample(), &cost, &[]);
+        assert!(j.contains("\"pairs\":[\n\n]"), "{j}");
         assert!(j.contains("\"asm\":200.0") && j.contains("\"asm_avx2\":50.0"), "{j}");
         assert!(j.contains("\"crypto-sys clean build (asm)\":70.0"), "{j}");
         assert!(cost_table(&cost).contains("70.0 s  (0.80x openssl-src)"), "{}", cost_table(&cost));
@@ -307,5 +485,44 @@ mod tests {
             s.starts_with("<svg") && s.contains("width=\"420.0\"") && s.contains("width=\"105.0\""),
             "{s}"
         );
+    }
+
+    #[test]
+    fn json_carries_the_pairs() {
+        let (r, p) = paired();
+        let j = json(&r, &Cost::new(), &p);
+        assert!(j.contains("{\"figure\":\"X25519 derive\",\"unit\":\"op/s\",\"values\":{\"asm\":100.0,\"asm-clang-19\":50.0,\"openssl-src\":125.0}}"), "{j}");
+        assert!(j.contains("{\"ours\":\"asm\",\"theirs\":\"openssl-src\",\"geomean\":1.000,\"ratios\":{\"ECDH P-384 derive\":1.250,\"X25519 derive\":0.800}}"), "{j}");
+        // JSON has no NaN: a missing figure is null.
+        assert!(
+            j.contains(
+                "\"geomean\":0.900,\"ratios\":{\"ECDH P-384 derive\":0.900,\"X25519 derive\":null}"
+            ),
+            "{j}"
+        );
+    }
+
+    #[test]
+    fn svg_gives_every_contender_its_own_colour() {
+        let (r, _) = paired();
+        let labels = [
+            "asm",
+            "asm_avx2",
+            "no_asm",
+            "asm-debug",
+            "asm-clang-19",
+            OPENSSL_SRC,
+            "openssl-src-clang-19",
+        ];
+        let s = svg(&r, &labels);
+        let legend: std::collections::BTreeSet<&str> = s
+            .lines()
+            .filter(|l| l.contains("x=\"10\"") && l.contains("<rect"))
+            .filter_map(|l| l.split("fill=\"").nth(1)?.split('"').next())
+            .collect();
+        assert_eq!(legend.len(), labels.len(), "{s}");
+        for l in labels {
+            assert!(s.contains(&format!(">{l}</text>")), "{l} missing from {s}");
+        }
     }
 }

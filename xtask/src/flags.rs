@@ -59,6 +59,7 @@ pub struct Bench {
     pub plot: Option<PathBuf>,
     pub rounds: Option<usize>,
     pub seconds: Option<f64>,
+    pub cc: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -181,6 +182,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
                     "--plot" => b.plot = Some(v.take()?.into()),
                     "--rounds" => b.rounds = Some(v.take()?.parse().context("--rounds")?),
                     "--seconds" => b.seconds = Some(v.take()?.parse().context("--seconds")?),
+                    "--cc" => b.cc = Some(v.take()?),
                     _ => return Ok(false),
                 }
                 Ok(true)
