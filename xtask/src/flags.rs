@@ -22,10 +22,12 @@ cargo xtask <command>
          [--allow-downgrade] [--json]
       Print the toolchain cc would use (honouring CC, CFLAGS, ...), its assembler and C
       probe results and the plan (per-file sets, C variant), without building anything.
-  bench [--sets asm,asm_avx2,no_asm] [--against openssl-src] [--json FILE] [--plot FILE]
-        [--rounds N] [--seconds S]
+  bench [--sets asm,asm_avx2,no_asm] [--against openssl-src] [--cc COMPILER] [--json FILE]
+        [--plot FILE] [--rounds N] [--seconds S]
       Build the benchmark harness with each set (and openssl-src's own build), run them
-      interleaved for N rounds, and print each figure with its ratio to asm.
+      interleaved for N rounds, and print each figure with its ratio to asm, then ours
+      against openssl-src built the same way. --cc adds asm and openssl-src built with
+      CC=COMPILER.
   package
       Make crypto-build and crypto-sys .crate files (crypto-sys carrying the pre-generated
       sets, checked against generate.lock) and run `cargo publish --dry-run` on them.
