@@ -61,32 +61,27 @@ static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize:
 
 /// Assembles `snippet` with the C compiler driver and its arguments; true when it succeeds.
 pub fn assembles(driver: &Path, args: &[OsString], snippet: &str, scratch: &Path) -> bool {
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let obj = scratch.join(format!("probe-{}-{n}.o", std::process::id()));
-    let child = Command::new(driver)
-        .args(args)
-        .args(["-c", "-x", "assembler", "-", "-o"])
-        .arg(&obj)
-        .env("LC_ALL", "C")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn();
-    let Ok(mut child) = child else { return false };
-    let text = format!(".text\n{snippet}");
-    let wrote = child.stdin.take().is_some_and(|mut s| s.write_all(text.as_bytes()).is_ok());
-    let ok = child.wait().is_ok_and(|s| s.success()) && wrote;
-    let _ = std::fs::remove_file(&obj);
-    ok
+    compiles_stdin(driver, args, "assembler", &format!(".text\n{snippet}"), scratch)
 }
 
 /// Compiles the C `source` with the C compiler and its arguments; true when it succeeds.
 pub fn c_compiles(compiler: &Path, args: &[OsString], source: &str, scratch: &Path) -> bool {
+    compiles_stdin(compiler, args, "c", source, scratch)
+}
+
+/// Feeds `text` to `driver -c -x <lang> -`, in the C locale, and throws the object away.
+fn compiles_stdin(
+    driver: &Path,
+    args: &[OsString],
+    lang: &str,
+    text: &str,
+    scratch: &Path,
+) -> bool {
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let obj = scratch.join(format!("probe-{}-{n}.o", std::process::id()));
-    let child = Command::new(compiler)
+    let child = Command::new(driver)
         .args(args)
-        .args(["-c", "-x", "c", "-", "-o"])
+        .args(["-c", "-x", lang, "-", "-o"])
         .arg(&obj)
         .env("LC_ALL", "C")
         .stdin(Stdio::piped())
@@ -94,7 +89,7 @@ pub fn c_compiles(compiler: &Path, args: &[OsString], source: &str, scratch: &Pa
         .stderr(Stdio::null())
         .spawn();
     let Ok(mut child) = child else { return false };
-    let wrote = child.stdin.take().is_some_and(|mut s| s.write_all(source.as_bytes()).is_ok());
+    let wrote = child.stdin.take().is_some_and(|mut s| s.write_all(text.as_bytes()).is_ok());
     let ok = child.wait().is_ok_and(|s| s.success()) && wrote;
     let _ = std::fs::remove_file(&obj);
     ok
