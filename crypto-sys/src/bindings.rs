@@ -189,6 +189,7 @@ pub const NID_undef: c_int = 0;
 pub const NID_rsaEncryption: c_int = 6;
 pub const NID_commonName: c_int = 13;
 pub const NID_X9_62_id_ecPublicKey: c_int = 408;
+pub const NID_secp224r1: c_int = 713;
 pub const NID_X9_62_prime256v1: c_int = 415;
 pub const NID_secp384r1: c_int = 715;
 pub const NID_secp521r1: c_int = 716;

@@ -112,7 +112,11 @@ extern "C" {
 }
 
 /// P-224, P-384 and P-521: the curves only the `ec_nistp_64_gcc_128` C variant speeds up.
-const NISTP_CURVES: &[(&str, core::ffi::c_int)] = &[("P-224", 713), ("P-384", 715), ("P-521", 716)];
+const NISTP_CURVES: &[(&str, core::ffi::c_int)] = &[
+    ("P-224", crate::NID_secp224r1),
+    ("P-384", crate::NID_secp384r1),
+    ("P-521", crate::NID_secp521r1),
+];
 
 /// For each curve the `ec_nistp_64_gcc_128` variant covers, whether OpenSSL gives it the
 /// 64-bit nistp code (true) or its generic Montgomery arithmetic (false).
