@@ -120,6 +120,7 @@ pub fn run() -> Result<()> {
     let job = compile::Job {
         plan: &plan,
         c_manifest: &c_manifest,
+        set_manifests: &facts.loaded,
         sets_root: &config.sets_root,
         out_dir: &config.out_dir,
         asm_driver: &asm_driver,

@@ -15,6 +15,8 @@ pub struct Job<'a> {
     pub plan: &'a Plan,
     /// Manifest of the C configuration built: a set, or a set's C variant.
     pub c_manifest: &'a Manifest,
+    /// The loaded (and hash-verified) manifests, among them every set the plan takes asm from.
+    pub set_manifests: &'a [Manifest],
     pub sets_root: &'a Path,
     pub out_dir: &'a Path,
     /// The driver for `.s` files (the C compiler unless CRYPTO_SYS_ASSEMBLER says otherwise).
@@ -104,7 +106,8 @@ struct Source {
     path: PathBuf,
     /// The path inside OpenSSL's tree, the same whichever set the file comes from.
     rel: String,
-    /// The manifest's hash for generated files; size and mtime for openssl-src's (immutable).
+    /// The manifest's hash for generated files (verified when loaded); size and mtime for
+    /// openssl-src's.
     identity: String,
     size: u64,
 }
@@ -175,24 +178,28 @@ fn units_by_group(job: &Job) -> Result<BTreeMap<(Lib, usize, bool), Vec<Source>>
     let c_dir = job.sets_root.join(m.key());
     let mut groups: BTreeMap<(Lib, usize, bool), Vec<Source>> = BTreeMap::new();
     for u in &m.units {
-        let generated = m.generated(&u.path);
         let (path, identity) = if u.path.ends_with(".s") {
             let Some(choice) = job.plan.files.iter().find(|f| f.path == u.path) else {
                 bail!("the plan has no set for {}", u.path);
             };
-            let path =
-                manifest::gen_path(&set_dir(job.sets_root, choice.set.name, &m.target), &u.path);
-            let data = fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-            (path, sha256::hex(&data))
-        } else if let Some(g) = generated {
-            (manifest::gen_path(&c_dir, &u.path), g.sha256.clone())
+            let set = job
+                .set_manifests
+                .iter()
+                .find(|s| s.set == choice.set.name && s.target == m.target && s.variant.is_empty());
+            let Some(hash) = set.and_then(|s| s.generated(&u.path)) else {
+                bail!("no loaded manifest of {} lists {}", choice.set.name, u.path);
+            };
+            let dir = set_dir(job.sets_root, choice.set.name, &m.target);
+            (manifest::gen_path(&dir, &u.path), Some(hash.sha256.clone()))
+        } else if let Some(g) = m.generated(&u.path) {
+            (manifest::gen_path(&c_dir, &u.path), Some(g.sha256.clone()))
         } else {
-            let path = src_root.join(&u.path);
-            let meta =
-                fs::metadata(&path).with_context(|| format!("reading {}", path.display()))?;
-            (path, format!("{} {:?}", meta.len(), meta.modified().ok()))
+            (src_root.join(&u.path), None)
         };
-        let size = fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let meta = fs::metadata(&path).with_context(|| format!("reading {}", path.display()))?;
+        let size = meta.len();
+        // openssl-src's files are immutable in the registry: size and mtime identify them.
+        let identity = identity.unwrap_or_else(|| format!("{size} {:?}", meta.modified().ok()));
         let source = Source { path, rel: u.path.clone(), identity, size };
         groups.entry((u.lib, u.group, u.path.ends_with(".s"))).or_default().push(source);
     }
