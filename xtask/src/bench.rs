@@ -105,10 +105,7 @@ fn build_cost(sh: &Shell) -> Result<Cost> {
     let _ = fs::remove_dir_all(&root);
     let (ours, theirs) = (root.join("crypto-sys"), root.join("openssl-src"));
     let ours = || cmd!(sh, "{cargo} build -q --release -p crypto-bench --target-dir {ours}");
-    let theirs = cmd!(
-        sh,
-        "{cargo} build -q --release -p crypto-bench --no-default-features --features vendored --target-dir {theirs}"
-    );
+    let theirs = vendored_build(sh, &theirs.display().to_string()).arg("-q");
     Ok(vec![
         ("crypto-sys clean build (asm)", timed(sh, "asm", ours())?),
         ("crypto-sys set switch (asm -> asm_avx2)", timed(sh, "asm_avx2", ours())?),
@@ -161,41 +158,46 @@ fn build_set(sh: &Shell, set: &str, profile: Profile, cc: Option<&Compiler>) -> 
         Profile::Release => (Some("--release"), "release", label),
         Profile::Debug => (None, "debug", format!("{label}-debug")),
     };
-    let started = Instant::now();
-    cmd!(sh, "{cargo} build {release...} -p crypto-bench --target-dir {dir}").quiet().run()?;
-    eprintln!("built the harness with {label} in {:.1?}", started.elapsed());
-    keep(sh, &format!("{dir}/{built}/crypto-bench"), &label)
+    let build = cmd!(sh, "{cargo} build {release...} -p crypto-bench --target-dir {dir}");
+    build_and_keep(build, &format!("{dir}/{built}"), &label)
 }
 
 /// The same harness against OpenSSL built by its own Configure and make (openssl-src),
 /// optionally with another compiler in its own target directory.
 fn build_openssl_src(sh: &Shell, cc: Option<&Compiler>) -> Result<Contender> {
-    let cargo = cargo();
     let _cc = cc.map(|c| sh.push_env("CC", &c.path));
-    let label = match cc {
-        None => OPENSSL_SRC.to_string(),
-        Some(c) => format!("{OPENSSL_SRC}-{}", c.name),
+    let (dir, label) = match cc {
+        None => ("target/bench-openssl-src".to_string(), OPENSSL_SRC.to_string()),
+        Some(c) => {
+            (format!("target/bench-openssl-src-cc-{}", c.name), format!("{OPENSSL_SRC}-{}", c.name))
+        }
     };
-    let dir = match cc {
-        None => "target/bench-openssl-src".to_string(),
-        Some(c) => format!("target/bench-openssl-src-cc-{}", c.name),
-    };
-    let started = Instant::now();
-    cmd!(
-        sh,
-        "{cargo} build --release -p crypto-bench --no-default-features --features vendored --target-dir {dir}"
-    )
-    .quiet()
-    .run()?;
-    eprintln!("built the harness with {label} in {:.1?}", started.elapsed());
-    keep(sh, &format!("{dir}/release/crypto-bench"), &label)
+    build_and_keep(vendored_build(sh, &dir), &format!("{dir}/release"), &label)
 }
 
-fn keep(sh: &Shell, built: &str, label: &str) -> Result<Contender> {
+/// A release build of the harness against openssl-sys's vendored OpenSSL.
+fn vendored_build<'a>(sh: &'a Shell, target_dir: &str) -> xshell::Cmd<'a> {
+    let cargo = cargo();
+    cmd!(
+        sh,
+        "{cargo} build --release -p crypto-bench --no-default-features --features vendored --target-dir {target_dir}"
+    )
+}
+
+/// Runs one harness build and keeps a copy of the binary under `label`.
+fn build_and_keep(build: xshell::Cmd<'_>, out_dir: &str, label: &str) -> Result<Contender> {
+    let started = Instant::now();
+    build.quiet().run()?;
+    eprintln!("built the harness with {label} in {:.1?}", started.elapsed());
+    keep(&format!("{out_dir}/crypto-bench"), label)
+}
+
+fn keep(built: &str, label: &str) -> Result<Contender> {
     let dir = crate::project_root().join("target/bench/bin");
     fs::create_dir_all(&dir)?;
     let exe = dir.join(format!("crypto-bench-{label}"));
-    sh.copy_file(built, &exe)?;
+    fs::copy(crate::project_root().join(built), &exe)
+        .with_context(|| format!("keeping {built} as {}", exe.display()))?;
     Ok(Contender { label: label.into(), exe })
 }
 
