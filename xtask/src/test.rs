@@ -28,17 +28,8 @@ pub const EXPECT_VAR: &str = "CRYPTO_SYS_EXPECT_DOWNGRADED";
 /// Tells crypto-sys's tests which C variant the build must have taken.
 const EXPECT_C_VARIANT_VAR: &str = "CRYPTO_SYS_EXPECT_C_VARIANT";
 
-/// gcc, except that C read from stdin (the C variants' probes) mentioning `__uint128_t` fails:
-/// a compiler without 128-bit integers, as far as the probe can tell.
-const CC_WITHOUT_INT128: &str = r#"#!/bin/sh
-case " $* " in
-  *" -x c - "*)
-    input=$(cat)
-    case "$input" in *__uint128_t*) echo "error: unknown type name '__uint128_t'" >&2; exit 1 ;; esac
-    printf '%s\n' "$input" | exec gcc "$@" ;;
-esac
-exec gcc "$@"
-"#;
+/// gcc whose C variant probes fail (no `__uint128_t`); shared with xtask/tests/detect.rs.
+const CC_WITHOUT_INT128: &str = "xtask/tests/fixtures/cc-without-int128";
 
 impl Test {
     pub fn run(self, sh: &Shell) -> Result<()> {
@@ -48,14 +39,13 @@ impl Test {
             .run()
             .context("clippy")?;
         let default_row = &ROWS[0];
+        let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, expected_variant(default_row));
         {
             let _expect = sh.push_env(EXPECT_VAR, default_row.downgraded.join(","));
-            let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, expected_variant(default_row));
             cmd!(sh, "{cargo} test --workspace").run().context("workspace tests")?;
         }
         cmd!(sh, "{cargo} xtask verify").run()?;
         known_answers_on_every_path(sh, &cargo, "auto")?;
-        let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, expected_variant(default_row));
         for set in OTHER_SETS {
             let _env = sh.push_env(ASM_SET_VAR, set);
             let _expect = sh.push_env(EXPECT_VAR, "");
@@ -133,10 +123,7 @@ fn toolchain(sh: &Shell, cargo: &str, row: &crate::toolchains::Row) -> Result<()
 /// The default C configuration, reported once, when the C compiler fails the variant's probe;
 /// an error under --strict. Its build must pass every crypto-sys test.
 fn c_probe_refused(sh: &Shell, cargo: &str) -> Result<()> {
-    let cc = crate::project_root().join("target/fake-cc/cc-without-int128");
-    std::fs::create_dir_all(cc.parent().unwrap())?;
-    std::fs::write(&cc, CC_WITHOUT_INT128)?;
-    cmd!(sh, "chmod 755 {cc}").run()?;
+    let cc = crate::project_root().join(CC_WITHOUT_INT128);
     let _cc = sh.push_env("CC", &cc);
     let out = cmd!(sh, "{cargo} build -p crypto-sys").ignore_status().output()?;
     let stderr = String::from_utf8_lossy(&out.stderr);
