@@ -279,9 +279,9 @@ fn check_symbol_parity(staged: &[Staged]) -> Result<()> {
     Ok(())
 }
 
-/// The directory of one set/target under `root`.
+/// The directory of one set/target (plain C configuration) under `root`.
 pub fn set_dir(root: &Path, set: &str, target: &str) -> PathBuf {
-    root.join(set).join(target)
+    root.join(manifest::key(set, target, ""))
 }
 
 /// Swaps staged outputs in place of the previous ones and records them in the lock.
