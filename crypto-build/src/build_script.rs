@@ -1,8 +1,8 @@
 //! crypto-sys's build script, end to end: configuration → sets → plan → compile → cargo
 //! metadata and the embedded build facts.
 
-use crate::config::BuildConfig;
-use crate::data::{AsmSet, CVariant, Feature, Target};
+use crate::config::{BuildConfig, SetChoice};
+use crate::data::{AsmSet, AsmSyntax, CVariant, Feature, Target};
 use crate::detect::{self, Assembler};
 use crate::generate::Config;
 use crate::manifest::Manifest;
@@ -19,6 +19,9 @@ pub const SUMMARY_FILE: &str = "crypto-sys-summary.txt";
 /// under the key [`PLAN_C_VARIANT`]; read by verify.
 pub const PLAN_FILE: &str = "crypto-sys-plan.tsv";
 pub const PLAN_C_VARIANT: &str = "#c_variant";
+/// Name of the file in OUT_DIR with the system libraries to link (Configure's ex_libs, one per
+/// line, without `-l`), for the prefix's pkg-config files.
+pub const EX_LIBS_FILE: &str = "crypto-sys-ex-libs.txt";
 
 /// Sets loaded on demand: generated when missing, verified against their hashes once; and the
 /// C compiler's answers to the variants' probes, asked once.
@@ -60,6 +63,10 @@ impl Facts for SetFacts<'_> {
         self.assembler.supports(f)
     }
 
+    fn syntax(&self) -> AsmSyntax {
+        self.assembler.syntax
+    }
+
     fn manifest(&mut self, set: &'static AsmSet) -> Result<&Manifest> {
         self.load(Config { target: self.target, set, variant: None })
     }
@@ -75,8 +82,35 @@ impl Facts for SetFacts<'_> {
     }
 }
 
+/// What the pipeline built, for its caller to report.
+pub struct Built {
+    pub plan: Plan,
+    pub assembler: Assembler,
+    pub artifacts: compile::Artifacts,
+    pub c_manifest: Manifest,
+    /// The one line that reports every downgrade, if anything was downgraded.
+    pub warning: Option<String>,
+    /// Manifests read, whose change must rerun the build.
+    pub inputs: Vec<std::path::PathBuf>,
+}
+
+/// crypto-sys's build script: the pipeline, reported to cargo.
 pub fn run() -> Result<()> {
     let config = BuildConfig::from_cargo_env()?;
+    let built = build(&config, cc::Build::new())?;
+    if let Some(w) = &built.warning {
+        println!("cargo:warning={w}");
+    }
+    for m in &built.inputs {
+        println!("cargo:rerun-if-changed={}", m.display());
+    }
+    emit_link(&built.artifacts, &built.c_manifest, &built.plan);
+    Ok(())
+}
+
+/// configuration → sets → plan → compile → build facts, the same whether cargo or xtask runs
+/// it. `base` is a cc::Build that knows the target (from cargo's environment, or set by xtask).
+pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
     if config.packaged && !config.sets_root.exists() {
         anyhow::bail!(
             "this crypto-sys package carries no pre-generated asm sets (expected {}); \
@@ -84,12 +118,27 @@ pub fn run() -> Result<()> {
             config.sets_root.display()
         );
     }
-    let mut base = cc::Build::new();
     // OpenSSL's flags whatever the profile: -O3 and no debug info, as its own build.
     base.cargo_warnings(false).warnings(false).opt_level(3).debug(false);
     let compiler = base.try_get_compiler().context("finding the C compiler")?;
-    let (asm_driver, asm_args) = detect::asm_driver(config.assembler, &compiler, config.target)?;
-    let assembler = detect::detect(&asm_driver, &asm_args, &config.out_dir);
+    // A missing compiler would fail every probe and read as a downgrade; it is not one.
+    if which::which(compiler.path()).is_err() {
+        anyhow::bail!(
+            "C compiler `{}` not found for {}: {}",
+            compiler.path().display(),
+            config.triple,
+            config.target.cc_hint
+        );
+    }
+    let asm_needed = !matches!(config.choice, SetChoice::Named(s) if s.allowed.is_empty());
+    let assembler = detect::assembler(
+        config.assembler,
+        &compiler,
+        config.target,
+        config.nasm.as_deref(),
+        asm_needed,
+        &config.out_dir,
+    )?;
     let mut facts = SetFacts {
         sets_root: &config.sets_root,
         target: config.target,
@@ -102,7 +151,7 @@ pub fn run() -> Result<()> {
     };
     let policy = Policy { strict: config.strict, allow_downgrade: config.allow_downgrade };
     let plan = select::plan(config.choice, config.variant, policy, &mut facts)?;
-    if plan.degraded() {
+    let warning = plan.degraded().then(|| {
         let mut toolchain = vec![];
         if !plan.downgrades.is_empty() {
             toolchain.push(assembler.describe());
@@ -110,25 +159,29 @@ pub fn run() -> Result<()> {
         if plan.variant_refused.is_some() {
             toolchain.push(format!("C compiler {}", compiler.path().display()));
         }
-        println!("cargo:warning={} ({})", select::describe(&plan), toolchain.join("; "));
-    }
+        format!("{} ({})", select::describe(&plan), toolchain.join("; "))
+    });
     let c_manifest = facts.c_manifest(&plan)?;
-    for m in &facts.loaded {
-        let manifest = config.sets_root.join(m.key()).join(crate::manifest::FILE_NAME);
-        println!("cargo:rerun-if-changed={}", manifest.display());
-    }
+    let inputs = facts
+        .loaded
+        .iter()
+        .map(|m| config.sets_root.join(m.key()).join(crate::manifest::FILE_NAME))
+        .collect();
     let job = compile::Job {
         plan: &plan,
         c_manifest: &c_manifest,
         set_manifests: &facts.loaded,
         sets_root: &config.sets_root,
         out_dir: &config.out_dir,
-        asm_driver: &asm_driver,
+        assembler: &assembler,
+        nasm_format: config.target.nasm_format,
         base,
     };
     let artifacts = compile::compile(&job)?;
-    emit_link(&artifacts, &c_manifest, &plan);
-    write_facts(&config, &plan, &assembler, &artifacts)
+    write_facts(config, &plan, &assembler, &artifacts)?;
+    let ex_libs: String = c_manifest.ex_libs.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(config.out_dir.join(EX_LIBS_FILE), ex_libs)?;
+    Ok(Built { plan, assembler, artifacts, c_manifest, warning, inputs })
 }
 
 fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan) {

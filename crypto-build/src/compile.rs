@@ -1,6 +1,8 @@
 //! Compiles libcrypto and libssl with cc, from openssl-src's tree plus the chosen sets'
 //! generated files, at OpenSSL's own flags whatever the cargo profile, and archives them.
 
+use crate::data::{AsmSyntax, NASM_FLAGS};
+use crate::detect::Assembler;
 use crate::generate::set_dir;
 use crate::manifest::{self, Lib, Manifest};
 use crate::select::Plan;
@@ -19,8 +21,10 @@ pub struct Job<'a> {
     pub set_manifests: &'a [Manifest],
     pub sets_root: &'a Path,
     pub out_dir: &'a Path,
-    /// The driver for `.s` files (the C compiler unless CRYPTO_SYS_ASSEMBLER says otherwise).
-    pub asm_driver: &'a Path,
+    /// What assembles the asm: a C compiler driver (its rendering `.s`), or nasm (`.asm`).
+    pub assembler: &'a Assembler,
+    /// nasm's output format, for nasm builds.
+    pub nasm_format: &'a str,
     /// A configured cc::Build (target, compiler, env) to clone per flag group.
     pub base: cc::Build,
 }
@@ -42,7 +46,7 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
         let mut build = job.base.clone();
         build.out_dir(job.out_dir.join("obj").join(format!("{}-{group}-{is_asm}", lib.name())));
         if is_asm {
-            build.compiler(job.asm_driver);
+            build.compiler(&job.assembler.driver);
         }
         for f in &m.cflags {
             build.flag(f);
@@ -69,8 +73,16 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
             .map(|(lib, group, build, units)| {
                 let (lib, group, cache) = (*lib, *group, &cache);
                 let words = &m.groups[group];
+                let nasm = (job.assembler.syntax == AsmSyntax::Nasm)
+                    .then_some((job.assembler, job.nasm_format));
                 scope.spawn(move || {
-                    let objs = cache.compile(build, words, units).map_err(|e| {
+                    let objs = match nasm {
+                        Some((asm, format)) if is_nasm_group(units) => {
+                            cache.assemble_nasm(asm, format, units)
+                        }
+                        _ => cache.compile(build, words, units),
+                    };
+                    let objs = objs.map_err(|e| {
                         anyhow::anyhow!("compiling OpenSSL ({} group {group}): {e:#}", lib.name())
                     });
                     (lib, objs)
@@ -126,7 +138,7 @@ impl ObjectCache {
         let c_files: String = m
             .files
             .iter()
-            .filter(|f| !f.path.ends_with(".s"))
+            .filter(|f| AsmSyntax::of_path(&f.path).is_none())
             .map(|f| format!("{} {}\n", f.sha256, f.path))
             .collect();
         Ok(ObjectCache { dir, c_config: sha256::hex(c_files.as_bytes()) })
@@ -168,6 +180,65 @@ impl ObjectCache {
         }
         Ok(keyed.into_iter().map(|(_, o)| o).collect())
     }
+
+    /// Assembles `.asm` files with nasm through nasm-rs, at OpenSSL's nasm flags.
+    fn assemble_nasm(
+        &self,
+        asm: &Assembler,
+        format: &str,
+        units: &[Source],
+    ) -> Result<Vec<PathBuf>> {
+        let base = format!(
+            "nasm\n{}\n{}\n{format}\n{NASM_FLAGS:?}",
+            asm.driver.display(),
+            asm.describe(),
+        );
+        let keyed: Vec<(&Source, PathBuf)> = units
+            .iter()
+            .map(|u| {
+                let key = sha256::hex(format!("{base}\n{}\n{}", u.rel, u.identity).as_bytes());
+                (u, self.dir.join(format!("{}.obj", &key[..32])))
+            })
+            .collect();
+        let mut stale: Vec<&(&Source, PathBuf)> =
+            keyed.iter().filter(|(_, o)| !o.exists()).collect();
+        // nasm-rs names each object after its file's base name: assemble in batches whose base
+        // names are distinct, so no object overwrites another.
+        while !stale.is_empty() {
+            let mut seen = std::collections::BTreeSet::new();
+            let (batch, rest): (Vec<_>, Vec<_>) =
+                stale.into_iter().partition(|(u, _)| seen.insert(u.path.file_name()));
+            let tmp = self.dir.join(format!("nasm-{}", std::process::id()));
+            let mut nasm = nasm_rs::Build::new();
+            nasm.nasm(&asm.driver)
+                .target(nasm_target(format))
+                .out_dir(&tmp)
+                .debug(false)
+                .files(batch.iter().map(|(u, _)| &u.path));
+            for f in NASM_FLAGS {
+                nasm.flag(f);
+            }
+            let objs = nasm.compile_objects().map_err(|e| anyhow::anyhow!("nasm: {e}"))?;
+            for ((_, cached), obj) in batch.iter().zip(&objs) {
+                fs::rename(obj, cached).with_context(|| format!("caching {}", obj.display()))?;
+            }
+            let _ = fs::remove_dir_all(&tmp);
+            stale = rest;
+        }
+        Ok(keyed.into_iter().map(|(_, o)| o).collect())
+    }
+}
+
+/// A triple that makes nasm-rs pick the `-f` format we want (it derives it from the triple).
+fn nasm_target(format: &str) -> &'static str {
+    match format {
+        "win64" => "x86_64-pc-windows-msvc",
+        _ => "x86_64-unknown-linux-gnu",
+    }
+}
+
+fn is_nasm_group(units: &[Source]) -> bool {
+    units.iter().all(|u| AsmSyntax::of_path(&u.rel) == Some(AsmSyntax::Nasm))
 }
 
 /// Source paths per (library, flag group, is asm): C from the C set or openssl-src, asm from
@@ -178,19 +249,22 @@ fn units_by_group(job: &Job) -> Result<BTreeMap<(Lib, usize, bool), Vec<Source>>
     let c_dir = job.sets_root.join(m.key());
     let mut groups: BTreeMap<(Lib, usize, bool), Vec<Source>> = BTreeMap::new();
     for u in &m.units {
-        let (path, identity) = if u.path.ends_with(".s") {
-            let Some(choice) = job.plan.files.iter().find(|f| f.path == u.path) else {
-                bail!("the plan has no set for {}", u.path);
+        let is_asm = AsmSyntax::of_path(&u.path).is_some();
+        // The assembler's rendering of the file, which may not be Configure's own.
+        let rel = if is_asm { job.assembler.syntax.rename(&u.path) } else { u.path.clone() };
+        let (path, identity) = if is_asm {
+            let Some(choice) = job.plan.files.iter().find(|f| f.path == rel) else {
+                bail!("the plan has no set for {rel}");
             };
             let set = job
                 .set_manifests
                 .iter()
                 .find(|s| s.set == choice.set.name && s.target == m.target && s.variant.is_empty());
-            let Some(hash) = set.and_then(|s| s.generated(&u.path)) else {
-                bail!("no loaded manifest of {} lists {}", choice.set.name, u.path);
+            let Some(hash) = set.and_then(|s| s.generated(&rel)) else {
+                bail!("no loaded manifest of {} lists {rel}", choice.set.name);
             };
             let dir = set_dir(job.sets_root, choice.set.name, &m.target);
-            (manifest::gen_path(&dir, &u.path), Some(hash.sha256.clone()))
+            (manifest::gen_path(&dir, &rel), Some(hash.sha256.clone()))
         } else if let Some(g) = m.generated(&u.path) {
             (manifest::gen_path(&c_dir, &u.path), Some(g.sha256.clone()))
         } else {
@@ -200,8 +274,8 @@ fn units_by_group(job: &Job) -> Result<BTreeMap<(Lib, usize, bool), Vec<Source>>
         let size = meta.len();
         // openssl-src's files are immutable in the registry: size and mtime identify them.
         let identity = identity.unwrap_or_else(|| format!("{size} {:?}", meta.modified().ok()));
-        let source = Source { path, rel: u.path.clone(), identity, size };
-        groups.entry((u.lib, u.group, u.path.ends_with(".s"))).or_default().push(source);
+        let source = Source { path, rel, identity, size };
+        groups.entry((u.lib, u.group, is_asm)).or_default().push(source);
     }
     Ok(groups)
 }

@@ -92,6 +92,8 @@ pub struct BuildConfig {
     pub strict: bool,
     pub allow_downgrade: bool,
     pub assembler: Option<AssemblerChoice>,
+    /// nasm's path, when NASM names it (nasm-rs reads the same variable).
+    pub nasm: Option<PathBuf>,
     pub out_dir: PathBuf,
     /// Where the `asm/`, `asm_avx2/` and `no_asm/` directories are.
     pub sets_root: PathBuf,
@@ -107,9 +109,13 @@ pub const STRICT_VAR: &str = "CRYPTO_SYS_STRICT";
 pub const ALLOW_DOWNGRADE_VAR: &str = "CRYPTO_SYS_ALLOW_DOWNGRADE";
 pub const ASSEMBLER_VAR: &str = "CRYPTO_SYS_ASSEMBLER";
 pub const SETS_DIR_VAR: &str = "CRYPTO_SYS_SETS_DIR";
+pub const NASM_VAR: &str = "NASM";
 
-fn var(name: &str) -> Option<String> {
-    println!("cargo:rerun-if-env-changed={name}");
+/// A user variable; under cargo, announced so that changing it reruns the build script.
+fn var(cargo: bool, name: &str) -> Option<String> {
+    if cargo {
+        println!("cargo:rerun-if-env-changed={name}");
+    }
     std::env::var(name).ok()
 }
 
@@ -123,9 +129,10 @@ pub fn per_target_var(base: &str, triple: &str) -> String {
 }
 
 /// The per-target form of `base` if set, else `base`: (variable name, value).
-fn per_target_or_plain(base: &str, triple: &str) -> Option<(String, String)> {
+fn per_target_or_plain(cargo: bool, base: &str, triple: &str) -> Option<(String, String)> {
     let specific = per_target_var(base, triple);
-    var(&specific).map(|v| (specific, v)).or_else(|| var(base).map(|v| (base.to_string(), v)))
+    let plain = || var(cargo, base).map(|v| (base.to_string(), v));
+    var(cargo, &specific).map(|v| (specific, v)).or_else(plain)
 }
 
 pub fn parse_bool(name: &str, value: &str) -> Result<bool> {
@@ -137,14 +144,43 @@ pub fn parse_bool(name: &str, value: &str) -> Result<bool> {
 }
 
 impl BuildConfig {
+    /// For crypto-sys's build script: cargo's variables, and the user's.
     pub fn from_cargo_env() -> Result<BuildConfig> {
-        let triple = cargo_var("TARGET")?;
+        let jobs = std::env::var("NUM_JOBS").ok().and_then(|n| n.parse().ok()).unwrap_or(2);
+        BuildConfig::read(
+            true,
+            cargo_var("TARGET")?,
+            PathBuf::from(cargo_var("OUT_DIR")?),
+            &PathBuf::from(cargo_var("CARGO_MANIFEST_DIR")?),
+            jobs,
+        )
+    }
+
+    /// For `cargo xtask build --target`, which runs the same pipeline without cargo (for a
+    /// target whose Rust std is not installed): the same user variables, nothing announced.
+    pub fn for_target(
+        triple: &str,
+        out_dir: PathBuf,
+        manifest_dir: &std::path::Path,
+        jobs: usize,
+    ) -> Result<BuildConfig> {
+        BuildConfig::read(false, triple.to_string(), out_dir, manifest_dir, jobs)
+    }
+
+    fn read(
+        cargo: bool,
+        triple: String,
+        out_dir: PathBuf,
+        manifest_dir: &std::path::Path,
+        jobs: usize,
+    ) -> Result<BuildConfig> {
+        let var = |name: &str| var(cargo, name);
         let target = data::target_for(&triple)?;
-        let choice = match per_target_or_plain(ASM_SET_VAR, &triple) {
+        let choice = match per_target_or_plain(cargo, ASM_SET_VAR, &triple) {
             Some((name, v)) => SetChoice::parse(&v).with_context(|| format!("in {name}"))?,
             None => SetChoice::Auto,
         };
-        let variant = match per_target_or_plain(C_VARIANT_VAR, &triple) {
+        let variant = match per_target_or_plain(cargo, C_VARIANT_VAR, &triple) {
             Some((name, v)) => VariantChoice::parse(&v).with_context(|| format!("in {name}"))?,
             None => VariantChoice::Auto,
         };
@@ -155,10 +191,9 @@ impl BuildConfig {
             Some(v) => AssemblerChoice::parse(&v).with_context(|| format!("in {ASSEMBLER_VAR}"))?,
             None => None,
         };
-        let manifest_dir = PathBuf::from(cargo_var("CARGO_MANIFEST_DIR")?);
         let (sets_root, packaged) = match var(SETS_DIR_VAR) {
             Some(dir) => (PathBuf::from(dir), false),
-            None => default_sets_root(&manifest_dir),
+            None => default_sets_root(manifest_dir),
         };
         Ok(BuildConfig {
             triple,
@@ -168,10 +203,11 @@ impl BuildConfig {
             strict,
             allow_downgrade,
             assembler,
-            out_dir: PathBuf::from(cargo_var("OUT_DIR")?),
+            nasm: var(NASM_VAR).filter(|v| !v.is_empty()).map(PathBuf::from),
+            out_dir,
             sets_root,
             packaged,
-            jobs: std::env::var("NUM_JOBS").ok().and_then(|n| n.parse().ok()).unwrap_or(2),
+            jobs,
         })
     }
 }

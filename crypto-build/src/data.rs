@@ -63,12 +63,52 @@ pub const SETS: &[AsmSet] = &[
 ];
 
 /// How a target's asm files are written and assembled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum AsmSyntax {
     /// AT&T syntax, assembled by the C compiler driver (GNU as or an integrated assembler).
     Gas,
     /// Intel syntax for nasm.
     Nasm,
+}
+
+impl AsmSyntax {
+    /// The file extension of this rendering (OpenSSL's own for its targets).
+    pub fn ext(self) -> &'static str {
+        match self {
+            AsmSyntax::Gas => "s",
+            AsmSyntax::Nasm => "asm",
+        }
+    }
+
+    /// The perlasm flavour that renders a target's asm in this syntax, when it is not the
+    /// target's own.
+    pub fn perlasm_scheme(self) -> &'static str {
+        match self {
+            AsmSyntax::Gas => "elf",
+            AsmSyntax::Nasm => "nasm",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AsmSyntax::Gas => "gas",
+            AsmSyntax::Nasm => "nasm",
+        }
+    }
+
+    /// The syntax of an asm path, by its extension; `None` for C and headers.
+    pub fn of_path(path: &str) -> Option<AsmSyntax> {
+        let ext = path.rsplit_once('.')?.1;
+        [AsmSyntax::Gas, AsmSyntax::Nasm].into_iter().find(|s| s.ext() == ext)
+    }
+
+    /// `path` with its asm extension replaced by this syntax's.
+    pub fn rename(self, path: &str) -> String {
+        match path.rsplit_once('.') {
+            Some((stem, _)) => format!("{stem}.{}", self.ext()),
+            None => path.to_string(),
+        }
+    }
 }
 
 /// A Configure target. A new target is a new row here.
@@ -78,7 +118,17 @@ pub struct Target {
     pub name: &'static str,
     /// Rust target triples served by this row; the first match wins.
     pub triples: &'static [&'static str],
-    pub syntax: AsmSyntax,
+    /// Renderings of the asm: Configure's own first; each further one re-runs perlasm in its
+    /// flavour under the same configuration, so either assembler can build the target.
+    pub syntaxes: &'static [AsmSyntax],
+    /// The assembler used when the user names none: the C compiler's, or nasm.
+    pub default_syntax: AsmSyntax,
+    /// nasm's output format (`-f`), for targets with a nasm rendering.
+    pub nasm_format: &'static str,
+    /// How to get the target's C compiler, for the message when it is missing.
+    pub cc_hint: &'static str,
+    /// Whether the target's GNU as takes `--noexecstack` (ELF only), which Configure asks.
+    pub noexecstack: bool,
     /// What the faked C compiler predefines (`cc -dM -E`), which Configure reads.
     pub predefined: &'static [(&'static str, &'static str)],
     /// Expected fast paths in the `asm` set: (file, symbol that must hold real code).
@@ -115,10 +165,39 @@ const X86_64_FAST_PATHS: &[FastPath] = &[
     FastPath { file: "crypto/bn/rsaz-2k-avxifma.s", symbol: "ossl_rsaz_avxifma_eligible" },
 ];
 
+/// OpenSSL's own nasm flags for VC-WIN64A (besides `-f`), which every nasm build uses.
+pub const NASM_FLAGS: &[&str] = &["-Ox", "-DNEAR"];
+
+/// mingw-w64's gcc 12: what Configure's mingw64 target and `x86_64-xlate.pl` read.
+const GCC_X86_64_MINGW: &[(&str, &str)] = &[
+    ("__GNUC__", "12"),
+    ("__GNUC_MINOR__", "2"),
+    ("__x86_64__", "1"),
+    ("__x86_64", "1"),
+    ("_WIN32", "1"),
+    ("_WIN64", "1"),
+    ("__MINGW32__", "1"),
+    ("__MINGW64__", "1"),
+    ("__SEH__", "1"),
+    ("__SIZEOF_INT128__", "16"),
+    ("__ORDER_LITTLE_ENDIAN__", "1234"),
+    ("__BYTE_ORDER__", "__ORDER_LITTLE_ENDIAN__"),
+];
+
+use AsmSyntax::{Gas, Nasm};
+
 #[rustfmt::skip]
 pub const TARGETS: &[Target] = &[
-    Target { name: "linux-x86_64", syntax: AsmSyntax::Gas, predefined: GCC_X86_64_LINUX,
+    Target { name: "linux-x86_64", syntaxes: &[Gas], default_syntax: Gas, nasm_format: "elf64",
+             cc_hint: "install gcc or clang (Debian: apt install gcc)", noexecstack: true,
+             predefined: GCC_X86_64_LINUX,
              triples: &["x86_64-unknown-linux-gnu", "x86_64-unknown-linux-musl"],
+             fast_paths: X86_64_FAST_PATHS },
+    Target { name: "mingw64", syntaxes: &[Gas, Nasm], default_syntax: Gas, nasm_format: "win64",
+             cc_hint: "install mingw-w64's gcc (Debian: apt install gcc-mingw-w64-x86-64), \
+                       or name a compiler in CC_x86_64_pc_windows_gnu",
+             noexecstack: false,
+             predefined: GCC_X86_64_MINGW, triples: &["x86_64-pc-windows-gnu"],
              fast_paths: X86_64_FAST_PATHS },
 ];
 

@@ -3,7 +3,7 @@
 //! downgrade is recorded, so it can be reported once.
 
 use crate::config::{SetChoice, VariantChoice};
-use crate::data::{AsmSet, CVariant, Feature, C_VARIANTS, SETS};
+use crate::data::{AsmSet, AsmSyntax, CVariant, Feature, C_VARIANTS, SETS};
 use crate::manifest::Manifest;
 use anyhow::{bail, Result};
 
@@ -48,6 +48,8 @@ impl Plan {
 /// What the planner may ask about the toolchain and the sets.
 pub trait Facts {
     fn supports(&self, f: Feature) -> bool;
+    /// The syntax the assembler reads: which rendering of each file is planned.
+    fn syntax(&self) -> AsmSyntax;
     fn manifest(&mut self, set: &'static AsmSet) -> Result<&Manifest>;
     /// Whether the C compiler compiles the variant's probe.
     fn c_compiles(&mut self, v: &'static CVariant) -> bool;
@@ -98,7 +100,14 @@ fn asm_plan(choice: SetChoice, facts: &mut dyn Facts) -> Result<Plan> {
     if wanted.allowed.is_empty() {
         return Ok(plan);
     }
-    let paths: Vec<String> = facts.manifest(wanted)?.asm.iter().map(|a| a.path.clone()).collect();
+    let syntax = facts.syntax();
+    let paths: Vec<String> = facts
+        .manifest(wanted)?
+        .asm
+        .iter()
+        .filter(|a| AsmSyntax::of_path(&a.path) == Some(syntax))
+        .map(|a| a.path.clone())
+        .collect();
     for path in paths {
         match pick(&path, wanted, facts)? {
             (set, None) => plan.files.push(FileChoice { path, set }),
@@ -250,6 +259,9 @@ mod tests {
         }
         fn c_compiles(&mut self, _: &'static CVariant) -> bool {
             self.int128
+        }
+        fn syntax(&self) -> AsmSyntax {
+            AsmSyntax::Gas
         }
     }
 

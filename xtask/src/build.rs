@@ -3,10 +3,10 @@
 
 use crate::flags::Build;
 use anyhow::{bail, Context, Result};
-use crypto_build::build_script::SUMMARY_FILE;
+use crypto_build::build_script::{self, SUMMARY_FILE};
 use crypto_build::config::{
-    per_target_var, AssemblerChoice, SetChoice, VariantChoice, ALLOW_DOWNGRADE_VAR, ASM_SET_VAR,
-    ASSEMBLER_VAR, C_VARIANT_VAR, STRICT_VAR,
+    per_target_var, AssemblerChoice, BuildConfig, SetChoice, VariantChoice, ALLOW_DOWNGRADE_VAR,
+    ASM_SET_VAR, ASSEMBLER_VAR, C_VARIANT_VAR, STRICT_VAR,
 };
 use crypto_build::data;
 use std::fs;
@@ -36,10 +36,21 @@ impl Build {
         let _variant = variant.map(|v| sh.push_env(C_VARIANT_VAR, v.name()));
         let _strict = self.strict.then(|| sh.push_env(STRICT_VAR, "1"));
         let _allow = self.allow_downgrade.then(|| sh.push_env(ALLOW_DOWNGRADE_VAR, "1"));
-        let target = self.target.as_ref().map(|t| format!("--target={t}"));
-        let release = self.release.then(|| "--release".to_string());
-        let cargo_args: Vec<String> = target.into_iter().chain(release).collect();
-        let out_dir = build_crypto_sys(sh, Some(&cargo_args), choice, &triple)?;
+        let out_dir = if rust_std_installed(sh, &triple)? {
+            let target = self.target.as_ref().map(|t| format!("--target={t}"));
+            let release = self.release.then(|| "--release".to_string());
+            let cargo_args: Vec<String> = target.into_iter().chain(release).collect();
+            build_crypto_sys(sh, Some(&cargo_args), choice, &triple)?
+        } else {
+            let overrides = Overrides {
+                choice,
+                variant,
+                assembler,
+                strict: self.strict,
+                allow_downgrade: self.allow_downgrade,
+            };
+            build_without_cargo(sh, &triple, &overrides)?
+        };
         let summary = fs::read_to_string(out_dir.join(SUMMARY_FILE))
             .with_context(|| format!("reading the build summary in {}", out_dir.display()))?;
         println!("crypto-sys ({triple}): {}, built in {:.1?}", summary.trim(), started.elapsed());
@@ -49,6 +60,51 @@ impl Build {
         }
         Ok(())
     }
+}
+
+/// What the command line says over the user's variables, for the build without cargo (the
+/// cargo path passes them through the environment instead).
+struct Overrides {
+    choice: Option<SetChoice>,
+    variant: Option<VariantChoice>,
+    assembler: Option<AssemblerChoice>,
+    strict: bool,
+    allow_downgrade: bool,
+}
+
+/// Whether rustup (or the sysroot) has the Rust std for `triple`, so cargo can build for it.
+fn rust_std_installed(sh: &Shell, triple: &str) -> Result<bool> {
+    let sysroot = cmd!(sh, "rustc --print sysroot").read().context("running rustc")?;
+    Ok(Path::new(sysroot.trim()).join("lib/rustlib").join(triple).join("lib").exists())
+}
+
+/// crypto-sys's build-script pipeline, run here for a target whose Rust std is missing (so
+/// cargo cannot build crypto-sys for it): the same code, given the target by hand. Returns
+/// the directory that holds what a build script's OUT_DIR would.
+fn build_without_cargo(sh: &Shell, triple: &str, o: &Overrides) -> Result<PathBuf> {
+    let root = crate::project_root();
+    let host = host_triple(sh)?;
+    // Under target/, so the object cache beside cargo's CACHEDIR.TAG is shared with cargo's
+    // builds.
+    let out_dir = root.join("target").join(triple).join("crypto-sys-out");
+    fs::create_dir_all(&out_dir)?;
+    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+    // cc and nasm-rs size their own job pools from NUM_JOBS outside cargo.
+    std::env::set_var("NUM_JOBS", jobs.to_string());
+    let mut config =
+        BuildConfig::for_target(triple, out_dir.clone(), &root.join("crypto-sys"), jobs)?;
+    config.choice = o.choice.unwrap_or(config.choice);
+    config.variant = o.variant.unwrap_or(config.variant);
+    config.assembler = o.assembler.or(config.assembler);
+    config.strict |= o.strict;
+    config.allow_downgrade |= o.allow_downgrade;
+    let mut base = cc::Build::new();
+    base.target(triple).host(&host).out_dir(out_dir.join("cc")).cargo_metadata(false);
+    let built = build_script::build(&config, base)?;
+    if let Some(w) = &built.warning {
+        eprintln!("warning: crypto-sys: {w}");
+    }
+    Ok(out_dir)
 }
 
 pub fn host_triple(sh: &Shell) -> Result<String> {
@@ -121,6 +177,7 @@ fn install_prefix(out_dir: &Path, prefix: &Path, summary: &str) -> Result<()> {
     copy_dir(&out_dir.join("include/openssl"), &tmp.join("include/openssl"), |n| {
         n.ends_with(".h")
     })?;
+    write_pkg_config(out_dir, &tmp.join("lib/pkgconfig"))?;
     fs::write(tmp.join(PREFIX_MARKER), summary)?;
     let old = parent.join(format!(".{}.old-{}", name.to_string_lossy(), std::process::id()));
     if prefix.exists() {
@@ -128,6 +185,52 @@ fn install_prefix(out_dir: &Path, prefix: &Path, summary: &str) -> Result<()> {
     }
     fs::rename(&tmp, prefix).with_context(|| format!("installing {}", prefix.display()))?;
     let _ = fs::remove_dir_all(&old);
+    Ok(())
+}
+
+/// libcrypto.pc, libssl.pc and openssl.pc as OpenSSL's `make install` writes them, with
+/// Configure's ex_libs as Libs.private, but relative to the file so the prefix can move.
+fn write_pkg_config(out_dir: &Path, dir: &Path) -> Result<()> {
+    let ex_libs = fs::read_to_string(out_dir.join(build_script::EX_LIBS_FILE))
+        .context("reading the build's system libraries")?;
+    let private: Vec<String> = ex_libs
+        .lines()
+        .map(|l| if l == "pthread" { "-pthread".to_string() } else { format!("-l{l}") })
+        .collect();
+    let head = "prefix=${pcfiledir}/../..\nexec_prefix=${prefix}\nlibdir=${exec_prefix}/lib\n\
+                includedir=${prefix}/include\n";
+    let version = data::OPENSSL_VERSION;
+    let files = [
+        (
+            "libcrypto.pc",
+            format!(
+                "{head}enginesdir=${{libdir}}/engines-3\nmodulesdir=${{libdir}}/ossl-modules\n\n\
+                 Name: OpenSSL-libcrypto\nDescription: OpenSSL cryptography library\n\
+                 Version: {version}\nLibs: -L${{libdir}} -lcrypto\nLibs.private: {}\n\
+                 Cflags: -I${{includedir}}\n",
+                private.join(" ")
+            ),
+        ),
+        (
+            "libssl.pc",
+            format!(
+                "{head}\nName: OpenSSL-libssl\nDescription: Secure Sockets Layer and \
+                 cryptography libraries\nVersion: {version}\nRequires.private: libcrypto\n\
+                 Libs: -L${{libdir}} -lssl\nCflags: -I${{includedir}}\n"
+            ),
+        ),
+        (
+            "openssl.pc",
+            format!(
+                "{head}\nName: OpenSSL\nDescription: Secure Sockets Layer and cryptography \
+                 libraries and tools\nVersion: {version}\nRequires: libssl libcrypto\n"
+            ),
+        ),
+    ];
+    fs::create_dir_all(dir)?;
+    for (name, text) in files {
+        fs::write(dir.join(name), text)?;
+    }
     Ok(())
 }
 

@@ -4,7 +4,7 @@
 use crate::flags::Detect;
 use anyhow::{Context, Result};
 use crypto_build::build_script::SetFacts;
-use crypto_build::config::{AssemblerChoice, SetChoice, VariantChoice};
+use crypto_build::config::{AssemblerChoice, BuildConfig, SetChoice, VariantChoice};
 use crypto_build::data::{self, CVariant};
 use crypto_build::detect::{self, Assembler};
 use crypto_build::select::{self, Plan, Policy};
@@ -25,9 +25,12 @@ impl Detect {
         let root = crate::project_root();
         let cache = root.join("target/crypto-build-probes");
         let assembler = AssemblerChoice::parse(self.assembler.as_deref().unwrap_or(""))?;
-        let (driver, args) = detect::asm_driver(assembler, &compiler, target)?;
-        let asm = detect::detect(&driver, &args, &cache);
         std::fs::create_dir_all(&cache)?;
+        // The user's variables (NASM among them), read as the build script reads them.
+        let env = BuildConfig::for_target(&triple, cache.clone(), &root.join("crypto-sys"), 2)?;
+        let needed = !matches!(choice, SetChoice::Named(s) if s.allowed.is_empty());
+        let asm =
+            detect::assembler(assembler, &compiler, target, env.nasm.as_deref(), needed, &cache)?;
         let mut facts = SetFacts {
             sets_root: &root,
             target,

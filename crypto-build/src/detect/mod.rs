@@ -6,7 +6,9 @@ pub mod probe;
 
 pub use banner::{parse_banners, AsmKind};
 
-use crate::data::Feature;
+use crate::config::AssemblerChoice;
+use crate::data::{AsmSyntax, Feature, Target};
+use anyhow::{bail, Result};
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -14,6 +16,8 @@ use std::path::{Path, PathBuf};
 /// The assembler behind a C compiler driver, and the probe results.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Assembler {
+    /// The syntax it reads, and so the rendering of the asm files it gets.
+    pub syntax: AsmSyntax,
     pub driver: PathBuf,
     pub args: Vec<OsString>,
     pub kind: AsmKind,
@@ -45,38 +49,107 @@ impl Assembler {
     }
 }
 
-/// The driver that assembles the `.s` files, with its arguments: the C compiler, unless the
-/// user named another assembler, which then gets only the C compiler's `-m` flags.
-pub fn asm_driver(
-    choice: Option<crate::config::AssemblerChoice>,
+/// Which syntax a build assembles: the one the user named, else the target's default.
+pub fn syntax_for(choice: Option<AssemblerChoice>, target: &Target) -> Result<AsmSyntax> {
+    let syntax = match choice {
+        None => return Ok(target.default_syntax),
+        Some(AssemblerChoice::Nasm) => AsmSyntax::Nasm,
+        Some(_) => AsmSyntax::Gas,
+    };
+    if !target.syntaxes.contains(&syntax) {
+        let accepted: Vec<&str> = match target.syntaxes {
+            [AsmSyntax::Nasm] => vec!["nasm"],
+            _ => vec!["gas", "clang"],
+        };
+        bail!(
+            "CRYPTO_SYS_ASSEMBLER={}: {} has no {}-syntax asm; accepted here: {}",
+            choice.unwrap().name(),
+            target.name,
+            syntax.name(),
+            accepted.join(", ")
+        );
+    }
+    Ok(syntax)
+}
+
+/// The assembler a build uses, identified and probed. `nasm` is the NASM variable's value,
+/// if set. When the asm is not `needed` (an explicit no_asm build), a missing nasm is no
+/// error.
+pub fn assembler(
+    choice: Option<AssemblerChoice>,
     c_compiler: &cc::Tool,
-    target: &crate::data::Target,
-) -> anyhow::Result<(PathBuf, Vec<OsString>)> {
-    use crate::config::AssemblerChoice as A;
-    use crate::data::AsmSyntax;
-    let (name, matches) = match (choice, target.syntax) {
-        (None, _) => return Ok((c_compiler.path().to_path_buf(), c_compiler.args().to_vec())),
-        (Some(A::Nasm), AsmSyntax::Gas) => anyhow::bail!(
-            "CRYPTO_SYS_ASSEMBLER=nasm: {} uses GNU-syntax asm; accepted here: gas, clang",
-            target.name
-        ),
-        (Some(A::Gas), _) => ("gcc", c_compiler.is_like_gnu() && !c_compiler.is_like_clang()),
-        (Some(A::Clang), _) => ("clang", c_compiler.is_like_clang()),
-        (Some(A::Nasm), AsmSyntax::Nasm) => ("nasm", false),
+    target: &Target,
+    nasm: Option<&Path>,
+    needed: bool,
+    cache_dir: &Path,
+) -> Result<Assembler> {
+    match syntax_for(choice, target)? {
+        AsmSyntax::Gas => {
+            let (driver, args) = asm_driver(choice, c_compiler)?;
+            Ok(detect(&driver, &args, cache_dir))
+        }
+        AsmSyntax::Nasm => {
+            let found = match nasm {
+                Some(p) => which::which(p).ok(),
+                None => which::which("nasm").ok(),
+            };
+            match found {
+                Some(path) => Ok(detect_nasm(&path, target.nasm_format, cache_dir)),
+                None if !needed => {
+                    Ok(detect_nasm(Path::new("nasm"), target.nasm_format, cache_dir))
+                }
+                None => bail!(
+                    "nasm not found ({}): {} assembles OpenSSL's asm with nasm; install nasm \
+                     2.16 or later (Debian/Ubuntu: apt install nasm; Windows: winget install \
+                     nasm), or build without asm explicitly with CRYPTO_SYS_ASM_SET=no_asm",
+                    nasm.map_or("looked for `nasm` on PATH".into(), |p| format!(
+                        "NASM={} does not exist",
+                        p.display()
+                    )),
+                    target.name
+                ),
+            }
+        }
+    }
+}
+
+/// The C compiler driver that assembles the `.s` files, with its arguments: the C compiler,
+/// unless the user named another assembler, which then gets only the C compiler's `-m` flags.
+fn asm_driver(
+    choice: Option<AssemblerChoice>,
+    c_compiler: &cc::Tool,
+) -> Result<(PathBuf, Vec<OsString>)> {
+    use AssemblerChoice as A;
+    let (name, matches) = match choice {
+        None | Some(A::Nasm) => {
+            return Ok((c_compiler.path().to_path_buf(), c_compiler.args().to_vec()))
+        }
+        Some(A::Gas) => ("gcc", c_compiler.is_like_gnu() && !c_compiler.is_like_clang()),
+        Some(A::Clang) => ("clang", c_compiler.is_like_clang()),
     };
     if matches {
         return Ok((c_compiler.path().to_path_buf(), c_compiler.args().to_vec()));
     }
+    // Another driver keeps the C compiler's machine flags, and its target for clang.
     let portable: Vec<OsString> = c_compiler
         .args()
         .iter()
-        .filter(|a| a.to_string_lossy().starts_with("-m"))
+        .filter(|a| {
+            let a = a.to_string_lossy();
+            a.starts_with("-m") || a.starts_with("--target")
+        })
         .cloned()
         .collect();
-    // Debian and others install clang only under versioned names.
+    // A cross gcc is named after its target (x86_64-w64-mingw32-gcc); Debian installs clang
+    // only under versioned names.
+    let c_name = c_compiler.path().file_name().map(|n| n.to_string_lossy().into_owned());
+    let cross = c_name.and_then(|n| n.rsplit_once('-').map(|(p, _)| format!("{p}-{name}")));
     let versioned = (10..=30).rev().map(|v| format!("{name}-{v}"));
-    let found =
-        std::iter::once(name.to_string()).chain(versioned).find_map(|n| which::which(n).ok());
+    let found = cross
+        .into_iter()
+        .chain(std::iter::once(name.to_string()))
+        .chain(versioned)
+        .find_map(|n| which::which(n).ok());
     found.map(|driver| (driver, portable)).ok_or_else(|| {
         anyhow::anyhow!(
             "CRYPTO_SYS_ASSEMBLER={}: no `{name}` on PATH; install it or unset the variable",
@@ -94,7 +167,8 @@ pub fn detect(driver: &Path, args: &[OsString], cache_dir: &Path) -> Assembler {
             .map(|(f, snippet)| (*f, probe::assembles(driver, args, snippet, cache_dir)))
             .collect()
     });
-    Assembler { driver: driver.to_path_buf(), args: args.to_vec(), kind, version, probes }
+    let syntax = AsmSyntax::Gas;
+    Assembler { syntax, driver: driver.to_path_buf(), args: args.to_vec(), kind, version, probes }
 }
 
 /// Identifies and probes nasm, for nasm-flavour targets, with output format `format`.
@@ -110,7 +184,8 @@ pub fn detect_nasm(nasm: &Path, format: &str, cache_dir: &Path) -> Assembler {
             .map(|(f, snippet)| (*f, probe::nasm_assembles(nasm, format, snippet, cache_dir)))
             .collect()
     });
-    Assembler { driver: nasm.to_path_buf(), args: vec![], kind, version, probes }
+    let syntax = AsmSyntax::Nasm;
+    Assembler { syntax, driver: nasm.to_path_buf(), args: vec![], kind, version, probes }
 }
 
 /// Probe results keyed by the tool, its identity text and its binary's size and mtime.

@@ -17,7 +17,15 @@ impl FakeTools {
         let shebang = format!("#!{}\n", perl.display());
         let predefined: String =
             target.predefined.iter().map(|(k, v)| format!("  ['{k}', '{v}'],\n")).collect();
-        let cc = FAKE_CC.replace("@GAS@", id.gas_version).replace("@PREDEFINED@", &predefined);
+        let help = if target.noexecstack {
+            "  --noexecstack           require executable stack for this object\\n"
+        } else {
+            ""
+        };
+        let cc = FAKE_CC
+            .replace("@GAS@", id.gas_version)
+            .replace("@PREDEFINED@", &predefined)
+            .replace("@AS_HELP@", help);
         let nasm = FAKE_NASM.replace("@NASM@", id.nasm_version);
         write_exe(&dir.join("cc"), &(shebang.clone() + &cc))?;
         write_exe(&dir.join("nasm"), &(shebang + &nasm))?;
@@ -43,7 +51,7 @@ my @predefined = (
 @PREDEFINED@);
 my $args = join(' ', @ARGV);
 if ($args =~ /-dM -E/) { print "#define $_->[0] $_->[1]\n" for @predefined; exit 0; }
-if ($args =~ /-Wa,--help/) { print "  --noexecstack           require executable stack for this object\n"; exit 0; }
+if ($args =~ /-Wa,--help/) { print "@AS_HELP@"; exit 0; }
 if ($args =~ /-Wa,-v/) {
   print STDERR "GNU assembler version @GAS@ (x86_64-linux-gnu) using BFD version (GNU Binutils) @GAS@\n";
   exit 0;

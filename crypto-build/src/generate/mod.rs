@@ -9,7 +9,7 @@ pub mod scan;
 
 pub use openssl::{copy_tree, HostTools};
 
-use crate::data::{AsmSet, CVariant, Target, C_VARIANTS};
+use crate::data::{AsmSet, AsmSyntax, CVariant, Target, C_VARIANTS};
 use crate::manifest::{self, AsmFile, FileHash, Lib, Manifest, Unit};
 use crate::sha256;
 use anyhow::{bail, Context, Result};
@@ -133,13 +133,23 @@ fn stage_one(tools: &HostTools, staging: &Staging, config: &Config, jobs: usize)
     let generated: Vec<String> = layout
         .generated
         .iter()
-        .filter(|f| config.variant.is_none() || !f.ends_with(".s"))
+        .filter(|f| config.variant.is_none() || AsmSyntax::of_path(f).is_none())
         .cloned()
         .collect();
-    scratch.make(&generated, jobs)?;
+    scratch.make(&generated, &[], jobs)?;
     let (cflags, ex_libs) = scratch.flags()?;
     let out = staging.dir.join(&key);
-    let files = collect(&work, &out, &generated)?;
+    let mut files = collect(&work, &out, &generated)?;
+    let own_asm: Vec<String> =
+        generated.iter().filter(|f| AsmSyntax::of_path(f).is_some()).cloned().collect();
+    let mut asm_paths = own_asm.clone();
+    // A variant keeps no asm, and no_asm has none to render.
+    let renderings = if own_asm.is_empty() { &[][..] } else { &config.target.syntaxes[1..] };
+    for &syntax in renderings {
+        let rendered = scratch.render(&own_asm, syntax, jobs)?;
+        files.extend(collect(&work, &out, &rendered)?);
+        asm_paths.extend(rendered);
+    }
     let mut m = Manifest {
         openssl: crate::data::OPENSSL_VERSION.into(),
         target: config.target.name.into(),
@@ -152,16 +162,13 @@ fn stage_one(tools: &HostTools, staging: &Staging, config: &Config, jobs: usize)
     };
     add_units(&mut m, &layout.units)?;
     if config.variant.is_none() {
-        let asm_texts: Vec<(String, String)> = layout
-            .units
+        let asm_texts: Vec<(String, String)> = asm_paths
             .iter()
-            .filter(|(_, src, _)| src.ends_with(".s"))
-            .map(|(_, src, _)| {
-                Ok((src.clone(), fs::read_to_string(manifest::gen_path(&out, src))?))
-            })
+            .map(|p| Ok((p.clone(), fs::read_to_string(manifest::gen_path(&out, p))?)))
             .collect::<Result<_>>()?;
         scan::check_set(config.set, config.target, &asm_texts)?;
-        m.asm = asm_texts.iter().map(|(p, t)| asm_entry(p, t)).collect();
+        m.asm = asm_texts.iter().map(|(p, t)| asm_entry(p, t)).collect::<Result<_>>()?;
+        check_rendering_parity(&m)?;
     }
     write_atomic(&out.join(manifest::FILE_NAME), m.to_text().as_bytes())?;
     fs::remove_dir_all(&work)?;
@@ -171,7 +178,8 @@ fn stage_one(tools: &HostTools, staging: &Staging, config: &Config, jobs: usize)
 /// A variant takes its asm from its set's directory, so it must not want other asm files.
 fn check_variants_keep_asm(staged: &[Staged]) -> Result<()> {
     let asm_units = |m: &Manifest| -> Vec<String> {
-        m.units.iter().filter(|u| u.path.ends_with(".s")).map(|u| u.path.clone()).collect()
+        let asm = m.units.iter().filter(|u| AsmSyntax::of_path(&u.path).is_some());
+        asm.map(|u| u.path.clone()).collect()
     };
     for v in staged.iter().filter(|s| !s.manifest.variant.is_empty()) {
         let base = staged.iter().find(|b| {
@@ -192,12 +200,34 @@ fn check_variants_keep_asm(staged: &[Staged]) -> Result<()> {
     Ok(())
 }
 
-fn asm_entry(path: &str, text: &str) -> AsmFile {
-    AsmFile {
+fn asm_entry(path: &str, text: &str) -> Result<AsmFile> {
+    let syntax = scan::syntax_of(path)?;
+    Ok(AsmFile {
         path: path.into(),
-        features: scan::features(text).into_iter().map(|(f, _)| f).collect(),
-        globals: scan::globals(text),
+        features: scan::features(text, syntax).into_iter().map(|(f, _)| f).collect(),
+        globals: scan::globals(text, syntax),
+    })
+}
+
+/// Each rendering of a file (`.s` for GNU as, `.asm` for nasm) must export the same symbols,
+/// so that the assembler can be chosen without changing the ABI.
+fn check_rendering_parity(m: &Manifest) -> Result<()> {
+    for a in &m.asm {
+        for b in m.asm.iter().filter(|b| b.path > a.path) {
+            let twin = AsmSyntax::of_path(&b.path).map(|s| s.rename(&a.path));
+            if twin.as_deref() == Some(b.path.as_str()) && a.globals != b.globals {
+                bail!(
+                    "{}: {} and {} export different symbols: {:?} vs {:?}",
+                    m.key(),
+                    a.path,
+                    b.path,
+                    a.globals,
+                    b.globals
+                );
+            }
+        }
     }
+    Ok(())
 }
 
 /// Groups identical per-unit flag lists, so the manifest (and the compile) has few of them.

@@ -2,7 +2,7 @@
 //! and reads back what libcrypto and libssl are made of.
 
 use super::identity::FakeTools;
-use crate::data::{AsmIdentity, Target, CONFIGURE_COMMON};
+use crate::data::{AsmIdentity, AsmSyntax, Target, CONFIGURE_COMMON};
 use anyhow::{bail, Context, Result};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -95,11 +95,29 @@ impl<'a> Scratch<'a> {
         parse_layout(&out)
     }
 
-    /// Runs OpenSSL's own Makefile rules for the generated files.
-    pub fn make(&self, files: &[String], jobs: usize) -> Result<()> {
+    /// Runs OpenSSL's own Makefile rules for the generated files, with variable overrides.
+    pub fn make(&self, files: &[String], overrides: &[String], jobs: usize) -> Result<()> {
         let mut cmd = self.command(&self.tools.make);
-        cmd.arg(format!("-j{jobs}")).args(files);
+        cmd.arg(format!("-j{jobs}")).args(overrides).args(files);
         run(&mut cmd, "OpenSSL's generation rules (make)")
+    }
+
+    /// Renders Configure's asm files again in another syntax, through the same Makefile rules
+    /// with perlasm's flavour overridden; returns the new files' paths (renamed to the
+    /// syntax's extension). The originals must have been collected already: they are replaced.
+    pub fn render(&self, asm: &[String], syntax: AsmSyntax, jobs: usize) -> Result<Vec<String>> {
+        for f in asm {
+            fs::remove_file(self.dir.join(f)).with_context(|| format!("removing {f}"))?;
+        }
+        let scheme = format!("PERLASM_SCHEME={}", syntax.perlasm_scheme());
+        self.make(asm, &[scheme], jobs)?;
+        asm.iter()
+            .map(|f| {
+                let renamed = syntax.rename(f);
+                fs::rename(self.dir.join(f), self.dir.join(&renamed))?;
+                Ok(renamed)
+            })
+            .collect()
     }
 
     /// OpenSSL's library compile flags and system libraries, as the Makefile resolves them.

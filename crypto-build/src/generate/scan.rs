@@ -1,26 +1,78 @@
-//! Reads generated AT&T-syntax asm: which ISA feature classes each file needs from its
-//! assembler, which symbols it exports, and whether an entry point is real code or a stub.
+//! Reads generated asm, in AT&T (GNU as) or Intel (nasm) syntax: which ISA feature classes
+//! each file needs from its assembler, which symbols it exports, and whether an entry point is
+//! real code or a stub.
 
-use crate::data::{AsmSet, Feature, Target};
+use crate::data::{AsmSet, AsmSyntax, Feature, Target};
 use anyhow::{bail, Result};
 use std::collections::BTreeSet;
 
-/// One instruction line, without comment, label or directive.
+/// One instruction line, without comment or label.
 struct Insn<'a> {
     mnemonic: &'a str,
     line: &'a str,
+    /// Register names the line uses (`zmm1`, `k1`), whatever the syntax spells them like.
+    registers: Vec<&'a str>,
 }
 
-fn instructions(text: &str) -> impl Iterator<Item = Insn<'_>> {
-    text.lines().filter_map(|raw| {
-        let line = raw.split('#').next().unwrap_or("").trim();
+fn comment(syntax: AsmSyntax) -> char {
+    match syntax {
+        AsmSyntax::Gas => '#',
+        AsmSyntax::Nasm => ';',
+    }
+}
+
+/// Whether the first word of a line is a directive rather than an instruction.
+fn is_directive(word: &str, syntax: AsmSyntax) -> bool {
+    match syntax {
+        AsmSyntax::Gas => word.starts_with('.'),
+        // perlasm's nasm output writes instructions in lower case, directives otherwise.
+        AsmSyntax::Nasm => {
+            word.starts_with('%')
+                || ["global", "section", "default", "extern", "align"]
+                    .contains(&word.to_ascii_lowercase().as_str())
+                || word.chars().any(|c| c.is_ascii_uppercase())
+        }
+    }
+}
+
+/// Register names in a line: `%`-prefixed words in AT&T syntax, bare words in Intel syntax
+/// (where a symbol could also look like one, perlasm's labels start with `$L$` or a name).
+fn registers(line: &str, syntax: AsmSyntax) -> Vec<&str> {
+    let bytes = line.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c == b'.';
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !word(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && word(bytes[i]) {
+            i += 1;
+        }
+        let prefixed = start > 0 && bytes[start - 1] == b'%';
+        if prefixed == (syntax == AsmSyntax::Gas) {
+            out.push(&line[start..i]);
+        }
+    }
+    out
+}
+
+fn instructions(text: &str, syntax: AsmSyntax) -> impl Iterator<Item = Insn<'_>> {
+    text.lines().filter_map(move |raw| {
+        let line = raw.split(comment(syntax)).next().unwrap_or("").trim();
         let line = match line.rfind(':') {
             Some(i) if !line[..i].contains(char::is_whitespace) => line[i + 1..].trim(),
             _ => line,
         };
         let body = line.strip_prefix("{vex}").map(str::trim).unwrap_or(line);
         let mnemonic = body.split_whitespace().next()?;
-        (!mnemonic.starts_with('.')).then_some(Insn { mnemonic, line })
+        (!is_directive(mnemonic, syntax)).then(|| Insn {
+            mnemonic,
+            line,
+            registers: registers(body, syntax),
+        })
     })
 }
 
@@ -71,34 +123,23 @@ const EVEX_EXACT: &[&str] = &[
 ];
 
 /// Which AVX-512 register or form a line uses, if any.
-fn avx512_operand(line: &str) -> Option<&'static str> {
-    const HIGH: [&str; 2] = ["%xmm", "%ymm"];
-    if line.contains("%zmm") {
-        return Some("zmm register");
-    }
-    if line.contains("{%k") || has_mask_register(line) {
-        return Some("k-mask register");
-    }
-    if line.contains("{z}") || line.contains("{1to") {
-        return Some("EVEX masking or broadcast");
-    }
-    for h in HIGH {
-        for (i, _) in line.match_indices(h) {
-            let n: String = line[i + 4..].chars().take_while(char::is_ascii_digit).collect();
-            if n.parse::<u32>().is_ok_and(|n| n >= 16) {
-                return Some("xmm16-31/ymm16-31 register");
-            }
+fn avx512_operand(insn: &Insn) -> Option<&'static str> {
+    let numbered = |r: &str, p: &str| r.strip_prefix(p).and_then(|n| n.parse::<u32>().ok());
+    for r in &insn.registers {
+        if numbered(r, "zmm").is_some() {
+            return Some("zmm register");
+        }
+        if numbered(r, "k").is_some_and(|n| n < 8) {
+            return Some("k-mask register");
+        }
+        if ["xmm", "ymm"].iter().any(|p| numbered(r, p).is_some_and(|n| n >= 16)) {
+            return Some("xmm16-31/ymm16-31 register");
         }
     }
+    if insn.line.contains("{z}") || insn.line.contains("{1to") {
+        return Some("EVEX masking or broadcast");
+    }
     None
-}
-
-fn has_mask_register(line: &str) -> bool {
-    line.match_indices("%k").any(|(i, _)| {
-        let rest = &line.as_bytes()[i + 2..];
-        rest.first().is_some_and(|c| (b'0'..=b'7').contains(c))
-            && rest.get(1).is_none_or(|c| !c.is_ascii_alphanumeric())
-    })
 }
 
 fn evex_mnemonic(m: &str) -> bool {
@@ -120,14 +161,14 @@ fn shuffle_128x(m: &str) -> bool {
 }
 
 /// The feature classes a file needs, each with the first line that shows it.
-pub fn features(text: &str) -> Vec<(Feature, String)> {
+pub fn features(text: &str, syntax: AsmSyntax) -> Vec<(Feature, String)> {
     let mut found: Vec<(Feature, String)> = Vec::new();
     let mut add = |f: Feature, line: &str| {
         if !found.iter().any(|(g, _)| *g == f) {
             found.push((f, line.to_string()));
         }
     };
-    for insn in instructions(text) {
+    for insn in instructions(text, syntax) {
         for f in classify(&insn) {
             add(f, insn.line);
         }
@@ -138,7 +179,7 @@ pub fn features(text: &str) -> Vec<(Feature, String)> {
 
 fn classify(insn: &Insn<'_>) -> Vec<Feature> {
     let (m, line) = (insn.mnemonic, insn.line);
-    let wide = line.contains("%zmm") || line.contains("%ymm");
+    let wide = insn.registers.iter().any(|r| r.starts_with("zmm") || r.starts_with("ymm"));
     let mut out = Vec::new();
     if m.starts_with("vpmadd52") {
         out.push(if line.starts_with("{vex}") { Feature::AvxIfma } else { Feature::Avx512Ifma });
@@ -162,7 +203,7 @@ fn classify(insn: &Insn<'_>) -> Vec<Feature> {
         out.push(Feature::AdxBmi2);
     }
     let evex_ifma = out.contains(&Feature::Avx512Ifma);
-    if evex_ifma || avx512_operand(line).is_some() || evex_mnemonic(m) {
+    if evex_ifma || avx512_operand(insn).is_some() || evex_mnemonic(m) {
         out.push(Feature::Avx512);
     } else if m.starts_with('v') {
         out.push(Feature::Avx2);
@@ -170,28 +211,48 @@ fn classify(insn: &Insn<'_>) -> Vec<Feature> {
     out
 }
 
-/// Symbols exported with `.globl`, sorted.
-pub fn globals(text: &str) -> Vec<String> {
+/// Symbols exported with `.globl` (gas) or `global` (nasm), sorted.
+pub fn globals(text: &str, syntax: AsmSyntax) -> Vec<String> {
+    let keyword = match syntax {
+        AsmSyntax::Gas => ".globl",
+        AsmSyntax::Nasm => "global",
+    };
     let set: BTreeSet<String> = text
         .lines()
-        .filter_map(|l| l.trim().strip_prefix(".globl"))
+        .filter_map(|l| l.trim().strip_prefix(keyword))
+        .filter(|s| s.starts_with(char::is_whitespace))
         .map(|s| s.trim().to_string())
         .collect();
     set.into_iter().collect()
 }
 
-/// The instruction lines of `symbol`'s body, from its label to the next `.size` directive
-/// (stubs share one body under several labels).
-fn body<'a>(text: &'a str, symbol: &str) -> Option<Vec<&'a str>> {
+/// The instruction and data lines of `symbol`'s body (stubs share one body under several
+/// labels, so labels are skipped): up to `.size` in gas; in nasm, which has no `.size`, up to
+/// the next directive that starts another function or section.
+fn body<'a>(text: &'a str, symbol: &str, syntax: AsmSyntax) -> Option<Vec<&'a str>> {
     let label = format!("{symbol}:");
     let start = text.lines().position(|l| l.trim() == label)?;
+    let ends = |l: &str| match syntax {
+        AsmSyntax::Gas => l.starts_with(".size"),
+        AsmSyntax::Nasm => {
+            let w = l.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+            ["global", "section", "align", "extern"].contains(&w.as_str())
+        }
+    };
+    let data = match syntax {
+        AsmSyntax::Gas => ".byte",
+        AsmSyntax::Nasm => "DB",
+    };
     let body: Vec<&str> = text
         .lines()
         .skip(start + 1)
-        .take_while(|l| !l.trim().starts_with(".size"))
-        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .map(|l| l.split(comment(syntax)).next().unwrap_or("").trim())
+        .take_while(|l| !ends(l))
         .filter(|l| {
-            !l.is_empty() && !l.ends_with(':') && (!l.starts_with('.') || l.starts_with(".byte"))
+            let first = l.split_whitespace().next().unwrap_or("");
+            !l.is_empty()
+                && !l.ends_with(':')
+                && (first == data || !is_directive(first, syntax) || first == "ud2")
         })
         .collect();
     Some(body)
@@ -199,26 +260,29 @@ fn body<'a>(text: &'a str, symbol: &str) -> Option<Vec<&'a str>> {
 
 /// A stub is what perlasm emits for an assembler it thinks too old: `xor %eax,%eax; ret`, or
 /// `ud2; ret` (0x0f,0x0b), possibly after an endbr64.
-pub fn is_stub(text: &str, symbol: &str) -> Option<bool> {
+pub fn is_stub(text: &str, symbol: &str, syntax: AsmSyntax) -> Option<bool> {
     const STUB_INSNS: &[&str] =
-        &["xorl %eax,%eax", "xor %eax,%eax", "ret", "retq", "endbr64", "ud2"];
+        &["xorl %eax,%eax", "xor %eax,%eax", "xor eax,eax", "ret", "retq", "endbr64", "ud2"];
     // ud2, `repz ret` and endbr64, which perlasm writes as bytes.
     const STUB_BYTES: &[&[u8]] = &[&[0x0f, 0x0b], &[0xf3, 0xc3], &[0xf3, 0x0f, 0x1e, 0xfa]];
-    let body = body(text, symbol)?;
-    Some(body.iter().all(|l| match l.strip_prefix(".byte") {
+    let body = body(text, symbol, syntax)?;
+    Some(body.iter().all(|l| match l.strip_prefix(".byte").or_else(|| l.strip_prefix("DB")) {
         Some(bytes) => parse_bytes(bytes).is_some_and(|b| STUB_BYTES.contains(&b.as_slice())),
         None => STUB_INSNS.contains(&l.split_whitespace().collect::<Vec<_>>().join(" ").as_str()),
     }))
 }
 
-/// `.byte` operands, in hex or decimal.
+/// `.byte`/`DB` operands: hex as `0xf3` or nasm's `0F3h`, or decimal.
 fn parse_bytes(s: &str) -> Option<Vec<u8>> {
     s.split(',')
         .map(|b| {
             let b = b.trim();
-            match b.strip_prefix("0x") {
-                Some(h) => u8::from_str_radix(h, 16).ok(),
-                None => b.parse().ok(),
+            if let Some(h) = b.strip_prefix("0x") {
+                u8::from_str_radix(h, 16).ok()
+            } else if let Some(h) = b.strip_suffix('h') {
+                u8::from_str_radix(h, 16).ok()
+            } else {
+                b.parse().ok()
             }
         })
         .collect()
@@ -230,7 +294,7 @@ pub fn check_set(set: &AsmSet, target: &Target, files: &[(String, String)]) -> R
         bail!("{}/{}: a no-asm set holds asm files ({})", set.name, target.name, files[0].0);
     }
     for (path, text) in files {
-        for (f, line) in features(text) {
+        for (f, line) in features(text, syntax_of(path)?) {
             if !set.allowed.contains(&f) {
                 bail!(
                     "{}/{}: {path} uses {f}, which this set must not contain: `{line}`",
@@ -244,19 +308,19 @@ pub fn check_set(set: &AsmSet, target: &Target, files: &[(String, String)]) -> R
         return Ok(());
     }
     let want_real = set.allowed.contains(&Feature::Avx512);
-    for fp in target.fast_paths {
-        let text = files.iter().find(|(p, _)| p == fp.file).map(|(_, t)| t.as_str());
-        let stub = text.and_then(|t| is_stub(t, fp.symbol));
+    // Every rendering of the target must hold the same fast paths.
+    let renderings = target.syntaxes.iter().map(|s| (*s, target.fast_paths));
+    for (syntax, fp) in renderings.flat_map(|(s, fps)| fps.iter().map(move |fp| (s, fp))) {
+        let file = syntax.rename(fp.file);
+        let text = files.iter().find(|(p, _)| *p == file).map(|(_, t)| t.as_str());
+        let stub = text.and_then(|t| is_stub(t, fp.symbol, syntax));
         match stub {
-            None => {
-                bail!("{}/{}: {} does not define {}", set.name, target.name, fp.file, fp.symbol)
-            }
+            None => bail!("{}/{}: {file} does not define {}", set.name, target.name, fp.symbol),
             Some(s) if s == want_real => bail!(
-                "{}/{}: {} in {} is {}, expected {}",
+                "{}/{}: {} in {file} is {}, expected {}",
                 set.name,
                 target.name,
                 fp.symbol,
-                fp.file,
                 if s { "a stub" } else { "real code" },
                 if want_real { "the real AVX-512 code" } else { "a stub" }
             ),
@@ -266,12 +330,20 @@ pub fn check_set(set: &AsmSet, target: &Target, files: &[(String, String)]) -> R
     Ok(())
 }
 
+pub fn syntax_of(path: &str) -> Result<AsmSyntax> {
+    AsmSyntax::of_path(path).ok_or_else(|| anyhow::anyhow!("{path} is not an asm file"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn only(text: &str) -> Vec<Feature> {
-        features(text).into_iter().map(|(f, _)| f).collect()
+        features(text, AsmSyntax::Gas).into_iter().map(|(f, _)| f).collect()
+    }
+
+    fn only_nasm(text: &str) -> Vec<Feature> {
+        features(text, AsmSyntax::Nasm).into_iter().map(|(f, _)| f).collect()
     }
 
     #[test]
@@ -310,11 +382,47 @@ mod tests {
 
     #[test]
     fn tells_stubs_from_real_code() {
-        assert_eq!(is_stub(REAL, "f"), Some(false));
-        assert_eq!(is_stub(STUB, "f"), Some(true));
-        assert_eq!(is_stub(STUB, "g"), Some(true));
-        assert_eq!(is_stub(STUB, "h"), Some(true));
-        assert_eq!(is_stub(REAL, "missing"), None);
-        assert_eq!(globals(STUB), ["f", "g", "h"]);
+        let gas = AsmSyntax::Gas;
+        assert_eq!(is_stub(REAL, "f", gas), Some(false));
+        assert_eq!(is_stub(STUB, "f", gas), Some(true));
+        assert_eq!(is_stub(STUB, "g", gas), Some(true));
+        assert_eq!(is_stub(STUB, "h", gas), Some(true));
+        assert_eq!(is_stub(REAL, "missing", gas), None);
+        assert_eq!(globals(STUB, gas), ["f", "g", "h"]);
+    }
+
+    #[test]
+    fn classifies_nasm_feature_classes() {
+        assert_eq!(only_nasm("\tvpxor\tymm2,ymm1,ymm0\n"), vec![Feature::Avx2]);
+        assert_eq!(only_nasm("\tvpxorq\txmm16,xmm16,XMMWORD[rcx]\n"), vec![Feature::Avx512]);
+        assert_eq!(only_nasm("\tvmovdqu8\tzmm5{k1}{z},[192+r10]\n"), vec![Feature::Avx512]);
+        assert_eq!(only_nasm("\tkmovq\tk1,[r12]\n"), vec![Feature::Avx512]);
+        assert_eq!(only_nasm("\tvpaddd\tymm1,ymm2,[$L$k1]\n"), vec![Feature::Avx2]);
+        assert_eq!(
+            only_nasm("{vex}\tvpmadd52luq\tymm3,ymm1,YMMWORD[rsi]\n"),
+            vec![Feature::Avx2, Feature::AvxIfma]
+        );
+        assert_eq!(
+            only_nasm("\tvaesenc\tzmm3,zmm2,zmm1\n"),
+            vec![Feature::Avx512, Feature::Vaes512]
+        );
+        assert_eq!(only_nasm("\tmulx\trcx,rbx,rax\n"), vec![Feature::AdxBmi2]);
+        assert_eq!(only_nasm("; vpxord zmm0,zmm0,zmm0\nDB\t0x62\n\tmov\trax,rbx\n"), vec![]);
+        assert_eq!(only_nasm("%define ZMMWORD\nALIGN\t32\nglobal\tf\n"), vec![]);
+    }
+
+    /// Shapes of perlasm's nasm output for a real entry point and for its stubs.
+    const NASM_REAL: &str = "EXTERN\tOPENSSL_ia32cap_P\nglobal\tf\n\nALIGN\t32\nf:\n\tmov\trcx,QWORD[((OPENSSL_ia32cap_P+8))]\n\txor\teax,eax\n\tDB\t0F3h,0C3h\t\t;repret\n\nsection\t.text code align=64\n";
+    const NASM_STUB: &str = "section\t.text code align=64\n\nglobal\tf\n\nf:\n\txor\teax,eax\n\tDB\t0F3h,0C3h\t\t;repret\n\n\nglobal\tg\nglobal\th\n\n\ng:\nh:\nDB\t0x0f,0x0b\n\tDB\t0F3h,0C3h\t\t;repret\n\n";
+
+    #[test]
+    fn tells_nasm_stubs_from_real_code() {
+        let nasm = AsmSyntax::Nasm;
+        assert_eq!(is_stub(NASM_REAL, "f", nasm), Some(false));
+        assert_eq!(is_stub(NASM_STUB, "f", nasm), Some(true));
+        assert_eq!(is_stub(NASM_STUB, "g", nasm), Some(true));
+        assert_eq!(is_stub(NASM_STUB, "h", nasm), Some(true));
+        assert_eq!(globals(NASM_STUB, nasm), ["f", "g", "h"]);
+        assert_eq!(globals(NASM_REAL, nasm), ["f"]);
     }
 }
