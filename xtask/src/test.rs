@@ -15,8 +15,9 @@ const OTHER_SETS: &[&str] = &["asm_avx2", "no_asm"];
 pub const EXPECT_VAR: &str = "CRYPTO_SYS_EXPECT_DOWNGRADED";
 /// Tells crypto-sys's tests/paths.rs which code-path row OPENSSL_ia32cap holds the mask of.
 const EXPECT_PATH_VAR: &str = "CRYPTO_SYS_EXPECT_PATH";
-/// The suites run on every code path: known answers, and the proof that the mask took.
-const PATH_SUITES: &[&str] = &["kat", "api", "wycheproof", "paths"];
+/// The suites run on every code path: known answers, the proof that the mask took, and the
+/// digests that every path and set must share.
+const PATH_SUITES: &[&str] = &["kat", "api", "wycheproof", "paths", "across_paths"];
 
 /// Tells crypto-sys's tests which C variant the build must have taken.
 const EXPECT_C_VARIANT_VAR: &str = "CRYPTO_SYS_EXPECT_C_VARIANT";
