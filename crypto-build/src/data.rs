@@ -427,6 +427,18 @@ pub const X86_64_CODE_PATHS: &[CodePath] = &[
             Eligible(ELIGIBLE_AES_XTS_AVX512, true),
             Eligible(ELIGIBLE_AES_CFB_AVX512, true),
         ] },
+    // No AVX512F only, OpenSSL's way to keep AVX-512 off zmm registers: ChaCha20 then takes
+    // its AVX512VL (ymm) code, which no other row reaches; the rest is the AVX2 code.
+    CodePath { name: "AVX-512VL", ia32cap: Some("~0x0:~0x10000:~0x0:~0x0:~0x0"),
+        cpu_needs: &[cpu!("avx512f"), cpu!("avx512vl")],
+        observe: &[
+            Bit(CAP_AVX512F, false, CHACHA_ZMM),
+            Bit(CAP_AVX512VL, true, CHACHA_VL),
+            Eligible(ELIGIBLE_AES_GCM_AVX512, false),
+            Eligible(ELIGIBLE_RSAZ_AVX512, false),
+            Eligible(ELIGIBLE_AES_XTS_AVX512, false),
+            Eligible(ELIGIBLE_AES_CFB_AVX512, false),
+        ] },
     // Word 2: AVX512 F 16, DQ 17, IFMA 21, CD 28, BW 30, VL 31. Word 3: VBMI 1, VBMI2 6,
     // VAES 9, VPCLMULQDQ 10, VNNI 11, BITALG 12, VPOPCNTDQ 14.
     CodePath { name: "AVX2", ia32cap: Some("~0x0:~0x5e42d0230000:~0x0:~0x0:~0x0"),
