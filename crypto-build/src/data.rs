@@ -356,6 +356,206 @@ fn unknown_target(name: &str) -> anyhow::Error {
     anyhow::anyhow!("unsupported target `{name}`; supported: {}", known.join(", "))
 }
 
+// ---------------------------------------------------------------------------
+// x86_64 code paths: the OPENSSL_ia32cap value that forces each, and what proves it did
+// ---------------------------------------------------------------------------
+
+/// A bit of OPENSSL_ia32cap_P, OpenSSL's copy of CPUID: word 0-1 CPUID.1 EDX/ECX, 2-3
+/// CPUID.7.0 EBX/ECX, 4 CPUID.7.0 EDX, 5-8 CPUID.7.1 EAX/EDX/EBX/ECX, 9 CPUID.0x24 EBX.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CapBit {
+    pub name: &'static str,
+    pub word: usize,
+    pub bit: u32,
+}
+
+pub const CAP_AESNI: CapBit = CapBit { name: "AES-NI", word: 1, bit: 25 };
+pub const CAP_AVX: CapBit = CapBit { name: "AVX", word: 1, bit: 28 };
+pub const CAP_AVX2: CapBit = CapBit { name: "AVX2", word: 2, bit: 5 };
+pub const CAP_AVX512F: CapBit = CapBit { name: "AVX512F", word: 2, bit: 16 };
+pub const CAP_AVX512DQ: CapBit = CapBit { name: "AVX512DQ", word: 2, bit: 17 };
+pub const CAP_AVX512IFMA: CapBit = CapBit { name: "AVX512IFMA", word: 2, bit: 21 };
+pub const CAP_AVX512BW: CapBit = CapBit { name: "AVX512BW", word: 2, bit: 30 };
+pub const CAP_AVX512VL: CapBit = CapBit { name: "AVX512VL", word: 2, bit: 31 };
+pub const CAP_VAES: CapBit = CapBit { name: "VAES", word: 3, bit: 9 };
+pub const CAP_VPCLMULQDQ: CapBit = CapBit { name: "VPCLMULQDQ", word: 3, bit: 10 };
+
+/// A CPU feature a code path needs to run, named as `std::is_x86_feature_detected!` names
+/// it (which also checks that the OS saves the registers).
+#[derive(Debug, Clone, Copy)]
+pub struct CpuFeature {
+    pub name: &'static str,
+    pub detected: fn() -> bool,
+}
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+macro_rules! cpu {
+    ($name:tt) => {
+        CpuFeature { name: $name, detected: || std::is_x86_feature_detected!($name) }
+    };
+}
+#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+macro_rules! cpu {
+    ($name:tt) => {
+        CpuFeature { name: $name, detected: || false }
+    };
+}
+
+/// An asm function that tells the C code whether its file's fast code may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Eligibility {
+    pub symbol: &'static str,
+    /// Where it lives; only the `asm` set's copy can answer 1 (the others are stubs).
+    pub file: &'static str,
+}
+
+pub const ELIGIBLE_AES_GCM_AVX512: Eligibility =
+    Eligibility { symbol: "ossl_vaes_vpclmulqdq_capable", file: "crypto/modes/aes-gcm-avx512.s" };
+pub const ELIGIBLE_RSAZ_AVX512: Eligibility =
+    Eligibility { symbol: "ossl_rsaz_avx512ifma_eligible", file: "crypto/bn/rsaz-2k-avx512.s" };
+pub const ELIGIBLE_AES_XTS_AVX512: Eligibility =
+    Eligibility { symbol: "aesni_xts_avx512_eligible", file: "crypto/aes/aesni-xts-avx512.s" };
+pub const ELIGIBLE_AES_CFB_AVX512: Eligibility =
+    Eligibility { symbol: "ossl_aes_cfb128_vaes_eligible", file: "crypto/aes/aes-cfb-avx512.s" };
+
+/// What a run must observe once OpenSSL has read OPENSSL_ia32cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Observe {
+    /// A bit of OPENSSL_ia32cap_P is set (true) or clear, and why that bit matters.
+    Bit(CapBit, bool, &'static str),
+    /// An eligibility function answers 1 (true) or 0, where its file came from `asm`.
+    Eligible(Eligibility, bool),
+    /// Every observation of a list shared by several paths.
+    Group(&'static [Observe]),
+}
+
+/// An x86_64 code path: the OPENSSL_ia32cap value that forces it, what the CPU must have
+/// for it to run at all, and what proves that OpenSSL took it.
+#[derive(Debug, Clone, Copy)]
+pub struct CodePath {
+    pub name: &'static str,
+    /// `None`: the variable is unset, so OpenSSL uses everything the CPU has.
+    pub ia32cap: Option<&'static str>,
+    pub cpu_needs: &'static [CpuFeature],
+    pub observe: &'static [Observe],
+}
+
+impl CodePath {
+    /// The first feature this path needs that the CPU running us lacks.
+    pub fn missing_cpu_feature(&self) -> Option<&'static str> {
+        self.cpu_needs.iter().find(|f| !(f.detected)()).map(|f| f.name)
+    }
+
+    /// The bits and eligibility answers to check, groups flattened.
+    pub fn observations(&self) -> Vec<Observe> {
+        fn flatten(list: &[Observe], out: &mut Vec<Observe>) {
+            for o in list {
+                match o {
+                    Observe::Group(inner) => flatten(inner, out),
+                    o => out.push(*o),
+                }
+            }
+        }
+        let mut out = Vec::new();
+        flatten(self.observe, &mut out);
+        out
+    }
+}
+
+pub fn code_path_by_name(name: &str) -> anyhow::Result<&'static CodePath> {
+    X86_64_CODE_PATHS.iter().find(|p| p.name == name).ok_or_else(|| {
+        let names: Vec<&str> = X86_64_CODE_PATHS.iter().map(|p| p.name).collect();
+        anyhow::anyhow!("unknown code path `{name}`; known: {}", names.join(", "))
+    })
+}
+
+use Observe::{Bit, Eligible};
+
+const CHACHA_ZMM: &str = "ChaCha20_ctr32 and Poly1305 take their zmm code on it";
+const CHACHA_VL: &str = "without AVX512F, ChaCha20_ctr32 takes .LChaCha20_avx512vl on it alone";
+const NO_AVX512: &[Observe] = &[
+    Bit(CAP_AVX512F, false, CHACHA_ZMM),
+    Bit(CAP_AVX512VL, false, CHACHA_VL),
+    Bit(CAP_AVX512DQ, false, "AVX-512 eligibility"),
+    Bit(CAP_AVX512BW, false, "AVX-512 eligibility"),
+    Bit(CAP_AVX512IFMA, false, "RSAZ AVX-512"),
+    Bit(CAP_VAES, false, "VAES code"),
+    Bit(CAP_VPCLMULQDQ, false, "VPCLMULQDQ code"),
+    Eligible(ELIGIBLE_AES_GCM_AVX512, false),
+    Eligible(ELIGIBLE_RSAZ_AVX512, false),
+    Eligible(ELIGIBLE_AES_XTS_AVX512, false),
+    Eligible(ELIGIBLE_AES_CFB_AVX512, false),
+];
+
+// OpenSSL 3.6.3's parser (crypto/cpuid.c, OPENSSL_cpuid_setup) reads `A:B:C:D:E`: A sets
+// words 0-1, B 2-3, C 4-5, D 6-7, E 8-9, each as 64 bits, low word first. `~X` masks X
+// off what CPUID found, `X` replaces it. A field after the end of the string zeroes its
+// words, so "" is "no CPU features at all"; an empty field between colons (`::`) keeps
+// them. Masks that keep words 4-9 therefore spell them out as `~0x0`.
+/// The x86_64 code paths `cargo xtask test` runs the known-answer tests on, fastest first.
+#[rustfmt::skip]
+pub const X86_64_CODE_PATHS: &[CodePath] = &[
+    CodePath { name: "AVX-512", ia32cap: None,
+        cpu_needs: &[cpu!("avx512f"), cpu!("avx512vl"), cpu!("avx512bw"), cpu!("avx512dq"),
+                     cpu!("avx512ifma"), cpu!("avx512vbmi2"), cpu!("vaes"), cpu!("vpclmulqdq")],
+        observe: &[
+            Bit(CAP_AVX512F, true, CHACHA_ZMM),
+            Bit(CAP_AVX512VL, true, CHACHA_VL),
+            Eligible(ELIGIBLE_AES_GCM_AVX512, true),
+            Eligible(ELIGIBLE_RSAZ_AVX512, true),
+            Eligible(ELIGIBLE_AES_XTS_AVX512, true),
+            Eligible(ELIGIBLE_AES_CFB_AVX512, true),
+        ] },
+    // No AVX512F only, OpenSSL's way to keep AVX-512 off zmm registers: ChaCha20 then takes
+    // its AVX512VL (ymm) code, which no other row reaches; the rest is the AVX2 code.
+    CodePath { name: "AVX-512VL", ia32cap: Some("~0x0:~0x10000:~0x0:~0x0:~0x0"),
+        cpu_needs: &[cpu!("avx512f"), cpu!("avx512vl")],
+        observe: &[
+            Bit(CAP_AVX512F, false, CHACHA_ZMM),
+            Bit(CAP_AVX512VL, true, CHACHA_VL),
+            Eligible(ELIGIBLE_AES_GCM_AVX512, false),
+            Eligible(ELIGIBLE_RSAZ_AVX512, false),
+            Eligible(ELIGIBLE_AES_XTS_AVX512, false),
+            Eligible(ELIGIBLE_AES_CFB_AVX512, false),
+        ] },
+    // Word 2: AVX512 F 16, DQ 17, IFMA 21, CD 28, BW 30, VL 31. Word 3: VBMI 1, VBMI2 6,
+    // VAES 9, VPCLMULQDQ 10, VNNI 11, BITALG 12, VPOPCNTDQ 14.
+    CodePath { name: "AVX2", ia32cap: Some("~0x0:~0x5e42d0230000:~0x0:~0x0:~0x0"),
+        cpu_needs: &[cpu!("avx2")],
+        observe: &[Bit(CAP_AVX2, true, "the AVX2 code"), Observe::Group(NO_AVX512)] },
+    // Also no AVX (word 1 bit 28, bit 60 of A), AVX2 (word 2 bit 5) or AVX-IFMA (word 5
+    // bit 23, bit 55 of C: its RSAZ code looks at nothing else).
+    CodePath { name: "AES-NI/SSE",
+        ia32cap: Some("~0x1000000000000000:~0x5e42d0230020:~0x80000000000000:~0x0:~0x0"),
+        cpu_needs: &[cpu!("aes")],
+        observe: &[Bit(CAP_AESNI, true, "the AES-NI code"), Bit(CAP_AVX, false, "AVX code"),
+                   Bit(CAP_AVX2, false, "AVX2 code"), Observe::Group(NO_AVX512)] },
+    CodePath { name: "plain",
+        ia32cap: Some("~0xffffffffffffffff:~0xffffffffffffffff:~0xffffffffffffffff:~0xffffffffffffffff:~0xffffffffffffffff"),
+        cpu_needs: &[],
+        observe: &[Bit(CAP_AESNI, false, "AES-NI code"), Bit(CAP_AVX, false, "AVX code"),
+                   Bit(CAP_AVX2, false, "AVX2 code"), Observe::Group(NO_AVX512)] },
+];
+
+#[cfg(test)]
+mod code_path_tests {
+    use super::*;
+
+    #[test]
+    fn every_mask_spells_all_five_fields() {
+        // A field left off zeroes its words, which is how "" came to mean "plain".
+        for p in X86_64_CODE_PATHS {
+            if let Some(mask) = p.ia32cap {
+                let fields: Vec<&str> = mask.split(':').collect();
+                assert_eq!(fields.len(), 5, "{}: {mask}", p.name);
+                assert!(fields.iter().all(|f| !f.is_empty()), "{}: {mask}", p.name);
+            }
+        }
+        assert!(code_path_by_name("AVX-512").unwrap().ia32cap.is_none());
+        assert!(code_path_by_name("SSE4").unwrap_err().to_string().contains("AVX2, AES-NI/SSE"));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

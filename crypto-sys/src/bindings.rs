@@ -1,7 +1,8 @@
 //! Hand-written `extern "C"` bindings to the OpenSSL 3 libcrypto APIs this crate exposes.
 //!
-//! Covered: version/init, the error queue, random bytes, ciphers and AEADs (AES-GCM/CTR/CBC/XTS,
-//! ChaCha20-Poly1305, fetched ciphers), message digests (SHA-2, SHA-3, SHAKE), `EVP_MAC`,
+//! Covered: version/init, the error queue, random bytes, ciphers and AEADs
+//! (AES-GCM/CTR/CBC/XTS/CFB128, ChaCha20-Poly1305, fetched ciphers), message digests (SHA-2,
+//! SHA-3, SHAKE), `EVP_MAC`, BIGNUM exponentiation (plain and RSA's two-at-once),
 //! `EVP_KDF` and `OSSL_PARAM` construction, `EVP_PKEY` key generation, signing,
 //! verification and key agreement (RSA, EC, Ed25519, X25519), key and certificate
 //! DER/PEM encoding through `BIO`s, a minimal `X509` API (enough to build a self-signed
@@ -49,6 +50,10 @@ opaque! {
     ENGINE;
     /// `BIGNUM`: arbitrary-precision integer (`BN_free`).
     BIGNUM;
+    /// `BN_CTX`: scratch space for BIGNUM arithmetic (`BN_CTX_new`/`BN_CTX_free`).
+    BN_CTX;
+    /// `BN_MONT_CTX`: precomputed Montgomery constants; pass null to have them computed.
+    BN_MONT_CTX;
     /// `OSSL_PARAM_BLD`: parameter array builder (`OSSL_PARAM_BLD_free`).
     OSSL_PARAM_BLD;
     /// `OSSL_LIB_CTX`: library context; null means the default one.
@@ -506,6 +511,31 @@ extern "C" {
     pub fn BN_bn2bin(a: *const BIGNUM, to: *mut c_uchar) -> c_int;
     pub fn BN_bn2binpad(a: *const BIGNUM, to: *mut c_uchar, tolen: c_int) -> c_int;
     pub fn BN_num_bits(a: *const BIGNUM) -> c_int;
+    pub fn BN_cmp(a: *const BIGNUM, b: *const BIGNUM) -> c_int;
+    pub fn BN_CTX_new() -> *mut BN_CTX;
+    pub fn BN_CTX_free(c: *mut BN_CTX);
+    pub fn BN_mod_exp(
+        r: *mut BIGNUM,
+        a: *const BIGNUM,
+        p: *const BIGNUM,
+        m: *const BIGNUM,
+        ctx: *mut BN_CTX,
+    ) -> c_int;
+    /// Two exponentiations at once; RSA's CRT calls it, and it is where the RSAZ AVX-512
+    /// and AVX-IFMA code runs (1024-, 1536- and 2048-bit moduli, full-width operands).
+    pub fn BN_mod_exp_mont_consttime_x2(
+        rr1: *mut BIGNUM,
+        a1: *const BIGNUM,
+        p1: *const BIGNUM,
+        m1: *const BIGNUM,
+        in_mont1: *mut BN_MONT_CTX,
+        rr2: *mut BIGNUM,
+        a2: *const BIGNUM,
+        p2: *const BIGNUM,
+        m2: *const BIGNUM,
+        in_mont2: *mut BN_MONT_CTX,
+        ctx: *mut BN_CTX,
+    ) -> c_int;
 
     // ---- param_build.h / params.h ----
     pub fn OSSL_PARAM_BLD_new() -> *mut OSSL_PARAM_BLD;
@@ -547,6 +577,9 @@ extern "C" {
     pub fn EVP_aes_256_ctr() -> *const EVP_CIPHER;
     pub fn EVP_aes_128_xts() -> *const EVP_CIPHER;
     pub fn EVP_aes_256_xts() -> *const EVP_CIPHER;
+    pub fn EVP_aes_128_cfb128() -> *const EVP_CIPHER;
+    pub fn EVP_aes_192_cfb128() -> *const EVP_CIPHER;
+    pub fn EVP_aes_256_cfb128() -> *const EVP_CIPHER;
     /// Returns a new reference; release it with `EVP_CIPHER_free`.
     pub fn EVP_CIPHER_fetch(
         ctx: *mut OSSL_LIB_CTX,

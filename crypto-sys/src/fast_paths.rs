@@ -56,6 +56,9 @@ extern "C" {
     static OPENSSL_ia32cap_P: [core::ffi::c_uint; 10];
     fn ossl_vaes_vpclmulqdq_capable() -> core::ffi::c_int;
     fn ossl_rsaz_avx512ifma_eligible() -> core::ffi::c_int;
+    fn ossl_rsaz_avxifma_eligible() -> core::ffi::c_int;
+    fn aesni_xts_avx512_eligible() -> core::ffi::c_int;
+    fn ossl_aes_cfb128_vaes_eligible() -> core::ffi::c_int;
 }
 
 /// OpenSSL's view of the CPU, after its initialisation.
@@ -65,6 +68,32 @@ fn ia32cap() -> Option<[u32; 10]> {
     return Some(unsafe { core::ptr::addr_of!(OPENSSL_ia32cap_P).read_volatile() });
     #[cfg(not(crypto_sys_asm))]
     None
+}
+
+/// OPENSSL_ia32cap_P once OpenSSL has initialised (and so read `OPENSSL_ia32cap`); `None`
+/// without asm, where OpenSSL neither reads the variable nor dispatches on the CPU.
+pub fn openssl_ia32cap() -> Option<[u32; 10]> {
+    ia32cap()
+}
+
+/// Every asm eligibility function (the checks OpenSSL's C code makes before calling an
+/// AVX-512-class routine) by symbol, and what it answers now; empty without asm.
+pub fn asm_eligibility() -> Vec<(&'static str, bool)> {
+    if ia32cap().is_none() {
+        return Vec::new();
+    }
+    #[cfg(crypto_sys_asm)]
+    let checks: &[(&str, unsafe extern "C" fn() -> core::ffi::c_int)] = &[
+        ("ossl_vaes_vpclmulqdq_capable", ossl_vaes_vpclmulqdq_capable),
+        ("ossl_rsaz_avx512ifma_eligible", ossl_rsaz_avx512ifma_eligible),
+        ("ossl_rsaz_avxifma_eligible", ossl_rsaz_avxifma_eligible),
+        ("aesni_xts_avx512_eligible", aesni_xts_avx512_eligible),
+        ("ossl_aes_cfb128_vaes_eligible", ossl_aes_cfb128_vaes_eligible),
+    ];
+    #[cfg(not(crypto_sys_asm))]
+    let checks: &[(&str, unsafe extern "C" fn() -> core::ffi::c_int)] = &[];
+    // SAFETY: each only reads OPENSSL_ia32cap_P, which OPENSSL_init_crypto has set.
+    checks.iter().map(|&(name, f)| (name, unsafe { f() } != 0)).collect()
 }
 
 /// Every fast path of this target and its status here.

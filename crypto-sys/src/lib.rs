@@ -71,5 +71,6 @@ pub fn asm_set_of(path: &str) -> Option<&'static str> {
 
 mod fast_paths;
 pub use fast_paths::{
-    aes_gcm_avx512_live, ec_nistp_curves, fast_paths, rsaz_avx512ifma_live, FastPath, Status,
+    aes_gcm_avx512_live, asm_eligibility, ec_nistp_curves, fast_paths, openssl_ia32cap,
+    rsaz_avx512ifma_live, FastPath, Status,
 };

@@ -4,27 +4,21 @@ use crate::flags::Test;
 use crate::toolchains::ROWS;
 use anyhow::{bail, Context, Result};
 use crypto_build::config::ASM_SET_VAR;
-use crypto_build::data::C_VARIANTS;
+use crypto_build::data::{C_VARIANTS, X86_64_CODE_PATHS};
 use xshell::{cmd, Shell};
 
 /// Sets besides the default (`auto`, which is `asm` here) whose build must pass the KATs.
 /// crypto-sys's object cache makes switching cheap: asm and asm_avx2 share every C object.
 const OTHER_SETS: &[&str] = &["asm_avx2", "no_asm"];
 
-/// OPENSSL_ia32cap masks that force each code path in turn (words 0-1 : words 2-3).
-#[rustfmt::skip]
-const PATH_MASKS: &[(&str, &str)] = &[
-    ("AVX-512", ""),
-    // No AVX512F (word 2 bit 16): the AVX2 code.
-    ("AVX2", ":~0x10000"),
-    // No AVX (bit 60), and no AVX2/AVX-512 either: AES-NI and SSE code.
-    ("AES-NI/SSE", "~0x1000000000000000:~0x10020"),
-    // No SIMD extension OpenSSL dispatches on: the generic code.
-    ("plain", "~0xffffffffffffffff:~0xffffffffffffffff"),
-];
-
 /// Tells crypto-sys's tests which downgrades the toolchain table expects.
 pub const EXPECT_VAR: &str = "CRYPTO_SYS_EXPECT_DOWNGRADED";
+/// Tells crypto-sys's tests/paths.rs which code-path row OPENSSL_ia32cap holds the mask of.
+const EXPECT_PATH_VAR: &str = "CRYPTO_SYS_EXPECT_PATH";
+/// The suites run on every code path: known answers, the proof that the mask took, and the
+/// digests that every path and set must share.
+const PATH_SUITES: &[&str] = &["kat", "api", "wycheproof", "paths", "across_paths"];
+
 /// Tells crypto-sys's tests which C variant the build must have taken.
 const EXPECT_C_VARIANT_VAR: &str = "CRYPTO_SYS_EXPECT_C_VARIANT";
 
@@ -52,6 +46,8 @@ impl Test {
             cmd!(sh, "{cargo} test -p crypto-sys")
                 .run()
                 .with_context(|| format!("crypto-sys tests with the {set} set"))?;
+            // asm_avx2: the wide entry points are stubs; no_asm: none of them is linked.
+            cmd!(sh, "{cargo} xtask verify").run().with_context(|| format!("verify, set {set}"))?;
             known_answers_on_every_path(sh, &cargo, set)?;
         }
         for row in &ROWS[1..] {
@@ -76,14 +72,25 @@ fn expected_variant(row: &crate::toolchains::Row) -> &'static str {
     }
 }
 
-/// The known-answer suites under each OPENSSL_ia32cap mask, with the set already in the env.
+/// The known-answer suites on each code path of the table, with the set already in the env;
+/// a path this CPU cannot run is skipped with one line naming the missing feature.
 fn known_answers_on_every_path(sh: &Shell, cargo: &str, set: &str) -> Result<()> {
-    for (path, mask) in PATH_MASKS {
-        let _mask = sh.push_env("OPENSSL_ia32cap", mask);
-        println!("known-answer tests, set {set}, {path} path (OPENSSL_ia32cap={mask})");
-        cmd!(sh, "{cargo} test -p crypto-sys --test kat --test api --test wycheproof")
-            .run()
-            .with_context(|| format!("known answers with set {set} on the {path} path"))?;
+    let suites: Vec<&str> = PATH_SUITES.iter().flat_map(|t| ["--test", t]).collect();
+    for path in X86_64_CODE_PATHS {
+        let suites = &suites;
+        let name = path.name;
+        if let Some(feature) = path.missing_cpu_feature() {
+            println!("skipped: {name}: this CPU lacks {feature}");
+            continue;
+        }
+        let mut cmd = cmd!(sh, "{cargo} test -p crypto-sys {suites...}").env(EXPECT_PATH_VAR, name);
+        cmd = match path.ia32cap {
+            Some(mask) => cmd.env("OPENSSL_ia32cap", mask),
+            None => cmd.env_remove("OPENSSL_ia32cap"),
+        };
+        let shown = path.ia32cap.unwrap_or("(unset)");
+        println!("known-answer tests, set {set}, {name} path (OPENSSL_ia32cap={shown})");
+        cmd.run().with_context(|| format!("known answers with set {set} on the {name} path"))?;
     }
     Ok(())
 }

@@ -1,11 +1,15 @@
 //! `cargo xtask verify`: after a build, proves from the linked objects that every fast path the
-//! plan took from `asm` is real code and every downgraded one is a stub, then that the
-//! eligibility functions answer true at run time where the CPU has the features.
+//! plan took from `asm` is real code and every downgraded one is a stub (the hand-listed ones,
+//! and every entry point of every asm file holding code the AVX2 set cannot carry, found from
+//! the manifests), or, for a build without asm, that none of that code is linked; then that
+//! the eligibility functions answer true at run time where the CPU has the features.
 
 use crate::flags::Verify;
 use anyhow::{bail, Context, Result};
 use crypto_build::build_script::{PLAN_C_VARIANT, PLAN_FILE};
 use crypto_build::data;
+use crypto_build::generate::{scan, set_dir};
+use crypto_build::manifest::{gen_path, Manifest};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
@@ -22,7 +26,15 @@ impl Verify {
         let out_dir = crate::build::build_crypto_sys(sh, None, None, &triple)?;
         let plan = read_plan(&out_dir.join(PLAN_FILE))?;
         let sizes = symbol_sizes(sh, &out_dir.join("lib/libcrypto.a"))?;
-        let mut problems = check(target.fast_paths, &plan, &sizes);
+        let wide = wide_files(&crate::project_root(), target.name)?;
+        let has_asm = plan.keys().any(|k| k != PLAN_C_VARIANT);
+        let mut problems = if has_asm {
+            let mut p = check(target.fast_paths, &plan, &sizes);
+            p.extend(check_wide(&wide, &plan, &sizes));
+            p
+        } else {
+            check_no_asm(&wide, &sizes)
+        };
         problems.extend(check_variant(&plan, &sizes));
         if !problems.is_empty() {
             bail!("verify: {}", problems.join("; "));
@@ -61,6 +73,90 @@ fn check(
         }
     }
     problems
+}
+
+/// An entry point of an asm file whose `asm` version holds code of a class the `asm_avx2`
+/// set may not carry (AVX-512, VAES or VPCLMULQDQ on zmm, AVX512-IFMA, AVX-IFMA).
+struct WideEntry {
+    file: String,
+    symbol: String,
+    /// The `asm_avx2` twin's copy is a stub: the entry point exists for the wide code alone.
+    twin_is_stub: bool,
+}
+
+/// Every global of every such file, from the manifests' per-file features and globals and
+/// the `asm_avx2` twin's text (hash-checked by the build that read it).
+fn wide_files(root: &Path, target: &str) -> Result<Vec<WideEntry>> {
+    let avx2_set = data::set_by_name("asm_avx2")?;
+    let (asm_dir, avx2_dir) = (set_dir(root, "asm", target), set_dir(root, "asm_avx2", target));
+    let asm = Manifest::load(&asm_dir)?;
+    let mut entries = Vec::new();
+    for f in asm.asm.iter().filter(|f| f.features.iter().any(|x| !avx2_set.allowed.contains(x))) {
+        let twin = gen_path(&avx2_dir, &f.path);
+        let text =
+            fs::read_to_string(&twin).with_context(|| format!("reading {}", twin.display()))?;
+        for g in &f.globals {
+            let twin_is_stub = scan::is_stub(&text, g)
+                .with_context(|| format!("{g} of {} is missing from its asm_avx2 twin", f.path))?;
+            entries.push(WideEntry { file: f.path.clone(), symbol: g.clone(), twin_is_stub });
+        }
+    }
+    Ok(entries)
+}
+
+/// Each wide file has an entry point that is real code where the plan took the file from
+/// `asm`; an entry point that exists only for the wide code is a stub where it came from
+/// `asm_avx2`; one the twin shares (ChaCha20_ctr32, Poly1305) is real code either way.
+fn check_wide(
+    entries: &[WideEntry],
+    plan: &BTreeMap<String, String>,
+    sizes: &BTreeMap<String, u64>,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut largest: BTreeMap<&str, (&str, u64)> = BTreeMap::new();
+    for e in entries {
+        let Some(set) = plan.get(&e.file) else {
+            problems.push(format!("{} is not in the plan", e.file));
+            continue;
+        };
+        let size = sizes.get(&e.symbol).copied();
+        let top = largest.entry(&e.file).or_insert((&e.symbol, 0));
+        if size.unwrap_or(0) > top.1 {
+            *top = (&e.symbol, size.unwrap_or(0));
+        }
+        // From `asm`, some real entry points (eligibility checks) are tiny: only the file's
+        // largest is judged, below.
+        let want_real = !e.twin_is_stub;
+        if size.is_none() || (set != "asm" && (size > Some(STUB_MAX_BYTES)) != want_real) {
+            let shown = size.map_or("missing".into(), |s| format!("{s} bytes"));
+            let want = if want_real { "real code" } else { "a stub" };
+            problems.push(format!(
+                "{} ({}, from {set}) should be {want}, is {shown}",
+                e.symbol, e.file
+            ));
+        }
+    }
+    for (file, (symbol, size)) in largest {
+        let set = &plan[file];
+        println!("{file:<40} {symbol:<32} from {set:<8} {size} bytes (largest entry point)");
+        if set == "asm" && size <= STUB_MAX_BYTES {
+            problems.push(format!("{file} (from asm) has no entry point of real code"));
+        }
+    }
+    problems
+}
+
+/// Without asm, no entry point that exists only for the wide code may be linked (the shared
+/// ones, like ChaCha20_ctr32, have C twins of the same name).
+fn check_no_asm(entries: &[WideEntry], sizes: &BTreeMap<String, u64>) -> Vec<String> {
+    let linked: Vec<String> = entries
+        .iter()
+        .filter(|e| e.twin_is_stub && sizes.contains_key(&e.symbol))
+        .map(|e| format!("{} ({})", e.symbol, e.file))
+        .collect();
+    let only_wide = entries.iter().filter(|e| e.twin_is_stub).count();
+    println!("no asm in the plan: none of {only_wide} asm-only entry points may be linked");
+    linked.into_iter().map(|l| format!("{l} is linked in a build without asm")).collect()
 }
 
 /// Each C variant's marker symbol is linked exactly when the plan took the variant.
@@ -158,6 +254,53 @@ mod tests {
         );
         assert!(p[1].contains("should be a stub, is 25 bytes"), "{p:?}");
         assert_eq!(check(&fps, &plan, &BTreeMap::new()).len(), 2);
+    }
+
+    fn entry(file: &str, symbol: &str, twin_is_stub: bool) -> WideEntry {
+        WideEntry { file: file.into(), symbol: symbol.into(), twin_is_stub }
+    }
+
+    #[test]
+    fn wide_files_need_real_code_from_asm_and_stubs_from_asm_avx2() {
+        let entries = [
+            entry("gcm.s", "capable", true),
+            entry("gcm.s", "encrypt", true),
+            entry("chacha.s", "ctr32", false),
+        ];
+        let plan = |gcm: &str, chacha: &str| -> BTreeMap<String, String> {
+            [("gcm.s", gcm), ("chacha.s", chacha)]
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect()
+        };
+        let sizes = |capable: u64, encrypt: u64, ctr32: u64| -> BTreeMap<String, u64> {
+            [("capable", capable), ("encrypt", encrypt), ("ctr32", ctr32)]
+                .iter()
+                .map(|(a, b)| (a.to_string(), *b))
+                .collect()
+        };
+        assert!(check_wide(&entries, &plan("asm", "asm"), &sizes(31, 9000, 900)).is_empty());
+        assert!(check_wide(&entries, &plan("asm_avx2", "asm_avx2"), &sizes(4, 4, 700)).is_empty());
+        let p = check_wide(&entries, &plan("asm", "asm"), &sizes(8, 4, 900));
+        assert!(p.len() == 1 && p[0].contains("gcm.s (from asm) has no entry point"), "{p:?}");
+        let p = check_wide(&entries, &plan("asm_avx2", "asm_avx2"), &sizes(4, 9000, 4));
+        assert_eq!(p.len(), 2, "{p:?}");
+        assert!(p[0].contains("encrypt (gcm.s, from asm_avx2) should be a stub"), "{p:?}");
+        assert!(p[1].contains("ctr32 (chacha.s, from asm_avx2) should be real code"), "{p:?}");
+        let p = check_wide(&entries, &plan("asm", "asm"), &BTreeMap::new());
+        assert_eq!(p.len(), 5, "three missing entry points, two files without real code: {p:?}");
+    }
+
+    #[test]
+    fn a_build_without_asm_links_no_asm_only_entry_point() {
+        let entries = [entry("gcm.s", "encrypt", true), entry("chacha.s", "ctr32", false)];
+        // ChaCha20_ctr32 has a C twin of the same name; the AVX-512 GCM entry point has none.
+        let c_only: BTreeMap<String, u64> = [("ctr32".to_string(), 300)].into_iter().collect();
+        assert!(check_no_asm(&entries, &c_only).is_empty());
+        let mut with_asm = c_only;
+        with_asm.insert("encrypt".into(), 9000);
+        let p = check_no_asm(&entries, &with_asm);
+        assert!(p.len() == 1 && p[0].contains("encrypt (gcm.s) is linked"), "{p:?}");
     }
 
     #[test]
