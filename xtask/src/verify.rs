@@ -96,7 +96,7 @@ fn wide_files(root: &Path, target: &str) -> Result<Vec<WideEntry>> {
         let text =
             fs::read_to_string(&twin).with_context(|| format!("reading {}", twin.display()))?;
         for g in &f.globals {
-            let twin_is_stub = scan::is_stub(&text, g)
+            let twin_is_stub = scan::is_stub(&text, g, scan::syntax_of(&f.path)?)
                 .with_context(|| format!("{g} of {} is missing from its asm_avx2 twin", f.path))?;
             entries.push(WideEntry { file: f.path.clone(), symbol: g.clone(), twin_is_stub });
         }
