@@ -52,7 +52,6 @@ int bytes_eq(const struct bytes *a, const unsigned char *p, size_t n);
 
 /* Bookkeeping. `record_outcome` checks an accept/reject decision against `t->result`. */
 void record_outcome(struct run *run, const struct record *t, int accepted);
-void record_as(struct run *run, const struct record *t, enum result result, int accepted);
 void fail(struct run *run, long tc_id, const char *fmt, ...);
 void set_up_failed(struct run *run, const struct record *t, const char *what);
 void skip(struct run *run);

@@ -288,11 +288,11 @@ void fail(struct run *run, long tc_id, const char *fmt, ...)
     putchar('\n');
 }
 
-void record_as(struct run *run, const struct record *t, enum result result, int accepted)
+void record_outcome(struct run *run, const struct record *t, int accepted)
 {
     static const char *names[] = { "valid", "invalid", "acceptable" };
     int bad = 0;
-    switch (result) {
+    switch (t->result) {
     case VALID:
         run->valid++;
         bad = !accepted;
@@ -309,13 +309,8 @@ void record_as(struct run *run, const struct record *t, enum result result, int 
         break;
     }
     if (bad)
-        fail(run, t->tc_id, "expected %s, got %s", names[result],
+        fail(run, t->tc_id, "expected %s, got %s", names[t->result],
              accepted ? "accepted" : "rejected");
-}
-
-void record_outcome(struct run *run, const struct record *t, int accepted)
-{
-    record_as(run, t, t->result, accepted);
 }
 
 void set_up_failed(struct run *run, const struct record *t, const char *what)

