@@ -1009,7 +1009,7 @@ result FAIL 1
 
     /// A program that prints an environment variable and the first line of `<argv[1]>/probe`
     /// (read relative to its working directory, as the driver reads its vectors), then exits
-    /// with 3.
+    /// with 3; given `spin`, it never ends.
     const ECHO_C: &str = r#"#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1020,6 +1020,8 @@ int main(int argc, char **argv)
     FILE *f;
     if (argc != 2 || strlen(argv[1]) > 200)
         return 2;
+    while (strcmp(argv[1], "spin") == 0)
+        ;
     sprintf(path, "%s/probe", argv[1]);
     if ((f = fopen(path, "r")) != NULL && fgets(line, sizeof line, f) != NULL)
         line[strcspn(line, "\n")] = '\0';
@@ -1047,6 +1049,17 @@ int main(int argc, char **argv)
         assert_eq!(out.status.code(), Some(3), "{out:?}");
         let want = "env=~0x10000:~0x0 file=read through a relative path";
         assert_eq!(out.stdout.trim_end(), want, "{out:?}");
+    }
+
+    /// A program that never ends is killed at its timeout, under any runner.
+    fn check_killed(runner: Runner, exe: &Path) {
+        let (cwd, log) = (exe.parent().unwrap(), exe.with_extension("spin"));
+        let timeout = Duration::from_secs(2);
+        let inv = Invocation { exe, args: &["spin"], cwd, env: &[], log: &log, timeout };
+        let started = Instant::now();
+        let e = runner.run(&inv).unwrap_err().to_string();
+        assert!(e.contains("ran longer than 2s and was killed"), "{e}");
+        assert!(started.elapsed() < Duration::from_secs(20));
     }
 
     /// Loud even though libtest captures test output: written to the process's stderr.
@@ -1084,6 +1097,7 @@ int main(int argc, char **argv)
         let exe = build_echo(MINGW_X86_64.cc, &scratch("wine"), "echo.exe");
         // The first start creates the wine prefix, which takes a while.
         check_echo(Runner::Wine, &exe, Duration::from_secs(300));
+        check_killed(Runner::Wine, &exe);
     }
 
     #[test]
