@@ -762,12 +762,18 @@ fn prefix_plan(prefix: &Path) -> Result<PrefixPlan> {
 /// with asm, run again with AVX512F masked through OPENSSL_ia32cap; then its sources
 /// compiled for Windows.
 pub fn native_step(sh: &Shell, prefix: &Path) -> Result<()> {
+    native_checks(sh, prefix)
+        .with_context(|| format!("the C test driver against {}", prefix.display()))
+}
+
+fn native_checks(sh: &Shell, prefix: &Path) -> Result<()> {
     let plan = prefix_plan(prefix)?;
     let x86_64_asm = cfg!(target_arch = "x86_64") && plan.set != "no_asm";
     let name = format!("native-{}", plan.set);
     let exe = build(sh, &HOST, &name, prefix, x86_64_asm)?;
     let report = run_driver(&HOST, &exe, "run", &[], NATIVE_TIMEOUT)?;
     print_counts(&report);
+    tampered_vectors_fail(&HOST, &exe)?;
     ensure!(report.openssl == "3.6.3", "the driver linked OpenSSL {}", report.openssl);
     ensure!(report.path.x86_64_asm == x86_64_asm, "asm symbols: {:?}", report.path);
     let nistp = plan.c_variant == crypto_build::data::C_VARIANTS[0].name;
@@ -790,6 +796,40 @@ pub fn native_step(sh: &Shell, prefix: &Path) -> Result<()> {
     compile_only(sh, &MINGW_X86_64, &prefix.join("include"), true)
         .context("the driver's sources for Windows (compile only)")?;
     println!("driver: every check passed natively (set {}); it compiles for Windows", plan.set);
+    Ok(())
+}
+
+/// A negative control: the driver on a copy of its vectors with one valid ECDSA signature
+/// changed must fail, naming that file and tcId, and nothing else.
+pub fn tampered_vectors_fail(tc: &Toolchain, exe: &Path) -> Result<()> {
+    let dir = exe.parent().context("the driver's directory")?;
+    let (vectors, tampered) = (dir.join("vectors"), dir.join("tampered"));
+    crypto_build::generate::copy_tree(&vectors, &tampered)?;
+    let path = tampered.join("ecdsa_p256.txt");
+    let text = fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let (at, line) = (text.lines().enumerate())
+        .find(|(_, l)| l.starts_with("test ") && l.split(' ').nth(2) == Some("valid"))
+        .context("no valid vector to tamper with")?;
+    let tc_id = line.split(' ').nth(1).context("a tcId")?;
+    // The signature is the line's last field: flip the low bit of its last hex digit.
+    let last = line.chars().last().and_then(|c| c.to_digit(16)).context("a hex digit")?;
+    let changed = format!("{}{:x}", &line[..line.len() - 1], last ^ 1);
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[at] = &changed;
+    fs::write(&path, lines.join("\n") + "\n")?;
+    let (log, timeout) = (dir.join("run-tampered"), NATIVE_TIMEOUT);
+    let inv = Invocation { exe, args: &["tampered"], cwd: dir, env: &[], log: &log, timeout };
+    let out = tc.runner.run(&inv)?;
+    let report = parse_report(&out.stdout)?;
+    let want =
+        format!("FAIL ecdsa_p256: EcdsaSecp256r1Sha256 tcId {tc_id}: expected valid, got rejected");
+    ensure!(
+        !report.passed && out.status.code() == Some(1) && report.failures == [want.clone()],
+        "a tampered vector must fail the driver with `{want}` alone; it exited with {} and \
+         reported {:?}",
+        out.status,
+        report.failures
+    );
     Ok(())
 }
 
