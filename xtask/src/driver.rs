@@ -373,6 +373,8 @@ pub struct Toolchain {
     /// Libraries libcrypto.a needs on this platform, after it on the link line.
     pub libs: &'static [&'static str],
     pub exe: &'static str,
+    /// Programs for an x86_64 target: the x86_64 asm symbols exist when the prefix has asm.
+    pub x86_64: bool,
     pub runner: Runner,
 }
 
@@ -381,6 +383,7 @@ pub const HOST: Toolchain = Toolchain {
     package: "build-essential",
     libs: &["-ldl", "-pthread"],
     exe: "driver",
+    x86_64: cfg!(target_arch = "x86_64"),
     runner: Runner::Native,
 };
 
@@ -389,6 +392,7 @@ pub const MINGW_X86_64: Toolchain = Toolchain {
     package: "gcc-mingw-w64-x86-64",
     libs: &["-lws2_32", "-lgdi32", "-lcrypt32"],
     exe: "driver.exe",
+    x86_64: true,
     runner: Runner::Wine,
 };
 
@@ -399,6 +403,7 @@ pub const AARCH64_LINUX: Toolchain = Toolchain {
     package: "gcc-aarch64-linux-gnu",
     libs: &["-ldl", "-pthread"],
     exe: "driver",
+    x86_64: false,
     runner: Runner::QemuAarch64,
 };
 
@@ -517,6 +522,21 @@ fn wine() -> Result<PathBuf> {
 }
 
 impl Runner {
+    /// How long a whole driver run may take: natively seconds; wine's first start builds its
+    /// prefix; qemu emulates every instruction.
+    pub fn driver_timeout(self) -> Duration {
+        Duration::from_secs(match self {
+            Runner::Native => 300,
+            Runner::Wine => 600,
+            Runner::QemuAarch64 => 3600,
+        })
+    }
+
+    /// Whether its programs run on this machine's CPU, so CPU expectations hold for them.
+    fn on_this_cpu(self) -> bool {
+        matches!(self, Runner::Native | Runner::Wine)
+    }
+
     /// The program that runs `exe` under this runner, with the runner's own environment.
     fn command(self, exe: &Path) -> Result<Command> {
         let mut cmd = match self {
@@ -731,9 +751,6 @@ pub fn run_driver(
 // The native step of `cargo xtask test`
 // ---------------------------------------------------------------------------------------------
 
-/// Natively, the whole driver takes seconds; this only bounds a hang.
-const NATIVE_TIMEOUT: Duration = Duration::from_secs(300);
-
 /// Masks AVX512F (word 2 bit 16): every AVX-512 path must then report ineligible.
 const NO_AVX512F: &str = ":~0x10000";
 
@@ -757,23 +774,34 @@ fn prefix_plan(prefix: &Path) -> Result<PrefixPlan> {
     }
 }
 
-/// `cargo xtask test`'s driver step: the driver built with the host cc against `prefix`,
-/// run natively, and its report checked against the plan the prefix records and this CPU;
-/// with asm, run again with AVX512F masked through OPENSSL_ia32cap; then its sources
-/// compiled for Windows.
+/// `cargo xtask test`'s driver step: `check_prefix` with the host's cc, then the driver's
+/// sources compiled for Windows (there is no Windows prefix to link against yet).
 pub fn native_step(sh: &Shell, prefix: &Path) -> Result<()> {
-    native_checks(sh, prefix)
-        .with_context(|| format!("the C test driver against {}", prefix.display()))
+    check_prefix(sh, &HOST, prefix)?;
+    compile_only(sh, &MINGW_X86_64, &prefix.join("include"), true)
+        .context("the driver's sources for Windows (compile only)")?;
+    println!("driver: its sources compile for Windows");
+    Ok(())
 }
 
-fn native_checks(sh: &Shell, prefix: &Path) -> Result<()> {
+/// Builds the driver with `tc` against `prefix` and runs it with `tc`'s runner: every check
+/// must pass, a tampered copy of its vectors must fail, and its path report must match the
+/// plan the prefix records and, for programs on this CPU, this CPU, with AVX512F both as is
+/// and masked through OPENSSL_ia32cap. A Windows prefix: `check_prefix(sh, &MINGW_X86_64, p)`.
+pub fn check_prefix(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
+    prefix_checks(sh, tc, prefix)
+        .with_context(|| format!("the C test driver ({}) against {}", tc.cc, prefix.display()))
+}
+
+fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
     let plan = prefix_plan(prefix)?;
-    let x86_64_asm = cfg!(target_arch = "x86_64") && plan.set != "no_asm";
-    let name = format!("native-{}", plan.set);
-    let exe = build(sh, &HOST, &name, prefix, x86_64_asm)?;
-    let report = run_driver(&HOST, &exe, "run", &[], NATIVE_TIMEOUT)?;
+    let x86_64_asm = tc.x86_64 && plan.set != "no_asm";
+    let name = format!("{}-{}", tc.cc, plan.set);
+    let exe = build(sh, tc, &name, prefix, x86_64_asm)?;
+    let timeout = tc.runner.driver_timeout();
+    let report = run_driver(tc, &exe, "run", &[], timeout)?;
     print_counts(&report);
-    tampered_vectors_fail(&HOST, &exe)?;
+    tampered_vectors_fail(tc, &exe)?;
     ensure!(report.openssl == "3.6.3", "the driver linked OpenSSL {}", report.openssl);
     ensure!(report.path.x86_64_asm == x86_64_asm, "asm symbols: {:?}", report.path);
     let nistp = plan.c_variant == crypto_build::data::C_VARIANTS[0].name;
@@ -786,16 +814,14 @@ fn native_checks(sh: &Shell, prefix: &Path) -> Result<()> {
         );
     }
     #[cfg(target_arch = "x86_64")]
-    if x86_64_asm {
+    if x86_64_asm && tc.runner.on_this_cpu() {
         cpu::check_unmasked(&report.path)?;
         let env = [("OPENSSL_ia32cap", NO_AVX512F)];
-        let masked = run_driver(&HOST, &exe, "run-no-avx512f", &env, NATIVE_TIMEOUT)
+        let masked = run_driver(tc, &exe, "run-no-avx512f", &env, timeout)
             .context("the driver with OPENSSL_ia32cap masking AVX512F")?;
         cpu::check_masked(&masked.path)?;
     }
-    compile_only(sh, &MINGW_X86_64, &prefix.join("include"), true)
-        .context("the driver's sources for Windows (compile only)")?;
-    println!("driver: every check passed natively (set {}); it compiles for Windows", plan.set);
+    println!("driver ({}, set {}): every check passed", tc.cc, plan.set);
     Ok(())
 }
 
@@ -817,7 +843,7 @@ pub fn tampered_vectors_fail(tc: &Toolchain, exe: &Path) -> Result<()> {
     let mut lines: Vec<&str> = text.lines().collect();
     lines[at] = &changed;
     fs::write(&path, lines.join("\n") + "\n")?;
-    let (log, timeout) = (dir.join("run-tampered"), NATIVE_TIMEOUT);
+    let (log, timeout) = (dir.join("run-tampered"), tc.runner.driver_timeout());
     let inv = Invocation { exe, args: &["tampered"], cwd: dir, env: &[], log: &log, timeout };
     let out = tc.runner.run(&inv)?;
     let report = parse_report(&out.stdout)?;
