@@ -15,7 +15,7 @@ use std::time::Instant;
 use xshell::{cmd, Shell};
 
 /// Marks a directory as a prefix this command installed, so it may be replaced.
-const PREFIX_MARKER: &str = ".crypto-sys-prefix";
+pub const PREFIX_MARKER: &str = ".crypto-sys-prefix";
 
 impl Build {
     pub fn run(self, sh: &Shell) -> Result<()> {

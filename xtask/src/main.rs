@@ -3,6 +3,7 @@
 mod bench;
 mod build;
 mod detect;
+mod driver;
 mod flags;
 mod generate;
 mod package;

@@ -57,6 +57,7 @@ impl Test {
         c_probe_refused(sh, &cargo).context("a C compiler that fails the __uint128_t probe")?;
         cmd!(sh, "{cargo} xtask toolchains --check").run()?;
         prefix_consumer(sh, &cargo).context("openssl-sys against `cargo xtask build --prefix`")?;
+        crate::driver::native_step(sh, &crate::project_root().join("target/prefix"))?;
         package_consumer(sh, &cargo).context("crypto-sys from its .crate, without perl")?;
         sccache_build(sh, &cargo).context("RUSTC_WRAPPER=sccache")?;
         println!("cargo xtask test: all checks passed");

@@ -1,0 +1,77 @@
+/*
+ * The driver's entry point and its report of which code paths are live.
+ *
+ * Usage: driver VECTOR_DIR. Prints `openssl`, `path` and `count` lines (parsed by
+ * xtask/src/driver.rs), a `FAIL` line per failure, and `result ok` or `result FAIL` last;
+ * exits 0 only if every check passed.
+ *
+ * Build with -DDRIVER_X86_64_ASM when the prefix has x86_64 asm: only then do
+ * OPENSSL_ia32cap_P and the asm's eligibility functions exist to be reported.
+ */
+/* EC_GROUP_method_of and EC_GFp_mont_method are deprecated, but still the only way to see
+ * which EC_METHOD (nistp or generic Montgomery) a curve got. */
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include "driver.h"
+
+#include <openssl/crypto.h>
+#include <openssl/ec.h>
+#include <openssl/obj_mac.h>
+#include <stdio.h>
+
+#ifdef DRIVER_X86_64_ASM
+extern unsigned int OPENSSL_ia32cap_P[];
+int ossl_vaes_vpclmulqdq_capable(void);
+int ossl_rsaz_avx512ifma_eligible(void);
+int ossl_rsaz_avxifma_eligible(void);
+#endif
+
+void path_report(void)
+{
+    static const struct {
+        const char *name;
+        int nid;
+    } curves[] = { { "P-224", NID_secp224r1 }, { "P-384", NID_secp384r1 },
+                   { "P-521", NID_secp521r1 } };
+    size_t i;
+#ifdef DRIVER_X86_64_ASM
+    /* Read after OPENSSL_init_crypto, so an OPENSSL_ia32cap mask is already applied. */
+    printf("path asm x86_64\npath ia32cap_P");
+    for (i = 0; i < 10; i++)
+        printf(" 0x%08x", OPENSSL_ia32cap_P[i]);
+    printf("\npath vaes_vpclmulqdq_capable %d\n", ossl_vaes_vpclmulqdq_capable() != 0);
+    printf("path rsaz_avx512ifma_eligible %d\n", ossl_rsaz_avx512ifma_eligible() != 0);
+    printf("path rsaz_avxifma_eligible %d\n", ossl_rsaz_avxifma_eligible() != 0);
+#else
+    printf("path asm none\n");
+#endif
+    for (i = 0; i < sizeof curves / sizeof curves[0]; i++) {
+        EC_GROUP *group = EC_GROUP_new_by_curve_name(curves[i].nid);
+        if (group == NULL)
+            die("OpenSSL has no %s group", curves[i].name);
+        printf("path nistp %s %d\n", curves[i].name,
+               EC_GROUP_method_of(group) != EC_GFp_mont_method());
+        EC_GROUP_free(group);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    long failures;
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s VECTOR_DIR\n", argv[0]);
+        return 2;
+    }
+    if (OPENSSL_init_crypto(0, NULL) != 1)
+        die("OPENSSL_init_crypto failed");
+    printf("openssl %s\n", OpenSSL_version(OPENSSL_VERSION_STRING));
+    path_report();
+    fflush(stdout);
+    failures = kat_all();
+    failures += wycheproof_all(argv[1]);
+    if (failures != 0) {
+        printf("result FAIL %ld\n", failures);
+        return 1;
+    }
+    printf("result ok\n");
+    return 0;
+}
