@@ -23,6 +23,8 @@ extern unsigned int OPENSSL_ia32cap_P[];
 int ossl_vaes_vpclmulqdq_capable(void);
 int ossl_rsaz_avx512ifma_eligible(void);
 int ossl_rsaz_avxifma_eligible(void);
+int aesni_xts_avx512_eligible(void);
+int ossl_aes_cfb128_vaes_eligible(void);
 #endif
 
 void path_report(void)
@@ -41,6 +43,8 @@ void path_report(void)
     printf("\npath vaes_vpclmulqdq_capable %d\n", ossl_vaes_vpclmulqdq_capable() != 0);
     printf("path rsaz_avx512ifma_eligible %d\n", ossl_rsaz_avx512ifma_eligible() != 0);
     printf("path rsaz_avxifma_eligible %d\n", ossl_rsaz_avxifma_eligible() != 0);
+    printf("path aesni_xts_avx512_eligible %d\n", aesni_xts_avx512_eligible() != 0);
+    printf("path ossl_aes_cfb128_vaes_eligible %d\n", ossl_aes_cfb128_vaes_eligible() != 0);
 #else
     printf("path asm none\n");
 #endif

@@ -15,6 +15,8 @@ use std::time::Instant;
 use xshell::{cmd, Shell};
 
 /// Marks a directory as a prefix this command installed, so it may be replaced.
+/// The plan the prefix was built with: each asm file and its set (see `build_script`).
+pub const PREFIX_PLAN: &str = ".crypto-sys-plan.tsv";
 pub const PREFIX_MARKER: &str = ".crypto-sys-prefix";
 
 impl Build {
@@ -178,6 +180,7 @@ fn install_prefix(out_dir: &Path, prefix: &Path, summary: &str) -> Result<()> {
         n.ends_with(".h")
     })?;
     write_pkg_config(out_dir, &tmp.join("lib/pkgconfig"))?;
+    fs::copy(out_dir.join(build_script::PLAN_FILE), tmp.join(PREFIX_PLAN))?;
     fs::write(tmp.join(PREFIX_MARKER), summary)?;
     let old = parent.join(format!(".{}.old-{}", name.to_string_lossy(), std::process::id()));
     if prefix.exists() {

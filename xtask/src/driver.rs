@@ -611,8 +611,24 @@ pub struct PathReport {
     pub vaes_vpclmulqdq_capable: Option<bool>,
     pub rsaz_avx512ifma_eligible: Option<bool>,
     pub rsaz_avxifma_eligible: Option<bool>,
+    pub aesni_xts_avx512_eligible: Option<bool>,
+    pub aes_cfb128_vaes_eligible: Option<bool>,
     /// For P-224, P-384 and P-521: whether the curve got nistp code, not generic Montgomery.
     pub nistp: BTreeMap<String, bool>,
+}
+
+impl PathReport {
+    /// What an eligibility function (named as in `data::Eligibility`) answered.
+    pub fn eligible(&self, symbol: &str) -> Option<bool> {
+        match symbol {
+            "ossl_vaes_vpclmulqdq_capable" => self.vaes_vpclmulqdq_capable,
+            "ossl_rsaz_avx512ifma_eligible" => self.rsaz_avx512ifma_eligible,
+            "ossl_rsaz_avxifma_eligible" => self.rsaz_avxifma_eligible,
+            "aesni_xts_avx512_eligible" => self.aesni_xts_avx512_eligible,
+            "ossl_aes_cfb128_vaes_eligible" => self.aes_cfb128_vaes_eligible,
+            _ => None,
+        }
+    }
 }
 
 /// Everything the driver printed, parsed.
@@ -652,6 +668,8 @@ fn parse_path(p: &mut PathReport, words: &[&str]) -> Result<()> {
         ["vaes_vpclmulqdq_capable", v] => p.vaes_vpclmulqdq_capable = Some(flag(v)?),
         ["rsaz_avx512ifma_eligible", v] => p.rsaz_avx512ifma_eligible = Some(flag(v)?),
         ["rsaz_avxifma_eligible", v] => p.rsaz_avxifma_eligible = Some(flag(v)?),
+        ["aesni_xts_avx512_eligible", v] => p.aesni_xts_avx512_eligible = Some(flag(v)?),
+        ["ossl_aes_cfb128_vaes_eligible", v] => p.aes_cfb128_vaes_eligible = Some(flag(v)?),
         ["nistp", curve, v] => {
             p.nistp.insert(curve.to_string(), flag(v)?);
         }
@@ -751,14 +769,21 @@ pub fn run_driver(
 // The native step of `cargo xtask test`
 // ---------------------------------------------------------------------------------------------
 
-/// Masks AVX512F (word 2 bit 16): every AVX-512 path must then report ineligible.
-const NO_AVX512F: &str = ":~0x10000";
 
 /// What `cargo xtask build --prefix` recorded in a prefix: the set its C configuration came
 /// from and its C variant (`default` for OpenSSL's own).
 struct PrefixPlan {
     set: String,
     c_variant: String,
+    /// Each asm file, without its extension (the syntax varies), and the set it came from.
+    files: BTreeMap<String, String>,
+}
+
+impl PrefixPlan {
+    fn from_asm(&self, file: &str) -> bool {
+        let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
+        self.files.get(stem).is_some_and(|s| s == "asm")
+    }
 }
 
 /// Reads the build summary the prefix carries: "set asm (requested auto), C <variant>, ...".
@@ -768,8 +793,17 @@ fn prefix_plan(prefix: &Path) -> Result<PrefixPlan> {
         fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     let set = summary.strip_prefix("set ").and_then(|s| s.split_whitespace().next());
     let c_variant = summary.split(", ").find_map(|part| part.strip_prefix("C "));
+    let plan_path = prefix.join(crate::build::PREFIX_PLAN);
+    let plan =
+        fs::read_to_string(&plan_path).with_context(|| format!("reading {}", plan_path.display()))?;
+    let files = plan
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .filter(|(p, _)| !p.starts_with('#'))
+        .map(|(p, s)| (p.rsplit_once('.').map_or(p, |(stem, _)| stem).to_string(), s.to_string()))
+        .collect();
     match (set, c_variant) {
-        (Some(set), Some(c)) => Ok(PrefixPlan { set: set.into(), c_variant: c.into() }),
+        (Some(set), Some(c)) => Ok(PrefixPlan { set: set.into(), c_variant: c.into(), files }),
         _ => bail!("{}: no set and C variant in `{}`", path.display(), summary.trim()),
     }
 }
@@ -816,12 +850,54 @@ fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
     #[cfg(target_arch = "x86_64")]
     if x86_64_asm && tc.runner.on_this_cpu() {
         cpu::check_unmasked(&report.path)?;
-        let env = [("OPENSSL_ia32cap", NO_AVX512F)];
-        let masked = run_driver(tc, &exe, "run-no-avx512f", &env, timeout)
-            .context("the driver with OPENSSL_ia32cap masking AVX512F")?;
-        cpu::check_masked(&masked.path)?;
+        check_code_paths(tc, &exe, &plan, timeout)?;
     }
     println!("driver ({}, set {}): every check passed", tc.cc, plan.set);
+    Ok(())
+}
+
+/// The driver under every x86_64 code path of `data::X86_64_CODE_PATHS` the CPU can run: each
+/// run must show what its row says OpenSSL sees, eligibility functions judged only where
+/// their file came from `asm`. A path this CPU cannot run is named in one loud line.
+fn check_code_paths(tc: &Toolchain, exe: &Path, plan: &PrefixPlan, timeout: Duration) -> Result<()> {
+    use crypto_build::data::{Observe, X86_64_CODE_PATHS};
+    for row in X86_64_CODE_PATHS {
+        if let Some(f) = row.missing_cpu_feature() {
+            println!("skipped: driver on the {} path: this CPU lacks {f}", row.name);
+            continue;
+        }
+        let env: Vec<(&str, &str)> = row.ia32cap.map(|m| ("OPENSSL_ia32cap", m)).into_iter().collect();
+        let label = format!("run-{}", row.name.replace('/', "-"));
+        let shown = row.ia32cap.unwrap_or("(unset)");
+        let r = run_driver(tc, exe, &label, &env, timeout)
+            .with_context(|| format!("the driver on the {} path (OPENSSL_ia32cap={shown})", row.name))?;
+        let cap = r.path.ia32cap_p.context("the driver reported no OPENSSL_ia32cap_P")?;
+        let mut wrong = Vec::new();
+        for o in row.observations() {
+            match o {
+                Observe::Bit(b, want, why) => {
+                    if (cap[b.word] >> b.bit & 1 == 1) != want {
+                        wrong.push(format!("{} should be {} ({why})", b.name, if want { "set" } else { "clear" }));
+                    }
+                }
+                Observe::Eligible(e, want) => {
+                    let want = want && plan.from_asm(e.file);
+                    let got = r.path.eligible(e.symbol);
+                    if got != Some(want) {
+                        wrong.push(format!("{} answered {got:?}, expected {want}", e.symbol));
+                    }
+                }
+                Observe::Group(_) => {}
+            }
+        }
+        ensure!(
+            wrong.is_empty(),
+            "OPENSSL_ia32cap={shown} did not select the {} path: {}; OpenSSL saw {cap:08x?}",
+            row.name,
+            wrong.join("; ")
+        );
+        println!("driver ({}, set {}): {} path proved and passed", tc.cc, plan.set, row.name);
+    }
     Ok(())
 }
 
@@ -947,21 +1023,6 @@ mod cpu {
             live(p.rsaz_avxifma_eligible)
         );
         Ok(())
-    }
-
-    /// With AVX512F masked: the mask reached OpenSSL, and no AVX-512 path is eligible.
-    pub fn check_masked(p: &PathReport) -> Result<()> {
-        let cap = p.ia32cap_p.context("the driver reported no OPENSSL_ia32cap_P")?;
-        ensure!(!has(&cap, &[AVX512F]), "OPENSSL_ia32cap did not reach OpenSSL: AVX512F still set");
-        ensure!(
-            p.vaes_vpclmulqdq_capable == Some(false),
-            "AES-GCM AVX-512 eligible without AVX512F"
-        );
-        ensure!(
-            p.rsaz_avx512ifma_eligible == Some(false),
-            "RSA AVX512-IFMA eligible without AVX512F"
-        );
-        check_eligibility(p, &cap)
     }
 }
 

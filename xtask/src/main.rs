@@ -10,6 +10,7 @@ mod package;
 mod test;
 mod toolchains;
 mod verify;
+mod windows;
 
 use std::path::PathBuf;
 use xshell::Shell;

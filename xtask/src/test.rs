@@ -58,6 +58,7 @@ impl Test {
         cmd!(sh, "{cargo} xtask toolchains --check").run()?;
         prefix_consumer(sh, &cargo).context("openssl-sys against `cargo xtask build --prefix`")?;
         crate::driver::native_step(sh, &crate::project_root().join("target/prefix"))?;
+        crate::windows::run(sh, &cargo).context("x86_64-pc-windows-gnu under wine")?;
         package_consumer(sh, &cargo).context("crypto-sys from its .crate, without perl")?;
         sccache_build(sh, &cargo).context("RUSTC_WRAPPER=sccache")?;
         println!("cargo xtask test: all checks passed");
