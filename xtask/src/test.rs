@@ -32,6 +32,7 @@ impl Test {
         cmd!(sh, "{cargo} clippy --workspace --all-targets -- -D warnings")
             .run()
             .context("clippy")?;
+        every_set_matches_the_lock()?;
         let default_row = &ROWS[0];
         let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, expected_variant(default_row));
         {
@@ -64,6 +65,21 @@ impl Test {
         println!("cargo xtask test: all checks passed");
         Ok(())
     }
+}
+
+/// Every configuration of every target, generated where missing (a fresh clone has only
+/// what `cargo xtask build` needed) and equal to the committed generate.lock.
+fn every_set_matches_the_lock() -> Result<()> {
+    use crypto_build::data::{SETS, TARGETS};
+    use crypto_build::generate::{self, Config};
+    let targets: Vec<_> = TARGETS.iter().collect();
+    let sets: Vec<_> = SETS.iter().collect();
+    let configs = Config::expand(&targets, &sets);
+    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+    generate::ensure_all(&crate::project_root(), &configs, jobs)
+        .context("the generated sets against generate.lock")?;
+    println!("sets: all {} configurations match generate.lock", configs.len());
+    Ok(())
 }
 
 fn expected_variant(row: &crate::toolchains::Row) -> &'static str {

@@ -375,6 +375,33 @@ pub fn check(req: &Request) -> Result<Vec<String>> {
     Ok(problems)
 }
 
+/// Makes sure every configuration exists and matches the committed lock: a missing one is
+/// generated (and compared with the lock as it is made), one on disk is hashed. Every
+/// configuration must be in the lock, so a fresh generation on any machine is checked.
+pub fn ensure_all(root: &Path, configs: &[Config], jobs: usize) -> Result<()> {
+    let lock = Lock::load(root)?;
+    for &config in configs {
+        let key = config.key();
+        let expected = lock.of_key(&key);
+        if expected.entries.is_empty() {
+            bail!("{key} is not in {}; run `cargo xtask generate` and commit it", lock::FILE_NAME);
+        }
+        let dir = config.dir(root);
+        if !dir.join(manifest::FILE_NAME).exists() {
+            ensure(root, config, jobs)?;
+        }
+        let diff = Lock::diff(&expected, &lock::of_disk(&dir)?);
+        if !diff.is_empty() {
+            bail!(
+                "{key} on disk differs from {}: {}; regenerate it with `cargo xtask generate`",
+                lock::FILE_NAME,
+                diff[0]
+            );
+        }
+    }
+    Ok(())
+}
+
 /// For build scripts: makes sure one configuration exists, generating it when missing. A fresh
 /// generation must match the committed lock, where there is one.
 pub fn ensure(root: &Path, config: Config, jobs: usize) -> Result<()> {
