@@ -20,7 +20,8 @@ impl Detect {
         let choice = SetChoice::parse(self.asm_set.as_deref().unwrap_or("auto"))?;
         let variant = VariantChoice::parse(self.c_variant.as_deref().unwrap_or("auto"))?;
         let mut cc = cc::Build::new();
-        cc.target(&triple).host(&triple).opt_level(3).cargo_metadata(false).cargo_warnings(false);
+        let host = crate::build::host_triple(sh)?;
+        cc.target(&triple).host(&host).opt_level(3).cargo_metadata(false).cargo_warnings(false);
         let compiler = cc.try_get_compiler().context("finding the C compiler cc would use")?;
         let root = crate::project_root();
         let cache = root.join("target/crypto-build-probes");

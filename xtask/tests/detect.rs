@@ -160,3 +160,45 @@ fn a_c_compiler_without_int128_gets_the_default_c_configuration_with_one_warning
     assert!(json.contains("\"c_probes\":{\"ec_nistp_64_gcc_128\":false}"), "{json}");
     assert!(json.contains("\"c_variant_refused\":\"ec_nistp_64_gcc_128\""), "{json}");
 }
+
+/// Windows with nasm: a nasm that rejects zmm takes the asm_avx2 nasm rendering of exactly
+/// the files that need AVX-512, and one that is missing is one line saying how to install it.
+#[test]
+fn windows_nasm_is_probed_file_by_file() {
+    if which_nasm().is_none() {
+        eprintln!("skipped: nasm is not installed (.ci/run installs it)");
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fake = root.join("tests/fixtures/nasm-without-zmm");
+    let run = |nasm: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .args(["detect", "--target", "x86_64-pc-windows-gnu", "--assembler", "nasm"])
+            .env("NASM", nasm)
+            .output()
+            .unwrap()
+    };
+    let o = run(&fake);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("toolchain: ") && t.contains("(nasm 2.16"), "{t}");
+    assert!(t.contains("probe avx512           REJECTED"), "{t}");
+    assert!(t.contains("probe avx-ifma         assembles"), "{t}");
+    let line =
+        |f: &str| t.lines().find(|l| l.trim_start().starts_with(f)).unwrap_or("").to_string();
+    assert!(line("crypto/modes/aes-gcm-avx512.asm").ends_with("asm_avx2"), "{t}");
+    assert!(line("crypto/bn/rsaz-2k-avxifma.asm").ends_with(" asm"), "{t}");
+    assert!(line("crypto/aes/aesni-x86_64.asm").ends_with(" asm"), "{t}");
+    let o = run(Path::new("/nonexistent/nasm"));
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert!(t.contains("nasm not found") && t.contains("apt install nasm"), "{t}");
+}
+
+fn which_nasm() -> Option<PathBuf> {
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|d| d.join("nasm"))
+        .find(|p| p.exists())
+}
