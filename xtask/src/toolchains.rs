@@ -7,9 +7,16 @@ use anyhow::{bail, Context, Result};
 use std::fs;
 use xshell::{cmd, Shell};
 
-/// A C compiler (as CC) and the plan `auto` must choose with it on linux-x86_64.
+/// A C compiler and the plan `auto` must choose with it: for the host (as CC), or for a
+/// cross target (as `CC_<triple>`), with the C compiler's assembler or the one named.
 pub struct Row {
     pub cc: &'static str,
+    /// A cross target; `None` for the host (x86_64-unknown-linux-gnu).
+    pub target: Option<&'static str>,
+    /// `--assembler`, when not the C compiler's own.
+    pub assembler: Option<&'static str>,
+    /// What `cargo xtask test` does with the toolchain, for the doc.
+    pub tested: &'static str,
     /// Files expected to come from asm_avx2; every other asm file comes from asm.
     pub downgraded: &'static [&'static str],
     /// The C variant expected ("" for OpenSSL's default C configuration).
@@ -18,13 +25,39 @@ pub struct Row {
 
 const NISTP: &str = "ec_nistp_64_gcc_128";
 
+const RUST: &str = "crypto-sys's Rust tests";
+const WINE: &str = "C driver under wine, every code path, each set";
+const WIN: Option<&str> = Some("x86_64-pc-windows-gnu");
+
 #[rustfmt::skip]
 pub const ROWS: &[Row] = &[
-    Row { cc: "gcc", downgraded: &[], c_variant: NISTP },
-    Row { cc: "clang-14", downgraded: &["crypto/bn/rsaz-2k-avxifma.s", "crypto/bn/rsaz-3k-avxifma.s", "crypto/bn/rsaz-4k-avxifma.s"], c_variant: NISTP },
-    Row { cc: "clang-16", downgraded: &[], c_variant: NISTP },
-    Row { cc: "clang-19", downgraded: &[], c_variant: NISTP },
+    Row { cc: "gcc", target: None, assembler: None, tested: RUST, downgraded: &[], c_variant: NISTP },
+    Row { cc: "clang-14", target: None, assembler: None, tested: RUST,
+          downgraded: &["crypto/bn/rsaz-2k-avxifma.s", "crypto/bn/rsaz-3k-avxifma.s", "crypto/bn/rsaz-4k-avxifma.s"],
+          c_variant: NISTP },
+    Row { cc: "clang-16", target: None, assembler: None, tested: RUST, downgraded: &[], c_variant: NISTP },
+    Row { cc: "clang-19", target: None, assembler: None, tested: RUST, downgraded: &[], c_variant: NISTP },
+    Row { cc: "x86_64-w64-mingw32-gcc", target: WIN, assembler: None, tested: WINE, downgraded: &[],
+          c_variant: NISTP },
+    Row { cc: "x86_64-w64-mingw32-gcc", target: WIN, assembler: Some("nasm"), tested: WINE,
+          downgraded: &[], c_variant: NISTP },
+    Row { cc: "clang-19", target: WIN, assembler: None, tested: WINE, downgraded: &[], c_variant: NISTP },
 ];
+
+impl Row {
+    /// The variable that names this row's C compiler: CC, or cc's per-target form.
+    pub fn cc_var(&self) -> String {
+        match self.target {
+            None => "CC".into(),
+            Some(t) => format!("CC_{}", t.replace('-', "_")),
+        }
+    }
+
+    /// The rows of the host, which crypto-sys's Rust tests run with.
+    pub fn host() -> impl Iterator<Item = &'static Row> {
+        ROWS.iter().filter(|r| r.target.is_none())
+    }
+}
 
 pub const DOC: &str = "docs/toolchains.md";
 
@@ -50,14 +83,16 @@ impl Toolchains {
 fn render(sh: &Shell) -> Result<String> {
     let exe = std::env::current_exe()?;
     let mut out = String::from(
-        "# Toolchains and their plans\n\nWritten by `cargo xtask toolchains` from `cargo xtask detect` with each toolchain as\n`CC`; `cargo xtask test` builds crypto-sys with each and checks the plan and its\nknown-answer tests.\n\n| CC | assembler | probes rejected | plan (`auto`) | C variant |\n| --- | --- | --- | --- | --- |\n",
+        "# Toolchains and their plans\n\nWritten by `cargo xtask toolchains` from `cargo xtask detect` with each toolchain as\n`CC` (or `CC_<triple>`); `cargo xtask test` builds OpenSSL with each and checks the plan and\nthe known answers as the last column says.\n\n| target | CC | assembler | probes rejected | plan (`auto`) | C variant | tested |\n| --- | --- | --- | --- | --- | --- | --- |\n",
     );
     for row in ROWS {
         if which::which(row.cc).is_err() {
             bail!("{} is not installed; .ci/run installs it", row.cc);
         }
-        let _cc = sh.push_env("CC", row.cc);
-        let json = cmd!(sh, "{exe} detect --json").read()?;
+        let _cc = sh.push_env(row.cc_var(), row.cc);
+        let target = row.target.map(|t| ["--target", t]).into_iter().flatten();
+        let asm = row.assembler.map(|a| ["--assembler", a]).into_iter().flatten();
+        let json = cmd!(sh, "{exe} detect --json {target...} {asm...}").read()?;
         let downgraded = downgraded_paths(&json);
         if downgraded != row.downgraded {
             bail!(
@@ -75,13 +110,15 @@ fn render(sh: &Shell) -> Result<String> {
             );
         }
         out += &format!(
-            "| `{}` | {} {} | {} | {} | {} |\n",
+            "| {} | `{}` | {} {} | {} | {} | {} | {} |\n",
+            row.target.unwrap_or("host (x86_64-unknown-linux-gnu)"),
             row.cc,
             field(&json, "kind"),
             field(&json, "version"),
             rejected(&json),
             plan_text(row),
-            if c_variant.is_empty() { "none".into() } else { format!("`{c_variant}`") }
+            if c_variant.is_empty() { "none".into() } else { format!("`{c_variant}`") },
+            row.tested
         );
     }
     Ok(out)

@@ -3,31 +3,14 @@
 //! each assembler and set, every prefix checked by the C driver under wine on every code path.
 
 use crate::driver;
+use crate::toolchains::{Row, ROWS};
 use anyhow::{bail, ensure, Context, Result};
 use std::path::{Path, PathBuf};
 use xshell::{cmd, Shell};
 
 const TRIPLE: &str = "x86_64-pc-windows-gnu";
-/// cc's variable for the Windows C compiler (cc finds x86_64-w64-mingw32-gcc without it).
-const CC_VAR: &str = "CC_x86_64_pc_windows_gnu";
 /// A nasm that says 2.16 but rejects zmm registers.
 const NASM_WITHOUT_ZMM: &str = "xtask/tests/fixtures/nasm-without-zmm";
-
-/// One way to build OpenSSL for Windows here.
-struct Toolchain {
-    name: &'static str,
-    /// The C compiler, when not mingw's gcc.
-    cc: Option<&'static str>,
-    /// `--assembler`, when not the C compiler's own.
-    assembler: Option<&'static str>,
-}
-
-#[rustfmt::skip]
-const TOOLCHAINS: &[Toolchain] = &[
-    Toolchain { name: "mingw-gcc+gas", cc: None, assembler: None },
-    Toolchain { name: "mingw-gcc+nasm", cc: None, assembler: Some("nasm") },
-    Toolchain { name: "clang-19", cc: Some("clang-19"), assembler: None },
-];
 
 const SETS: &[&str] = &["auto", "asm_avx2", "no_asm"];
 
@@ -35,23 +18,44 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
     for tool in ["x86_64-w64-mingw32-gcc", "nasm", "clang-19"] {
         ensure!(which::which(tool).is_ok(), "{tool} is not installed; .ci/run installs it");
     }
-    for tc in TOOLCHAINS {
+    for tc in ROWS.iter().filter(|r| r.target == Some(TRIPLE)) {
+        let name = toolchain_name(tc);
         for set in SETS {
-            let prefix = prefix_dir(&format!("{}-{set}", tc.name));
+            let prefix = prefix_dir(&format!("{name}-{set}"));
             let out = build(sh, cargo, tc, &["--asm-set", set], &prefix)
-                .with_context(|| format!("Windows build with {}, set {set}", tc.name))?;
-            ensure!(
-                warnings(&out).is_empty(),
-                "{}, set {set}: expected no downgrade, got {:?}",
-                tc.name,
-                warnings(&out)
-            );
+                .with_context(|| format!("Windows build with {name}, set {set}"))?;
+            let want = usize::from(*set == "auto" && !tc.downgraded.is_empty());
+            let w = warnings(&out);
+            ensure!(w.len() == want, "{name}, set {set}: expected {want} warning(s), got {w:?}");
+            if *set == "auto" {
+                let from_avx2 = files_from(&prefix, "asm_avx2")?;
+                ensure!(
+                    from_avx2 == tc.downgraded,
+                    "{name}: asm_avx2 gave {from_avx2:?}, the toolchain table expects {:?}",
+                    tc.downgraded
+                );
+            }
             driver::check_prefix(sh, &driver::MINGW_X86_64, &prefix)
-                .with_context(|| format!("{}, set {set}, under wine", tc.name))?;
+                .with_context(|| format!("{name}, set {set}, under wine"))?;
         }
     }
     nasm_without_zmm(sh, cargo).context("a nasm that cannot assemble zmm")?;
     bad_input(sh, cargo)
+}
+
+fn toolchain_name(tc: &Row) -> String {
+    format!("{}+{}", tc.cc, tc.assembler.unwrap_or("its-as"))
+}
+
+/// The asm files a prefix's plan took from `set`.
+fn files_from(prefix: &Path, set: &str) -> Result<Vec<String>> {
+    let plan = std::fs::read_to_string(prefix.join(crate::build::PREFIX_PLAN))?;
+    Ok(plan
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .filter(|(p, s)| *s == set && !p.starts_with('#'))
+        .map(|(p, _)| p.to_string())
+        .collect())
 }
 
 fn prefix_dir(name: &str) -> PathBuf {
@@ -60,8 +64,8 @@ fn prefix_dir(name: &str) -> PathBuf {
 
 /// `cargo xtask build --target x86_64-pc-windows-gnu --prefix …`, as a user runs it; its
 /// standard error, or an error carrying it.
-fn build(sh: &Shell, cargo: &str, tc: &Toolchain, args: &[&str], prefix: &Path) -> Result<String> {
-    let _cc = tc.cc.map(|c| sh.push_env(CC_VAR, c));
+fn build(sh: &Shell, cargo: &str, tc: &Row, args: &[&str], prefix: &Path) -> Result<String> {
+    let _cc = sh.push_env(tc.cc_var(), tc.cc);
     let asm = tc.assembler.map(|a| ["--assembler", a]).into_iter().flatten();
     let out =
         cmd!(sh, "{cargo} xtask build --target {TRIPLE} {asm...} {args...} --prefix {prefix}")
@@ -84,8 +88,8 @@ fn warnings(stderr: &str) -> Vec<&str> {
 fn nasm_without_zmm(sh: &Shell, cargo: &str) -> Result<()> {
     let nasm = crate::project_root().join(NASM_WITHOUT_ZMM);
     let _nasm = sh.push_env("NASM", &nasm);
-    let tc = Toolchain { name: "mingw-gcc+nasm-without-zmm", cc: None, assembler: Some("nasm") };
-    let prefix = prefix_dir(tc.name);
+    let tc = windows_row(Some("nasm"));
+    let prefix = prefix_dir("nasm-without-zmm");
     let stderr = build(sh, cargo, &tc, &[], &prefix)?;
     let w = warnings(&stderr);
     ensure!(
@@ -114,21 +118,34 @@ fn nasm_without_zmm(sh: &Shell, cargo: &str) -> Result<()> {
     }
 }
 
-/// A missing nasm or C compiler is one line naming it and how to get it.
+/// mingw gcc for this target, with the C compiler's assembler or the one named.
+fn windows_row(assembler: Option<&'static str>) -> Row {
+    Row {
+        cc: "x86_64-w64-mingw32-gcc",
+        target: Some(TRIPLE),
+        assembler,
+        tested: "",
+        downgraded: &[],
+        c_variant: "",
+    }
+}
+
+/// A missing nasm or C compiler is one line naming it and how to get it, and installs no
+/// prefix.
 fn bad_input(sh: &Shell, cargo: &str) -> Result<()> {
-    let nasm = Toolchain { name: "no-nasm", cc: None, assembler: Some("nasm") };
-    let cases: [(&str, &str, &Toolchain, &str); 2] = [
-        ("NASM", "/nonexistent/nasm", &nasm, "nasm not found"),
-        (CC_VAR, "/nonexistent/x86_64-w64-mingw32-gcc", &TOOLCHAINS[0], "gcc-mingw-w64-x86-64"),
+    let no_cc = Row { cc: "/nonexistent/x86_64-w64-mingw32-gcc", ..windows_row(None) };
+    let cases = [
+        ("NASM=/nonexistent/nasm", windows_row(Some("nasm")), "nasm not found"),
+        ("a missing mingw gcc", no_cc, "gcc-mingw-w64-x86-64"),
     ];
-    for (var, value, tc, want) in cases {
-        let _env = sh.push_env(var, value);
+    for (case, tc, want) in &cases {
+        let _nasm = sh.push_env("NASM", "/nonexistent/nasm");
         let prefix = prefix_dir("bad-input");
         match build(sh, cargo, tc, &[], &prefix) {
             Err(e) if format!("{e:#}").contains(want) && !prefix.exists() => {
-                println!("{var}={value}: refused, naming `{want}`");
+                println!("{case}: refused, naming `{want}`");
             }
-            other => bail!("{var}={value} must fail naming `{want}`, got {other:?}"),
+            other => bail!("{case} must fail naming `{want}`, got {other:?}"),
         }
     }
     Ok(())
