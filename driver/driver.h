@@ -57,6 +57,9 @@ void set_up_failed(struct run *run, const struct record *t, const char *what);
 void skip(struct run *run);
 void die(const char *fmt, ...);
 
+/* `driver bench MILLISECONDS`: speed figures, one `bench <name> <value>` line each. */
+int bench_all(long milliseconds);
+
 /* Reads `<dir>/<run->family>.txt`, calling `test` for each test line with its group line. */
 typedef void (*test_fn)(struct run *run, const struct record *group, const struct record *t);
 void read_vectors(const char *dir, struct run *run, test_fn test);

@@ -17,6 +17,8 @@
 #include <openssl/ec.h>
 #include <openssl/obj_mac.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #ifdef DRIVER_X86_64_ASM
 extern unsigned int OPENSSL_ia32cap_P[];
@@ -61,8 +63,10 @@ void path_report(void)
 int main(int argc, char **argv)
 {
     long failures;
+    if (argc == 3 && strcmp(argv[1], "bench") == 0)
+        return bench_all(strtol(argv[2], NULL, 10));
     if (argc != 2) {
-        fprintf(stderr, "usage: %s VECTOR_DIR\n", argv[0]);
+        fprintf(stderr, "usage: %s VECTOR_DIR | bench MILLISECONDS\n", argv[0]);
         return 2;
     }
     if (OPENSSL_init_crypto(0, NULL) != 1)

@@ -42,6 +42,13 @@ type Results = BTreeMap<String, (String, BTreeMap<String, f64>)>;
 
 impl Bench {
     pub fn run(self, sh: &Shell) -> Result<()> {
+        if self.windows {
+            return crate::bench_windows::run(
+                sh,
+                self.rounds.unwrap_or(5),
+                self.seconds.unwrap_or(1.0),
+            );
+        }
         let sets: Vec<String> = match &self.sets {
             Some(s) => s.split(',').map(String::from).collect(),
             None => vec!["asm".into(), "asm_avx2".into(), "no_asm".into()],

@@ -22,12 +22,13 @@ cargo xtask <command>
          [--allow-downgrade] [--json]
       Print the toolchain cc would use (honouring CC, CFLAGS, ...), its assembler and C
       probe results and the plan (per-file sets, C variant), without building anything.
-  bench [--sets asm,asm_avx2,no_asm] [--against openssl-src] [--cc COMPILER] [--json FILE]
+  bench [--sets asm,asm_avx2,no_asm] [--against openssl-src] [--cc COMPILER] [--windows] [--json FILE]
         [--plot FILE] [--rounds N] [--seconds S]
       Build the benchmark harness with each set (and openssl-src's own build), run them
       interleaved for N rounds, and print each figure with its ratio to asm, then ours
       against openssl-src built the same way. --cc adds asm and openssl-src built with
-      CC=COMPILER.
+      CC=COMPILER. --windows instead compares the C driver's figures under wine (GNU as and
+      nasm objects) with the native Linux build.
   package
       Make crypto-build and crypto-sys .crate files (crypto-sys carrying the pre-generated
       sets, checked against generate.lock) and run `cargo publish --dry-run` on them.
@@ -62,6 +63,7 @@ pub struct Bench {
     pub rounds: Option<usize>,
     pub seconds: Option<f64>,
     pub cc: Option<String>,
+    pub windows: bool,
 }
 
 #[derive(Debug, Default)]
@@ -185,6 +187,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
                     "--rounds" => b.rounds = Some(v.take()?.parse().context("--rounds")?),
                     "--seconds" => b.seconds = Some(v.take()?.parse().context("--seconds")?),
                     "--cc" => b.cc = Some(v.take()?),
+                    "--windows" => b.windows = true,
                     _ => return Ok(false),
                 }
                 Ok(true)

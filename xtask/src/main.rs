@@ -1,6 +1,7 @@
 //! `cargo xtask`: the orchestrator. This file only dispatches; each task is its own module.
 
 mod bench;
+mod bench_windows;
 mod build;
 mod detect;
 mod driver;
