@@ -370,8 +370,6 @@ pub struct Toolchain {
     pub cc: &'static str,
     /// The Debian package that provides `cc`, named in the error when it is missing.
     pub package: &'static str,
-    /// Libraries libcrypto.a needs on this platform, after it on the link line.
-    pub libs: &'static [&'static str],
     pub exe: &'static str,
     /// Programs for an x86_64 target: the x86_64 asm symbols exist when the prefix has asm.
     pub x86_64: bool,
@@ -381,7 +379,6 @@ pub struct Toolchain {
 pub const HOST: Toolchain = Toolchain {
     cc: "cc",
     package: "build-essential",
-    libs: &["-ldl", "-pthread"],
     exe: "driver",
     x86_64: cfg!(target_arch = "x86_64"),
     runner: Runner::Native,
@@ -390,7 +387,6 @@ pub const HOST: Toolchain = Toolchain {
 pub const MINGW_X86_64: Toolchain = Toolchain {
     cc: "x86_64-w64-mingw32-gcc",
     package: "gcc-mingw-w64-x86-64",
-    libs: &["-lws2_32", "-lgdi32", "-lcrypt32"],
     exe: "driver.exe",
     x86_64: true,
     runner: Runner::Wine,
@@ -401,7 +397,6 @@ pub const MINGW_X86_64: Toolchain = Toolchain {
 pub const AARCH64_LINUX: Toolchain = Toolchain {
     cc: "aarch64-linux-gnu-gcc",
     package: "gcc-aarch64-linux-gnu",
-    libs: &["-ldl", "-pthread"],
     exe: "driver",
     x86_64: false,
     runner: Runner::QemuAarch64,
@@ -445,16 +440,30 @@ pub fn build(
     let out_dir = crate::project_root().join(DRIVER_DIR).join(name);
     fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     let exe = out_dir.join(tc.exe);
-    let (cc, libs) = (tc.cc, tc.libs);
+    let cc = tc.cc;
     let srcs = sources(&crate::project_root())?;
     let define = x86_64_asm.then_some(X86_64_ASM_DEFINE);
-    let (include, libcrypto) = (prefix.join("include"), prefix.join("lib/libcrypto.a"));
+    let libcrypto = prefix.join("lib/libcrypto.a");
     ensure!(libcrypto.exists(), "{} not found: not an OpenSSL prefix", libcrypto.display());
-    cmd!(sh, "{cc} {CFLAGS...} {define...} -I{include} {srcs...} {libcrypto} {libs...} -o {exe}")
+    // The prefix's own pkg-config files say how to compile and link against it, the system
+    // libraries of its target included: the driver is their first consumer.
+    let (cflags, libs) = pkg_config(sh, prefix, "libcrypto")?;
+    cmd!(sh, "{cc} {CFLAGS...} {define...} {cflags...} {srcs...} {libs...} -o {exe}")
         .run()
         .with_context(|| format!("building the driver with {cc} against {}", prefix.display()))?;
     write_vectors(&out_dir.join("vectors"))?;
     Ok(exe)
+}
+
+/// `pkg-config --cflags` and `--static --libs` of `package`, from `prefix` alone.
+fn pkg_config(sh: &Shell, prefix: &Path, package: &str) -> Result<(Vec<String>, Vec<String>)> {
+    ensure!(which::which("pkg-config").is_ok(), "pkg-config not found: install pkg-config");
+    let _dir = sh.push_env("PKG_CONFIG_LIBDIR", prefix.join("lib/pkgconfig"));
+    let _path = sh.push_env("PKG_CONFIG_PATH", "");
+    let words = |s: String| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+    let cflags = cmd!(sh, "pkg-config --cflags {package}").read()?;
+    let libs = cmd!(sh, "pkg-config --static --libs {package}").read()?;
+    Ok((words(cflags), words(libs)))
 }
 
 /// Compiles the driver's sources with `tc` against `include` without linking: proves they
