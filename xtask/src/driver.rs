@@ -779,7 +779,7 @@ struct PrefixPlan {
 }
 
 impl PrefixPlan {
-    fn from_asm(&self, file: &str) -> bool {
+    fn takes_asm(&self, file: &str) -> bool {
         let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
         self.files.get(stem).is_some_and(|s| s == "asm")
     }
@@ -848,7 +848,7 @@ fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
     }
     #[cfg(target_arch = "x86_64")]
     if x86_64_asm && tc.runner.on_this_cpu() {
-        cpu::check_unmasked(&report.path, &|f| plan.from_asm(f))?;
+        cpu::check_unmasked(&report.path, &|f| plan.takes_asm(f))?;
         check_code_paths(tc, &exe, &plan, timeout)?;
     }
     println!("driver ({}, set {}): every check passed", tc.cc, plan.set);
@@ -891,7 +891,7 @@ fn check_code_paths(
                     }
                 }
                 Observe::Eligible(e, want) => {
-                    let want = want && plan.from_asm(e.file);
+                    let want = want && plan.takes_asm(e.file);
                     let got = r.path.eligible(e.symbol);
                     if got != Some(want) {
                         wrong.push(format!("{} answered {got:?}, expected {want}", e.symbol));
