@@ -388,7 +388,7 @@ pub fn ensure_all(root: &Path, configs: &[Config], jobs: usize) -> Result<()> {
         }
         let dir = config.dir(root);
         if !dir.join(manifest::FILE_NAME).exists() {
-            ensure(root, config, jobs)?;
+            ensure(root, &lock, config, jobs)?;
         }
         let diff = Lock::diff(&expected, &lock::of_disk(&dir)?);
         if !diff.is_empty() {
@@ -403,8 +403,8 @@ pub fn ensure_all(root: &Path, configs: &[Config], jobs: usize) -> Result<()> {
 }
 
 /// For build scripts: makes sure one configuration exists, generating it when missing. A fresh
-/// generation must match the committed lock, where there is one.
-pub fn ensure(root: &Path, config: Config, jobs: usize) -> Result<()> {
+/// generation must match `lock` (the crate's own, wherever `root` is) before it is installed.
+pub fn ensure(root: &Path, lock: &Lock, config: Config, jobs: usize) -> Result<()> {
     let dest = config.dir(root);
     if dest.join(manifest::FILE_NAME).exists() {
         return Ok(());
@@ -413,12 +413,9 @@ pub fn ensure(root: &Path, config: Config, jobs: usize) -> Result<()> {
     let staging = Staging::new(root)?;
     let staged = stage(&req, &staging)?;
     let key = config.key();
-    let expected = Lock::load(root)?.of_key(&key);
-    if !expected.entries.is_empty() {
-        let diff = Lock::diff(&expected, &Lock::of_manifest(&staged[0].manifest));
-        if !diff.is_empty() {
-            bail!("generated {key} differs from {}: {}", lock::FILE_NAME, diff[0]);
-        }
+    let diff = Lock::diff(&lock.of_key(&key), &Lock::of_manifest(&staged[0].manifest));
+    if !diff.is_empty() {
+        bail!("generated {key} differs from {}: {}", lock::FILE_NAME, diff[0]);
     }
     if dest.join(manifest::FILE_NAME).exists() {
         return Ok(()); // another build generated it meanwhile
