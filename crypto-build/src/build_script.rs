@@ -126,7 +126,7 @@ pub struct Built {
     pub c_manifest: Manifest,
     /// The one line that reports every downgrade, if anything was downgraded.
     pub warning: Option<String>,
-    /// Manifests read, whose change must rerun the build.
+    /// Manifests read and the lock that pins them, whose change must rerun the build.
     pub inputs: Vec<std::path::PathBuf>,
 }
 
@@ -203,11 +203,10 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         format!("{} ({})", select::describe(&plan), toolchain.join("; "))
     });
     let c_manifest = facts.c_manifest(&plan)?;
-    let inputs = facts
-        .loaded
-        .iter()
-        .map(|m| config.sets_root.join(m.key()).join(crate::manifest::FILE_NAME))
-        .collect();
+    let manifests = facts.loaded.iter().map(|m| config.sets_root.join(m.key()));
+    let manifests = manifests.map(|dir| dir.join(manifest::FILE_NAME));
+    // The lock vouches for the manifests: a changed or removed lock checks them again.
+    let inputs = manifests.chain(std::iter::once(lock_path)).collect();
     let job = compile::Job {
         plan: &plan,
         c_manifest: &c_manifest,

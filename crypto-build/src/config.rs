@@ -290,6 +290,18 @@ mod tests {
     }
 
     #[test]
+    fn a_package_reads_its_sets_and_lock_from_sets() {
+        let dir = std::env::temp_dir().join(format!("crypto-build-pkg-{}", std::process::id()));
+        let krate = dir.join("crypto-sys-0.1.0");
+        std::fs::create_dir_all(&krate).unwrap();
+        // No generate.lock beside the crate: it is not the workspace.
+        assert_eq!(default_sets_root(&krate), (krate.join("sets"), true));
+        std::fs::write(dir.join(crate::generate::lock::FILE_NAME), "").unwrap();
+        assert_eq!(default_sets_root(&krate), (dir.clone(), false));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn per_target_names_use_underscores() {
         assert_eq!(
             per_target_var(ASM_SET_VAR, "x86_64-unknown-linux-gnu"),
