@@ -105,6 +105,13 @@ fn an_unknown_assembler_lists_the_accepted_ones() {
 }
 
 #[test]
+fn an_unknown_c_variant_lists_the_accepted_ones() {
+    let o = cargo_build(&[("CRYPTO_SYS_C_VARIANT", "bogus")]);
+    one_error_line(&o, &["CRYPTO_SYS_C_VARIANT=bogus", "auto, none, ec_nistp_64_gcc_128"]);
+    nothing_half_built();
+}
+
+#[test]
 fn a_missing_c_compiler_is_named_and_nothing_else() {
     let o = cargo_build(&[("CC", "/nonexistent/cc")]);
     let line = one_error_line(&o, &["/nonexistent/cc", "not found", "set CC to"]);
