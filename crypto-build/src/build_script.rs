@@ -2,13 +2,14 @@
 //! metadata and the embedded build facts.
 
 use crate::config::{BuildConfig, SetChoice};
-use crate::data::{AsmSet, AsmSyntax, CVariant, Feature, Target};
+use crate::data::{AsmSet, AsmSyntax, CVariant, Feature, Target, OPENSSL_VERSION};
 use crate::detect::{self, Assembler};
+use crate::generate::lock::{self, Lock};
 use crate::generate::Config;
 use crate::manifest::Manifest;
 use crate::select::{self, Facts, Plan, Policy};
-use crate::{compile, generate};
-use anyhow::{Context, Result};
+use crate::{compile, generate, manifest, sha256};
+use anyhow::{bail, Context, Result};
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
@@ -35,6 +36,10 @@ pub struct SetFacts<'a> {
     pub scratch: &'a Path,
     pub loaded: Vec<Manifest>,
     pub c_probes: Vec<(&'static CVariant, bool)>,
+    /// The crate's own generate.lock, which every set must match, wherever it was found.
+    pub lock: &'a Lock,
+    /// How to repair a set that does not match, for messages.
+    pub regenerate: String,
 }
 
 impl SetFacts<'_> {
@@ -43,12 +48,43 @@ impl SetFacts<'_> {
         if let Some(i) = self.loaded.iter().position(|m| m.key() == key) {
             return Ok(&self.loaded[i]);
         }
-        generate::ensure(self.sets_root, config, self.jobs)?;
+        generate::ensure(self.sets_root, self.lock, config, self.jobs)?;
         let dir = config.dir(self.sets_root);
         let m = Manifest::load(&dir)?;
+        self.check_against_lock(&key, &dir, &m)?;
         m.verify_files(&dir)?;
         self.loaded.push(m);
         Ok(self.loaded.last().unwrap())
+    }
+
+    /// A manifest pinned by the lock pins every generated file (verify_files then checks them
+    /// against it), so a file changed together with its manifest entry is caught here.
+    fn check_against_lock(&self, key: &str, dir: &Path, m: &Manifest) -> Result<()> {
+        if m.openssl != OPENSSL_VERSION {
+            bail!(
+                "{} holds sets of OpenSSL {}, but crypto-sys builds OpenSSL {OPENSSL_VERSION}; {}",
+                dir.display(),
+                m.openssl,
+                self.regenerate
+            );
+        }
+        let path = dir.join(manifest::FILE_NAME);
+        let Some(locked) = self.lock.entries.get(&(key.to_string(), manifest::FILE_NAME.into()))
+        else {
+            bail!("{key} is not in {}; {}", lock::FILE_NAME, self.regenerate);
+        };
+        let data = fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        let actual = sha256::hex(&data);
+        if actual != *locked {
+            bail!(
+                "{} does not match {} (sha256 {actual}, the lock has {locked}): the set was \
+                 changed after generation; {}",
+                path.display(),
+                lock::FILE_NAME,
+                self.regenerate
+            );
+        }
+        Ok(())
     }
 
     /// The manifest of the C configuration the plan compiles.
@@ -90,7 +126,7 @@ pub struct Built {
     pub c_manifest: Manifest,
     /// The one line that reports every downgrade, if anything was downgraded.
     pub warning: Option<String>,
-    /// Manifests read, whose change must rerun the build.
+    /// Manifests read and the lock that pins them, whose change must rerun the build.
     pub inputs: Vec<std::path::PathBuf>,
 }
 
@@ -111,20 +147,23 @@ pub fn run() -> Result<()> {
 /// configuration → sets → plan → compile → build facts, the same whether cargo or xtask runs
 /// it. `base` is a cc::Build that knows the target (from cargo's environment, or set by xtask).
 pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
-    if config.packaged && !config.sets_root.exists() {
-        anyhow::bail!(
-            "this crypto-sys package carries no pre-generated asm sets (expected {}); \
+    let lock_path = config.lock_dir.join(lock::FILE_NAME);
+    if config.packaged && !(config.sets_root.exists() && lock_path.exists()) {
+        bail!(
+            "this crypto-sys package carries no pre-generated asm sets or no {} (expected {}); \
              packages must be made with `cargo xtask package`",
-            config.sets_root.display()
+            lock::FILE_NAME,
+            lock_path.display()
         );
     }
+    let lock = Lock::load(&config.lock_dir)?;
     // OpenSSL's flags whatever the profile: -O3 and no debug info, as its own build.
     base.cargo_warnings(false).warnings(false).opt_level(3).debug(false);
     let compiler = base.try_get_compiler().context("finding the C compiler")?;
     // A missing compiler would fail every probe and read as a downgrade; it is not one.
     if which::which(compiler.path()).is_err() {
-        anyhow::bail!(
-            "C compiler `{}` not found for {}: {}",
+        bail!(
+            "C compiler `{}` not found for {}: set CC to an installed one, or {}",
             compiler.path().display(),
             config.triple,
             config.target.cc_hint
@@ -148,6 +187,8 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         scratch: &config.out_dir,
         loaded: vec![],
         c_probes: vec![],
+        lock: &lock,
+        regenerate: config.regenerate_hint(),
     };
     let policy = Policy { strict: config.strict, allow_downgrade: config.allow_downgrade };
     let plan = select::plan(config.choice, config.variant, policy, &mut facts)?;
@@ -162,11 +203,10 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         format!("{} ({})", select::describe(&plan), toolchain.join("; "))
     });
     let c_manifest = facts.c_manifest(&plan)?;
-    let inputs = facts
-        .loaded
-        .iter()
-        .map(|m| config.sets_root.join(m.key()).join(crate::manifest::FILE_NAME))
-        .collect();
+    let manifests = facts.loaded.iter().map(|m| config.sets_root.join(m.key()));
+    let manifests = manifests.map(|dir| dir.join(manifest::FILE_NAME));
+    // The lock vouches for the manifests: a changed or removed lock checks them again.
+    let inputs = manifests.chain(std::iter::once(lock_path)).collect();
     let job = compile::Job {
         plan: &plan,
         c_manifest: &c_manifest,

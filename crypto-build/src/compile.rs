@@ -2,7 +2,7 @@
 //! generated files, at OpenSSL's own flags whatever the cargo profile, and archives them.
 
 use crate::data::{AsmSyntax, NASM_FLAGS};
-use crate::detect::Assembler;
+use crate::detect::{self, Assembler};
 use crate::generate::set_dir;
 use crate::manifest::{self, Lib, Manifest};
 use crate::select::Plan;
@@ -11,6 +11,7 @@ use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// Inputs of one compile.
 pub struct Job<'a> {
@@ -130,6 +131,8 @@ struct ObjectCache {
     dir: PathBuf,
     /// Hash of the generated C and headers of the C set (the `.s` files are keyed apart).
     c_config: String,
+    /// Each tool's identity (banners, binary size and mtime) by path, asked once per build.
+    identities: Mutex<BTreeMap<PathBuf, String>>,
 }
 
 impl ObjectCache {
@@ -141,7 +144,15 @@ impl ObjectCache {
             .filter(|f| AsmSyntax::of_path(&f.path).is_none())
             .map(|f| format!("{} {}\n", f.sha256, f.path))
             .collect();
-        Ok(ObjectCache { dir, c_config: sha256::hex(c_files.as_bytes()) })
+        let identities = Mutex::default();
+        Ok(ObjectCache { dir, c_config: sha256::hex(c_files.as_bytes()), identities })
+    }
+
+    /// What the tool at `path` is, not where it is: a compiler upgraded in place must not
+    /// reuse the objects of the old one.
+    fn identity(&self, path: &Path) -> String {
+        let mut known = self.identities.lock().unwrap_or_else(|e| e.into_inner());
+        known.entry(path.to_path_buf()).or_insert_with(|| detect::tool_identity(path)).clone()
     }
 
     fn compile(
@@ -162,7 +173,8 @@ impl ObjectCache {
             }
             args.push(a.into_owned());
         }
-        let base = format!("{}\n{args:?}\n{words:?}\n{}", tool.path().display(), self.c_config);
+        let identity = self.identity(tool.path());
+        let base = format!("{identity}\n{args:?}\n{words:?}\n{}", self.c_config);
         let keyed: Vec<(&Source, PathBuf)> = units
             .iter()
             .map(|u| {
@@ -188,11 +200,7 @@ impl ObjectCache {
         format: &str,
         units: &[Source],
     ) -> Result<Vec<PathBuf>> {
-        let base = format!(
-            "nasm\n{}\n{}\n{format}\n{NASM_FLAGS:?}",
-            asm.driver.display(),
-            asm.describe(),
-        );
+        let base = format!("nasm\n{}\n{format}\n{NASM_FLAGS:?}", self.identity(&asm.driver));
         let keyed: Vec<(&Source, PathBuf)> = units
             .iter()
             .map(|u| {
@@ -309,4 +317,57 @@ fn install_headers(src_root: &Path, c_dir: &Path, include_dir: &Path) -> Result<
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A gcc whose banner is read from a file, as a compiler upgraded in place at one path;
+    /// it logs every compile of `unit.c`.
+    fn upgradable_cc(dir: &Path) -> PathBuf {
+        let cc = dir.join("cc");
+        let script = format!(
+            "#!/bin/sh\ncase \" $* \" in *' -v '*|*' --version '*) cat {banner}; exit 0 ;; esac\n\
+             case \"$*\" in *unit.c*) echo \"$*\" >> {log} ;; esac\nexec gcc \"$@\"\n",
+            banner = dir.join("banner").display(),
+            log = dir.join("compiles.log").display(),
+        );
+        fs::write(&cc, script).unwrap();
+        std::process::Command::new("chmod").arg("755").arg(&cc).status().unwrap();
+        cc
+    }
+
+    #[test]
+    fn a_compiler_upgraded_at_the_same_path_recompiles_and_only_once() {
+        let dir =
+            std::env::temp_dir().join(format!("crypto-build-objcache-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let cc = upgradable_cc(&dir);
+        let src = dir.join("unit.c");
+        fs::write(&src, "int unit(void) { return 1; }\n").unwrap();
+        let unit = Source { path: src, rel: "unit.c".into(), identity: "1".into(), size: 1 };
+        let cache_dir = dir.join("objcache");
+        let build = |banner: &str| -> usize {
+            fs::write(dir.join("banner"), banner).unwrap();
+            // A new cache per build, as each cargo build script run makes one.
+            let cache = ObjectCache::new(cache_dir.clone(), &Manifest::default()).unwrap();
+            let mut b = cc::Build::new();
+            let host = "x86_64-unknown-linux-gnu";
+            b.compiler(&cc).target(host).host(host).opt_level(0).cargo_metadata(false);
+            b.out_dir(dir.join("obj"));
+            let objs = cache.compile(&mut b, &[], std::slice::from_ref(&unit)).unwrap();
+            assert!(objs[0].starts_with(&cache_dir) && objs[0].exists(), "{objs:?}");
+            fs::read_dir(&cache_dir).unwrap().count()
+        };
+        let compiles = || fs::read_to_string(dir.join("compiles.log")).unwrap().lines().count();
+        assert_eq!(build("gcc version 12.2.0\n"), 1);
+        assert_eq!(compiles(), 1);
+        assert_eq!(build("gcc version 13.1.0\n"), 2, "the upgraded compiler got its own object");
+        assert_eq!(compiles(), 2, "the upgraded compiler compiled again");
+        assert_eq!(build("gcc version 13.1.0\n"), 2, "an identical build adds no object");
+        assert_eq!(compiles(), 2, "an identical build compiles nothing");
+        fs::remove_dir_all(&dir).unwrap();
+    }
 }

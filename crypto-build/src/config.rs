@@ -99,6 +99,9 @@ pub struct BuildConfig {
     pub sets_root: PathBuf,
     /// Whether `sets_root` is the `sets/` a published package carries (never generated into).
     pub packaged: bool,
+    /// Where the crate's own `generate.lock` is (the workspace, or a package's `sets/`): every
+    /// set is checked against it, wherever `sets_root` points.
+    pub lock_dir: PathBuf,
     pub jobs: usize,
 }
 
@@ -177,23 +180,26 @@ impl BuildConfig {
         let var = |name: &str| var(cargo, name);
         let target = data::target_for(&triple)?;
         let choice = match per_target_or_plain(cargo, ASM_SET_VAR, &triple) {
-            Some((name, v)) => SetChoice::parse(&v).with_context(|| format!("in {name}"))?,
+            Some((name, v)) => SetChoice::parse(&v).with_context(|| format!("{name}={v}"))?,
             None => SetChoice::Auto,
         };
         let variant = match per_target_or_plain(cargo, C_VARIANT_VAR, &triple) {
-            Some((name, v)) => VariantChoice::parse(&v).with_context(|| format!("in {name}"))?,
+            Some((name, v)) => VariantChoice::parse(&v).with_context(|| format!("{name}={v}"))?,
             None => VariantChoice::Auto,
         };
         let flag = |name: &str| var(name).map_or(Ok(false), |v| parse_bool(name, &v));
         let strict = flag(STRICT_VAR)?;
         let allow_downgrade = flag(ALLOW_DOWNGRADE_VAR)?;
         let assembler = match var(ASSEMBLER_VAR) {
-            Some(v) => AssemblerChoice::parse(&v).with_context(|| format!("in {ASSEMBLER_VAR}"))?,
+            Some(v) => {
+                AssemblerChoice::parse(&v).with_context(|| format!("{ASSEMBLER_VAR}={v}"))?
+            }
             None => None,
         };
+        let (lock_dir, packaged) = default_sets_root(manifest_dir);
         let (sets_root, packaged) = match var(SETS_DIR_VAR) {
-            Some(dir) => (PathBuf::from(dir), false),
-            None => default_sets_root(manifest_dir),
+            Some(dir) => (existing_sets_dir(&dir)?, false),
+            None => (lock_dir.clone(), packaged),
         };
         Ok(BuildConfig {
             triple,
@@ -207,8 +213,39 @@ impl BuildConfig {
             out_dir,
             sets_root,
             packaged,
+            lock_dir,
             jobs,
         })
+    }
+}
+
+/// A `CRYPTO_SYS_SETS_DIR` must exist. Creating it silently would turn a typo into a fresh
+/// directory and minutes of perl generating into it; creating it by hand is the opt-in.
+fn existing_sets_dir(dir: &str) -> Result<PathBuf> {
+    let path = PathBuf::from(dir);
+    if !path.is_dir() {
+        bail!(
+            "{SETS_DIR_VAR}={dir}: no such directory; create it (the build then generates the \
+             sets it needs there, which takes perl) or unset {SETS_DIR_VAR} to use crypto-sys's own"
+        );
+    }
+    Ok(path)
+}
+
+impl BuildConfig {
+    /// How to repair the sets under `sets_root`, for messages.
+    pub fn regenerate_hint(&self) -> String {
+        if self.packaged {
+            "this package is damaged; reinstall it (packages are made by `cargo xtask package`)"
+                .into()
+        } else if self.sets_root == self.lock_dir {
+            "regenerate them with `cargo xtask generate`".into()
+        } else {
+            format!(
+                "regenerate them with `cargo xtask generate --root {}`, or unset {SETS_DIR_VAR}",
+                self.sets_root.display()
+            )
+        }
     }
 }
 
@@ -250,6 +287,18 @@ mod tests {
         assert_eq!(AssemblerChoice::parse("clang").unwrap(), Some(AssemblerChoice::Clang));
         let e = AssemblerChoice::parse("yasm").unwrap_err().to_string();
         assert!(e.contains("accepted: gas, clang, nasm"), "{e}");
+    }
+
+    #[test]
+    fn a_package_reads_its_sets_and_lock_from_sets() {
+        let dir = std::env::temp_dir().join(format!("crypto-build-pkg-{}", std::process::id()));
+        let krate = dir.join("crypto-sys-0.1.0");
+        std::fs::create_dir_all(&krate).unwrap();
+        // No generate.lock beside the crate: it is not the workspace.
+        assert_eq!(default_sets_root(&krate), (krate.join("sets"), true));
+        std::fs::write(dir.join(crate::generate::lock::FILE_NAME), "").unwrap();
+        assert_eq!(default_sets_root(&krate), (dir.clone(), false));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

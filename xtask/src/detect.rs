@@ -7,6 +7,7 @@ use crypto_build::build_script::SetFacts;
 use crypto_build::config::{AssemblerChoice, BuildConfig, SetChoice, VariantChoice};
 use crypto_build::data::{self, CVariant};
 use crypto_build::detect::{self, Assembler};
+use crypto_build::generate::lock::Lock;
 use crypto_build::select::{self, Plan, Policy};
 use xshell::Shell;
 
@@ -32,6 +33,7 @@ impl Detect {
         let needed = !matches!(choice, SetChoice::Named(s) if s.allowed.is_empty());
         let asm =
             detect::assembler(assembler, &compiler, target, env.nasm.as_deref(), needed, &cache)?;
+        let lock = Lock::load(&env.lock_dir)?;
         let mut facts = SetFacts {
             sets_root: &root,
             target,
@@ -41,6 +43,8 @@ impl Detect {
             scratch: &cache,
             loaded: vec![],
             c_probes: vec![],
+            lock: &lock,
+            regenerate: env.regenerate_hint(),
         };
         let policy = Policy { strict: self.strict, allow_downgrade: self.allow_downgrade };
         let plan = select::plan(choice, variant, policy, &mut facts)?;

@@ -3,7 +3,7 @@
 use crate::flags::Generate;
 use anyhow::{bail, Result};
 use crypto_build::data::{self, AsmSet, Target};
-use crypto_build::generate::{self, Config, Request, Staging};
+use crypto_build::generate::{self, Config, Request, Staging, WriteLock};
 use std::time::Instant;
 use xshell::Shell;
 
@@ -39,6 +39,8 @@ impl Generate {
             println!("generate --check: reproducible and intact ({:.1?})", started.elapsed());
             return Ok(());
         }
+        // Two runs installing into one root would interleave renames and lose lock entries.
+        let _lock = WriteLock::acquire(&root, false)?;
         let staging = Staging::new(&root)?;
         let staged = generate::stage(&req, &staging)?;
         let summary: Vec<String> = staged

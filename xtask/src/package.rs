@@ -65,6 +65,7 @@ fn check_sets(root: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The sets and the lock: the packaged build checks every set against the lock it carries.
 fn install_sets(root: &Path, sets: &Path) -> Result<()> {
     let _ = fs::remove_dir_all(sets);
     for config in all_configs() {
@@ -72,6 +73,8 @@ fn install_sets(root: &Path, sets: &Path) -> Result<()> {
         copy_tree(&from, &config.dir(sets))
             .with_context(|| format!("copying {}", from.display()))?;
     }
+    fs::copy(root.join(lock::FILE_NAME), sets.join(lock::FILE_NAME))
+        .with_context(|| format!("copying {}", lock::FILE_NAME))?;
     Ok(())
 }
 

@@ -210,16 +210,36 @@ fn package_consumer(sh: &Shell, cargo: &str) -> Result<()> {
     let target_dir = work.join("target");
     cmd!(sh, "{cargo} run --manifest-path {manifest} --target-dir {target_dir}").run()?;
 
+    // The build reads the lock the package carries: without it, or without the sets, it fails.
     let sets = work.join(format!("crypto-sys-{}/sets", env!("CARGO_PKG_VERSION")));
+    std::fs::remove_file(sets.join(crypto_build::generate::lock::FILE_NAME))?;
+    let stderr = failed_build(sh, cargo, &manifest, &target_dir)?;
+    if !stderr.contains("no generate.lock") {
+        bail!("a package without its generate.lock must fail clearly:\n{stderr}");
+    }
     std::fs::remove_dir_all(&sets)?;
-    let out = cmd!(sh, "{cargo} build --manifest-path {manifest} --target-dir {target_dir}")
-        .ignore_status()
-        .output()?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if out.status.success() || !stderr.contains("carries no pre-generated asm sets") {
+    let stderr = failed_build(sh, cargo, &manifest, &target_dir)?;
+    if !stderr.contains("carries no pre-generated asm sets") {
         bail!("a package without its sets must fail clearly:\n{stderr}");
     }
     Ok(())
+}
+
+/// A build that must fail; its standard error.
+fn failed_build(
+    sh: &Shell,
+    cargo: &str,
+    manifest: &std::path::Path,
+    target_dir: &std::path::Path,
+) -> Result<String> {
+    let out = cmd!(sh, "{cargo} build --manifest-path {manifest} --target-dir {target_dir}")
+        .ignore_status()
+        .output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    if out.status.success() {
+        bail!("the build should have failed:\n{stderr}");
+    }
+    Ok(stderr)
 }
 
 /// A PATH of symlinks to every program on the current PATH except perl.

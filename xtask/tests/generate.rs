@@ -120,3 +120,78 @@ fn bad_options_name_the_accepted_values() {
     assert!(!o.status.success());
     assert!(text(&o).contains("unknown asm set `fast`"), "{}", text(&o));
 }
+
+/// An xtask generate of `no_asm` for linux-x86_64 into `root`, started in its own process
+/// group so that a kill reaches its perl and make too.
+fn spawn_generate(root: &Path) -> std::process::Child {
+    use std::os::unix::process::CommandExt;
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["generate", "--set", "no_asm", "--target", "linux-x86_64", "--root"])
+        .arg(root)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .expect("starting xtask generate")
+}
+
+/// Waits until `pid`'s staging directory has appeared under `root`: that run holds the lock.
+fn wait_for_staging(root: &Path, pid: u32) -> PathBuf {
+    let staging = root.join(format!(".gen-staging-{pid}"));
+    for _ in 0..600 {
+        if staging.join("work").exists() {
+            return staging;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("{} never appeared", staging.display());
+}
+
+/// The no_asm configurations under `root` match the repository's generate.lock, on disk and
+/// in `root`'s own lock.
+fn assert_intact(root: &Path) {
+    use crypto_build::generate::lock::{of_disk, Lock};
+    let committed = Lock::load(Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()).unwrap();
+    let written = Lock::load(root).unwrap();
+    for key in ["no_asm/linux-x86_64", "no_asm/linux-x86_64+ec_nistp_64_gcc_128"] {
+        let expected = committed.of_key(key);
+        assert!(!expected.entries.is_empty(), "{key} is not in the repository's lock");
+        assert_eq!(Lock::diff(&expected, &of_disk(&root.join(key)).unwrap()), Vec::<String>::new());
+        assert_eq!(Lock::diff(&expected, &written.of_key(key)), Vec::<String>::new());
+    }
+}
+
+#[test]
+fn a_second_generate_refuses_while_one_runs_and_a_killed_one_is_recovered() {
+    let root = scratch_root("concurrent");
+    let first = spawn_generate(&root);
+    wait_for_staging(&root, first.id());
+    let second = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["generate", "--set", "no_asm", "--target", "linux-x86_64", "--root"])
+        .arg(&root)
+        .output()
+        .unwrap();
+    let t = text(&second);
+    assert!(!second.status.success(), "{t}");
+    assert_eq!(t.trim().lines().count(), 1, "one line: {t}");
+    assert!(t.contains(&format!("pid {}", first.id())) && t.contains("wait for it"), "{t}");
+    let o = first.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert_intact(&root);
+
+    // SIGKILL part-way, to the whole process group: the outputs stay as they were, and the
+    // rerun removes the dead run's staging and takes the lock it held.
+    let killed = spawn_generate(&root);
+    let staging = wait_for_staging(&root, killed.id());
+    let group = format!("-{}", killed.id());
+    assert!(Command::new("kill").args(["-KILL", "--", &group]).status().unwrap().success());
+    let o = killed.wait_with_output().unwrap();
+    assert!(!o.status.success(), "the run should have been killed: {}", text(&o));
+    assert!(staging.exists(), "a killed run leaves its staging behind");
+    assert_intact(&root);
+    let rerun = spawn_generate(&root).wait_with_output().unwrap();
+    assert!(rerun.status.success(), "{}", text(&rerun));
+    assert!(!staging.exists(), "the rerun removes the dead run's staging");
+    assert_intact(&root);
+    fs::remove_dir_all(&root).unwrap();
+}

@@ -205,6 +205,14 @@ fn cached_probes(
     })
 }
 
+/// What a compiler or assembler binary is, for caches keyed by it: its banners (`-v` and the
+/// assembler's `-Wa,-v`) and its resolved binary's size and mtime. A tool upgraded in place
+/// keeps its path but changes one or the other, so nothing cached for the old one is reused.
+pub fn tool_identity(driver: &Path) -> String {
+    let (_, _, banners) = banner::identify(driver, &[]);
+    format!("{banners}\n{}", stamp(driver))
+}
+
 /// Size and mtime of the resolved driver, so an upgraded compiler is probed again.
 fn stamp(driver: &Path) -> String {
     let resolved = which::which(driver).ok().and_then(|p| fs::canonicalize(p).ok());

@@ -81,6 +81,67 @@ impl Drop for Staging {
     }
 }
 
+/// The right to write sets and the lock under a root: an flock on `<root>/.gen-lock`, which
+/// the kernel drops when its holder exits, even by SIGKILL, so a killed run never blocks the
+/// next one. The file holds the holder's pid, for the message of a run that is refused.
+pub struct WriteLock {
+    _file: fs::File,
+}
+
+pub const WRITE_LOCK_FILE: &str = ".gen-lock";
+
+impl WriteLock {
+    /// Waits for the lock when `wait` (build scripts, which may run side by side), else
+    /// refuses at once, naming the run that holds it.
+    pub fn acquire(root: &Path, wait: bool) -> Result<WriteLock> {
+        fs::create_dir_all(root).with_context(|| format!("creating {}", root.display()))?;
+        let path = root.join(WRITE_LOCK_FILE);
+        let mut file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .with_context(|| format!("opening {}", path.display()))?;
+        if !flock(&file, wait).with_context(|| format!("locking {}", path.display()))? {
+            let holder = fs::read_to_string(&path).unwrap_or_default();
+            bail!(
+                "another `cargo xtask generate` (pid {}) is writing to {}; wait for it to \
+                 finish, then run this again",
+                holder.trim(),
+                root.display()
+            );
+        }
+        use std::io::Write as _;
+        file.set_len(0)?;
+        write!(file, "{}", std::process::id())?;
+        Ok(WriteLock { _file: file })
+    }
+}
+
+/// Ok(false) when another process holds the lock and `wait` is false.
+#[cfg(unix)]
+fn flock(file: &fs::File, wait: bool) -> Result<bool> {
+    use std::os::unix::io::AsRawFd;
+    let op = if wait { libc::LOCK_EX } else { libc::LOCK_EX | libc::LOCK_NB };
+    // SAFETY: the descriptor is open for as long as `file` lives; flock touches nothing else.
+    if unsafe { libc::flock(file.as_raw_fd(), op) } == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EWOULDBLOCK) => Ok(false),
+        _ => Err(e.into()),
+    }
+}
+
+/// Generation needs perl and make: on a host without flock it runs only through cargo's own
+/// serialisation of build scripts.
+#[cfg(not(unix))]
+fn flock(_file: &fs::File, _wait: bool) -> Result<bool> {
+    Ok(true)
+}
+
 /// Staging directories of runs that were killed; their process is gone.
 fn remove_stale_staging(root: &Path) {
     let Ok(entries) = fs::read_dir(root) else {
@@ -388,7 +449,7 @@ pub fn ensure_all(root: &Path, configs: &[Config], jobs: usize) -> Result<()> {
         }
         let dir = config.dir(root);
         if !dir.join(manifest::FILE_NAME).exists() {
-            ensure(root, config, jobs)?;
+            ensure(root, &lock, config, jobs)?;
         }
         let diff = Lock::diff(&expected, &lock::of_disk(&dir)?);
         if !diff.is_empty() {
@@ -403,9 +464,14 @@ pub fn ensure_all(root: &Path, configs: &[Config], jobs: usize) -> Result<()> {
 }
 
 /// For build scripts: makes sure one configuration exists, generating it when missing. A fresh
-/// generation must match the committed lock, where there is one.
-pub fn ensure(root: &Path, config: Config, jobs: usize) -> Result<()> {
+/// generation must match `lock` (the crate's own, wherever `root` is) before it is installed.
+pub fn ensure(root: &Path, lock: &Lock, config: Config, jobs: usize) -> Result<()> {
     let dest = config.dir(root);
+    if dest.join(manifest::FILE_NAME).exists() {
+        return Ok(());
+    }
+    // Another build may be generating the same configuration: wait for it, then look again.
+    let _lock = WriteLock::acquire(root, true)?;
     if dest.join(manifest::FILE_NAME).exists() {
         return Ok(());
     }
@@ -413,15 +479,9 @@ pub fn ensure(root: &Path, config: Config, jobs: usize) -> Result<()> {
     let staging = Staging::new(root)?;
     let staged = stage(&req, &staging)?;
     let key = config.key();
-    let expected = Lock::load(root)?.of_key(&key);
-    if !expected.entries.is_empty() {
-        let diff = Lock::diff(&expected, &Lock::of_manifest(&staged[0].manifest));
-        if !diff.is_empty() {
-            bail!("generated {key} differs from {}: {}", lock::FILE_NAME, diff[0]);
-        }
-    }
-    if dest.join(manifest::FILE_NAME).exists() {
-        return Ok(()); // another build generated it meanwhile
+    let diff = Lock::diff(&lock.of_key(&key), &Lock::of_manifest(&staged[0].manifest));
+    if !diff.is_empty() {
+        bail!("generated {key} differs from {}: {}", lock::FILE_NAME, diff[0]);
     }
     install(root, &staging, staged).map(drop)
 }

@@ -1,0 +1,224 @@
+//! Bad input through a real `cargo build -p crypto-sys`: each must fail fast, before OpenSSL
+//! is compiled, with one `error: crypto-sys:` line naming the cause and the fix, and leave
+//! nothing half-built (no libraries, no half-written sets).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Once;
+
+const TRIPLE: &str = "x86_64-unknown-linux-gnu";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// Its own target directory, so these builds never disturb the main one.
+fn target_dir() -> PathBuf {
+    root().join("target/bad-input")
+}
+
+/// `cargo build -p crypto-sys` with `vars` set, and every variable the build reads cleared.
+fn cargo_build(vars: &[(&str, &str)]) -> Output {
+    build_outputs();
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.current_dir(root()).args(["build", "-p", "crypto-sys", "--target-dir"]);
+    cmd.arg(target_dir());
+    for (name, _) in std::env::vars() {
+        if name.starts_with("CRYPTO_SYS_") || name == "CC" || name.starts_with("CC_") {
+            cmd.env_remove(name);
+        }
+    }
+    cmd.envs(vars.iter().copied());
+    cmd.output().expect("running cargo")
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// The build failed with exactly one error line from the build script, containing every
+/// `expected` piece; returns that line.
+fn one_error_line(o: &Output, expected: &[&str]) -> String {
+    let t = text(o);
+    assert!(!o.status.success(), "the build should have failed:\n{t}");
+    let lines: Vec<&str> = t.lines().filter(|l| l.contains("error: crypto-sys:")).collect();
+    assert_eq!(lines.len(), 1, "exactly one error line:\n{t}");
+    assert!(!t.contains("warning: crypto-sys"), "no warning beside the error:\n{t}");
+    for piece in expected {
+        assert!(lines[0].contains(piece), "`{piece}` missing from `{}`", lines[0]);
+    }
+    println!("{}", lines[0]);
+    lines[0].to_string()
+}
+
+/// crypto-sys's build-script output directories in this target directory. Cargo reuses one
+/// across variable changes, so they are emptied once, before the first case runs: every case
+/// fails before compiling, so none may fill them again.
+fn build_outputs() -> Vec<PathBuf> {
+    static EMPTIED: Once = Once::new();
+    let build = target_dir().join("debug/build");
+    let outs: Vec<PathBuf> = fs::read_dir(&build)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("crypto-sys-"))
+        .map(|e| e.path().join("out"))
+        .collect();
+    EMPTIED.call_once(|| {
+        for out in &outs {
+            let _ = fs::remove_dir_all(out);
+        }
+    });
+    outs
+}
+
+/// No crypto-sys build script run left libraries, headers or a summary behind, and no
+/// generation was left staged in the workspace.
+fn nothing_half_built() {
+    for out in build_outputs() {
+        for left in ["lib", "include", "crypto-sys-summary.txt"] {
+            assert!(!out.join(left).exists(), "{} was left behind", out.join(left).display());
+        }
+    }
+    for e in fs::read_dir(root()).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        assert!(!name.starts_with(".gen-staging-"), "{name} was left in the workspace");
+    }
+}
+
+#[test]
+fn an_unknown_asm_set_lists_the_accepted_ones() {
+    let per_target = format!("CRYPTO_SYS_ASM_SET_{}", TRIPLE.replace('-', "_"));
+    for var in ["CRYPTO_SYS_ASM_SET", per_target.as_str()] {
+        let o = cargo_build(&[(var, "bogus")]);
+        one_error_line(&o, &[&format!("{var}=bogus"), "auto, asm, asm_avx2, no_asm"]);
+        nothing_half_built();
+    }
+}
+
+#[test]
+fn an_unknown_assembler_lists_the_accepted_ones() {
+    let o = cargo_build(&[("CRYPTO_SYS_ASSEMBLER", "bogus")]);
+    one_error_line(&o, &["CRYPTO_SYS_ASSEMBLER=bogus", "gas, clang, nasm"]);
+    nothing_half_built();
+}
+
+#[test]
+fn an_unknown_c_variant_lists_the_accepted_ones() {
+    let o = cargo_build(&[("CRYPTO_SYS_C_VARIANT", "bogus")]);
+    one_error_line(&o, &["CRYPTO_SYS_C_VARIANT=bogus", "auto, none, ec_nistp_64_gcc_128"]);
+    nothing_half_built();
+}
+
+#[test]
+fn a_missing_c_compiler_is_named_and_nothing_else() {
+    let o = cargo_build(&[("CC", "/nonexistent/cc")]);
+    let line = one_error_line(&o, &["/nonexistent/cc", "not found", "set CC to"]);
+    assert!(!line.contains("probe") && !line.contains("downgrade"), "{line}");
+    nothing_half_built();
+}
+
+#[test]
+fn a_sets_dir_that_does_not_exist_is_refused_not_created() {
+    let missing = target_dir().join("no-such-sets");
+    let _ = fs::remove_dir_all(&missing);
+    let o = cargo_build(&[("CRYPTO_SYS_SETS_DIR", missing.to_str().unwrap())]);
+    one_error_line(&o, &["no such directory", "create it", "unset CRYPTO_SYS_SETS_DIR"]);
+    assert!(!missing.exists(), "{} was created", missing.display());
+    nothing_half_built();
+}
+
+/// A scratch sets directory holding a copy of `no_asm/linux-x86_64`, changed by `edit`, and
+/// the variables that build from it alone (no asm, OpenSSL's default C configuration).
+fn scratch_sets(name: &str, edit: impl FnOnce(&Path)) -> PathBuf {
+    let dir = target_dir().join(name);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(dir.join("no_asm")).unwrap();
+    let copied = Command::new("cp")
+        .arg("-a")
+        .arg(root().join("no_asm/linux-x86_64"))
+        .arg(dir.join("no_asm"))
+        .status()
+        .unwrap();
+    assert!(copied.success(), "copying no_asm/linux-x86_64 (run `cargo xtask generate`)");
+    edit(&dir.join("no_asm/linux-x86_64"));
+    dir
+}
+
+fn build_from(sets: &Path) -> Output {
+    cargo_build(&[
+        ("CRYPTO_SYS_SETS_DIR", sets.to_str().unwrap()),
+        ("CRYPTO_SYS_ASM_SET", "no_asm"),
+        ("CRYPTO_SYS_C_VARIANT", "none"),
+    ])
+}
+
+/// Every file under `dir` with its contents, to prove the build changed nothing there.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(snapshot(&p));
+        } else {
+            out.push((p.clone(), fs::read(&p).unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_sets_dir_of_another_openssl_version_is_refused() {
+    let sets = scratch_sets("sets-of-3.5.4", |set| {
+        let m = set.join("manifest.tsv");
+        let text = fs::read_to_string(&m).unwrap();
+        assert!(text.contains("\nopenssl\t3.6.3\n"), "the copied manifest is not 3.6.3's");
+        fs::write(&m, text.replace("\nopenssl\t3.6.3\n", "\nopenssl\t3.5.4\n")).unwrap();
+    });
+    let before = snapshot(&sets);
+    let o = build_from(&sets);
+    one_error_line(&o, &["OpenSSL 3.5.4", "builds OpenSSL 3.6.3", "--root", "unset"]);
+    assert!(before == snapshot(&sets), "the build changed {}", sets.display());
+    nothing_half_built();
+}
+
+#[test]
+fn a_file_changed_with_its_manifest_entry_is_caught_by_the_lock() {
+    let sets = scratch_sets("sets-tampered", |set| {
+        let m = set.join("manifest.tsv");
+        let text = fs::read_to_string(&m).unwrap();
+        let rel = "crypto/buildinf.h";
+        let file = set.join("gen").join(rel);
+        let old = crypto_build::sha256::hex(&fs::read(&file).unwrap());
+        let new = b"/* not what OpenSSL generated */\n";
+        fs::write(&file, new).unwrap();
+        let line = format!("file\t{old}\t{rel}\n");
+        assert!(text.contains(&line), "{rel} is not in the manifest as expected");
+        let fixed = format!("file\t{}\t{rel}\n", crypto_build::sha256::hex(new));
+        fs::write(&m, text.replace(&line, &fixed)).unwrap();
+    });
+    let before = snapshot(&sets);
+    let o = build_from(&sets);
+    one_error_line(&o, &["manifest.tsv does not match generate.lock", "changed after generation"]);
+    assert!(before == snapshot(&sets), "the build changed {}", sets.display());
+    nothing_half_built();
+}
+
+#[test]
+fn xtask_build_for_an_unsupported_target_lists_the_supported_ones() {
+    let o = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["build", "--target", "riscv64gc-unknown-linux-gnu"])
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    let lines: Vec<&str> = t.lines().collect();
+    assert_eq!(lines.len(), 1, "one line:\n{t}");
+    for piece in ["riscv64gc-unknown-linux-gnu", "supported", TRIPLE, "x86_64-pc-windows-gnu"] {
+        assert!(lines[0].contains(piece), "`{piece}` missing from `{}`", lines[0]);
+    }
+    println!("{}", lines[0]);
+    assert!(!root().join("target/riscv64gc-unknown-linux-gnu").exists(), "{t}");
+}
