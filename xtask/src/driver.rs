@@ -769,7 +769,6 @@ pub fn run_driver(
 // The native step of `cargo xtask test`
 // ---------------------------------------------------------------------------------------------
 
-
 /// What `cargo xtask build --prefix` recorded in a prefix: the set its C configuration came
 /// from and its C variant (`default` for OpenSSL's own).
 struct PrefixPlan {
@@ -794,8 +793,8 @@ fn prefix_plan(prefix: &Path) -> Result<PrefixPlan> {
     let set = summary.strip_prefix("set ").and_then(|s| s.split_whitespace().next());
     let c_variant = summary.split(", ").find_map(|part| part.strip_prefix("C "));
     let plan_path = prefix.join(crate::build::PREFIX_PLAN);
-    let plan =
-        fs::read_to_string(&plan_path).with_context(|| format!("reading {}", plan_path.display()))?;
+    let plan = fs::read_to_string(&plan_path)
+        .with_context(|| format!("reading {}", plan_path.display()))?;
     let files = plan
         .lines()
         .filter_map(|l| l.split_once('\t'))
@@ -859,25 +858,36 @@ fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
 /// The driver under every x86_64 code path of `data::X86_64_CODE_PATHS` the CPU can run: each
 /// run must show what its row says OpenSSL sees, eligibility functions judged only where
 /// their file came from `asm`. A path this CPU cannot run is named in one loud line.
-fn check_code_paths(tc: &Toolchain, exe: &Path, plan: &PrefixPlan, timeout: Duration) -> Result<()> {
+fn check_code_paths(
+    tc: &Toolchain,
+    exe: &Path,
+    plan: &PrefixPlan,
+    timeout: Duration,
+) -> Result<()> {
     use crypto_build::data::{Observe, X86_64_CODE_PATHS};
     for row in X86_64_CODE_PATHS {
         if let Some(f) = row.missing_cpu_feature() {
             println!("skipped: driver on the {} path: this CPU lacks {f}", row.name);
             continue;
         }
-        let env: Vec<(&str, &str)> = row.ia32cap.map(|m| ("OPENSSL_ia32cap", m)).into_iter().collect();
+        let env: Vec<(&str, &str)> =
+            row.ia32cap.map(|m| ("OPENSSL_ia32cap", m)).into_iter().collect();
         let label = format!("run-{}", row.name.replace('/', "-"));
         let shown = row.ia32cap.unwrap_or("(unset)");
-        let r = run_driver(tc, exe, &label, &env, timeout)
-            .with_context(|| format!("the driver on the {} path (OPENSSL_ia32cap={shown})", row.name))?;
+        let r = run_driver(tc, exe, &label, &env, timeout).with_context(|| {
+            format!("the driver on the {} path (OPENSSL_ia32cap={shown})", row.name)
+        })?;
         let cap = r.path.ia32cap_p.context("the driver reported no OPENSSL_ia32cap_P")?;
         let mut wrong = Vec::new();
         for o in row.observations() {
             match o {
                 Observe::Bit(b, want, why) => {
                     if (cap[b.word] >> b.bit & 1 == 1) != want {
-                        wrong.push(format!("{} should be {} ({why})", b.name, if want { "set" } else { "clear" }));
+                        wrong.push(format!(
+                            "{} should be {} ({why})",
+                            b.name,
+                            if want { "set" } else { "clear" }
+                        ));
                     }
                 }
                 Observe::Eligible(e, want) => {

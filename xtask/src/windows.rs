@@ -60,18 +60,13 @@ fn prefix_dir(name: &str) -> PathBuf {
 
 /// `cargo xtask build --target x86_64-pc-windows-gnu --prefix …`, as a user runs it; its
 /// standard error, or an error carrying it.
-fn build(
-    sh: &Shell,
-    cargo: &str,
-    tc: &Toolchain,
-    args: &[&str],
-    prefix: &Path,
-) -> Result<String> {
+fn build(sh: &Shell, cargo: &str, tc: &Toolchain, args: &[&str], prefix: &Path) -> Result<String> {
     let _cc = tc.cc.map(|c| sh.push_env(CC_VAR, c));
     let asm = tc.assembler.map(|a| ["--assembler", a]).into_iter().flatten();
-    let out = cmd!(sh, "{cargo} xtask build --target {TRIPLE} {asm...} {args...} --prefix {prefix}")
-        .ignore_status()
-        .output()?;
+    let out =
+        cmd!(sh, "{cargo} xtask build --target {TRIPLE} {asm...} {args...} --prefix {prefix}")
+            .ignore_status()
+            .output()?;
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     if !out.status.success() {
         bail!("build failed:\n{stderr}");
@@ -99,8 +94,11 @@ fn nasm_without_zmm(sh: &Shell, cargo: &str) -> Result<()> {
     );
     println!("{}", w[0]);
     let plan = std::fs::read_to_string(prefix.join(crate::build::PREFIX_PLAN))?;
-    let downgraded: Vec<&str> =
-        plan.lines().filter(|l| l.ends_with("\tasm_avx2")).map(|l| l.split('\t').next().unwrap_or("")).collect();
+    let downgraded: Vec<&str> = plan
+        .lines()
+        .filter(|l| l.ends_with("\tasm_avx2"))
+        .map(|l| l.split('\t').next().unwrap_or(""))
+        .collect();
     for file in ["crypto/modes/aes-gcm-avx512.asm", "crypto/bn/rsaz-2k-avx512.asm"] {
         ensure!(downgraded.contains(&file), "{file} should come from asm_avx2: {downgraded:?}");
     }
