@@ -345,12 +345,21 @@ const FAMILIES: &[(&str, Convert)] = &[
     ("hmac", hmac),
 ];
 
-/// The known-answer groups the driver reports besides the Wycheproof families.
-const KATS: &[&str] = &["kat_sha2", "kat_aes", "kat_gcm"];
+/// The known-answer groups the driver reports besides the Wycheproof families (`digests`:
+/// driver/digests.c, against the rows of DIGESTS_FILE).
+const KATS: &[&str] = &["kat_sha2", "kat_aes", "kat_gcm", "digests"];
 
-/// Writes every family's vector file into `dir` (same data, same bytes, every time).
+/// The differential digests crypto-sys/tests/across_paths.rs checks: the driver reads this
+/// very file (as `digests.txt`), so the Rust test and the C driver share one copy.
+const DIGESTS_FILE: &str = "crypto-sys/tests/data/across_paths_digests.txt";
+
+/// Writes every family's vector file, and the stored digests, into `dir` (same data, same
+/// bytes, every time).
 pub fn write_vectors(dir: &Path) -> Result<()> {
     fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let digests = crate::project_root().join(DIGESTS_FILE);
+    fs::copy(&digests, dir.join("digests.txt"))
+        .with_context(|| format!("copying {}", digests.display()))?;
     for (family, convert) in FAMILIES {
         let mut file = VectorFile::new(family);
         convert(&mut file).with_context(|| format!("converting the {family} vectors"))?;
