@@ -7,6 +7,7 @@ mod driver;
 mod flags;
 mod generate;
 mod package;
+mod sanitize;
 mod test;
 mod toolchains;
 mod verify;
