@@ -86,54 +86,81 @@ fn build_prefix(sh: &Shell, prefix: &Path) -> Result<()> {
     build.run(sh).context("building OpenSSL with the sanitizers")
 }
 
-/// CFLAGS reach every C compile: each object of libcrypto.a but the asm ones calls ASan's
-/// module constructor, and UBSan's checks call only the handlers that abort (the flags come
-/// as one variable, so one of them arriving means all did).
+/// CFLAGS reach every C compile: each object of libcrypto.a the compiler made (it names its
+/// `.c` file and carries clang's `.comment`; the assembler's objects carry neither) calls
+/// ASan's module constructor, and UBSan's checks call only handlers that abort. The flags
+/// come as one variable, so one of them arriving means all did.
 fn every_c_object_instrumented(sh: &Shell, prefix: &Path) -> Result<()> {
-    which::which("nm").map_err(|_| anyhow::anyhow!("nm not found: install binutils"))?;
+    which::which("readelf").map_err(|_| anyhow::anyhow!("readelf not found: install binutils"))?;
     let lib = prefix.join("lib/libcrypto.a");
-    let symbols = cmd!(sh, "nm -A -u {lib}").quiet().read().context("nm on libcrypto.a")?;
-    // `<archive>:<member>: U <symbol>` per line; every member shows up in `ar t`.
-    let mut members: BTreeMap<String, bool> = BTreeMap::new();
-    for m in cmd!(sh, "ar t {lib}").quiet().read()?.lines() {
-        members.insert(m.to_string(), false);
-    }
-    let mut recoverable = Vec::new();
-    for line in symbols.lines() {
-        let Some((member, symbol)) = line.split(':').nth(1).zip(line.split_whitespace().last())
-        else {
-            continue;
-        };
-        if symbol == "__asan_init" {
-            members.insert(member.to_string(), true);
-        }
-        let ubsan = symbol.starts_with("__ubsan_handle_") && !UBSAN_FATAL_ONLY.contains(&symbol);
-        if ubsan && !symbol.ends_with("_abort") {
-            recoverable.push(format!("{member}: {symbol}"));
+    let symbols = cmd!(sh, "readelf -sW {lib}").quiet().read().context("readelf -s libcrypto.a")?;
+    let comments = cmd!(sh, "readelf -p .comment {lib}").quiet().ignore_stderr().read()?;
+    let mut members: BTreeMap<&str, Member> = BTreeMap::new();
+    for (member, line) in per_member(&symbols) {
+        let m = members.entry(member).or_default();
+        let name = line.split_whitespace().nth(7).unwrap_or("");
+        if line.contains(" FILE ") {
+            m.source = Some(name);
+        } else if line.contains(" UND ") && name == "__asan_init" {
+            m.asan = true;
+        } else if line.contains(" UND ") && recoverable_ubsan_handler(name) {
+            m.recoverable.push(name);
         }
     }
-    ensure!(recoverable.is_empty(), "UBSan checks that do not abort: {recoverable:?}");
-    let plain = members.values().filter(|&&asan| !asan).count();
-    let asm = asm_units(prefix)?;
-    ensure!(
-        plain == asm,
-        "{plain} of libcrypto.a's {} objects lack ASan, but the plan has {asm} asm files: \
-         CFLAGS did not reach every C compile",
-        members.len()
-    );
-    println!("sanitizers: {} C objects instrumented, {asm} asm objects", members.len() - asm);
+    for (member, line) in per_member(&comments) {
+        members.entry(member).or_default().compiled |= line.contains("clang version");
+    }
+    let mut wrong = Vec::new();
+    let compiled =
+        members.values().filter(|m| m.compiled || m.source.is_some_and(|s| s.ends_with(".c")));
+    let mut count = 0;
+    for m in compiled {
+        count += 1;
+        let source = m.source.unwrap_or("(unnamed)");
+        if !m.asan {
+            wrong.push(format!("{source}: no ASan"));
+        }
+        if !m.recoverable.is_empty() {
+            wrong.push(format!("{source}: UBSan checks that do not abort: {:?}", m.recoverable));
+        }
+    }
+    ensure!(wrong.is_empty(), "CFLAGS did not reach every C compile: {}", wrong.join("; "));
+    ensure!(count > 0, "readelf showed no compiled object in {}", lib.display());
+    let asm = members.len() - count;
+    println!("sanitizers: all {count} C objects of libcrypto.a instrumented ({asm} asm objects)");
     Ok(())
 }
 
-/// Handlers that have no `_abort` twin: they never return anyway.
-const UBSAN_FATAL_ONLY: &[&str] =
-    &["__ubsan_handle_builtin_unreachable", "__ubsan_handle_missing_return"];
+/// What readelf showed of one archive member.
+#[derive(Default)]
+struct Member<'a> {
+    /// Its STT_FILE symbol: the C file it was compiled from.
+    source: Option<&'a str>,
+    /// Its `.comment` names clang.
+    compiled: bool,
+    asan: bool,
+    recoverable: Vec<&'a str>,
+}
 
-/// How many asm files the prefix's plan lists (each is one object of libcrypto.a).
-fn asm_units(prefix: &Path) -> Result<usize> {
-    let path = prefix.join(crate::build::PREFIX_PLAN);
-    let plan = fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(plan.lines().filter(|l| !l.starts_with('#') && l.contains('\t')).count())
+/// Each line of readelf's output over an archive, with the member it is about
+/// (`File: <archive>(<member>)` starts each member's part).
+fn per_member(out: &str) -> impl Iterator<Item = (&str, &str)> {
+    let mut member = "";
+    out.lines().filter_map(move |line| {
+        if let Some(rest) = line.strip_prefix("File: ") {
+            member = rest.rsplit_once('(').map_or(rest, |(_, m)| m.trim_end_matches(')'));
+            return None;
+        }
+        Some((member, line))
+    })
+}
+
+/// A UBSan handler that returns (`-fno-sanitize-recover` makes clang call the `_abort` ones);
+/// two handlers have no `_abort` twin because they never return.
+fn recoverable_ubsan_handler(name: &str) -> bool {
+    const FATAL_ONLY: &[&str] =
+        &["__ubsan_handle_builtin_unreachable", "__ubsan_handle_missing_return"];
+    name.starts_with("__ubsan_handle_") && !name.ends_with("_abort") && !FATAL_ONLY.contains(&name)
 }
 
 /// A program built and run exactly as the driver is, whose every mode is a finding.
