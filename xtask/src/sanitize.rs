@@ -223,3 +223,36 @@ fn findings_fail(sh: &Shell, prefix: &Path) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn readelf_lines_are_told_apart_by_member() {
+        let out = "\nFile: lib/libcrypto.a(a.o)\n     1: 0 0 FILE LOCAL DEFAULT ABS p_lib.c\n\
+                   \nFile: lib/libcrypto.a(b.o)\n     2: 0 0 NOTYPE GLOBAL DEFAULT UND __asan_init\n";
+        let lines: Vec<(&str, &str)> = per_member(out).filter(|(_, l)| !l.is_empty()).collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].0, "a.o");
+        assert!(lines[0].1.ends_with("p_lib.c"));
+        assert_eq!(lines[1].0, "b.o");
+    }
+
+    #[test]
+    fn only_returning_ubsan_handlers_count_as_recoverable() {
+        assert!(recoverable_ubsan_handler("__ubsan_handle_add_overflow"));
+        assert!(!recoverable_ubsan_handler("__ubsan_handle_add_overflow_abort"));
+        assert!(!recoverable_ubsan_handler("__ubsan_handle_builtin_unreachable"));
+        assert!(!recoverable_ubsan_handler("__asan_init"));
+    }
+
+    /// The report line comes first even when the stack trace fills the tail.
+    #[test]
+    fn diagnostics_lead_with_the_sanitizer_report() {
+        let mut stderr = String::from("==1==ERROR: AddressSanitizer: heap-buffer-overflow on x\n");
+        stderr.push_str(&"    #0 0x1 (driver+0x2)\n".repeat(40));
+        let d = driver::diagnostics(&stderr);
+        assert!(d.starts_with("==1==ERROR: AddressSanitizer: heap-buffer-overflow"), "{d}");
+    }
+}
