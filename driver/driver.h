@@ -69,6 +69,8 @@ long finish(struct run *run, struct bounds min);
 /* Check families. Each returns its number of failures. */
 long wycheproof_all(const char *dir);
 long kat_all(void);
+/* The differential digests of across_paths.rs over `<dir>/digests.txt`. */
+long digests_all(const char *dir);
 void path_report(void);
 
 /* Shared helpers (wycheproof.c). */

@@ -76,6 +76,7 @@ int main(int argc, char **argv)
     fflush(stdout);
     failures = kat_all();
     failures += wycheproof_all(argv[1]);
+    failures += digests_all(argv[1]);
     if (failures != 0) {
         printf("result FAIL %ld\n", failures);
         return 1;

@@ -5,7 +5,8 @@
 //! from the plain-C `no_asm` set. Published vectors cover AES-XTS (IEEE 1619) and AES-CFB128
 //! (NIST SP 800-38A), whose AVX-512 code had no known answer before.
 //!
-//! To regenerate `DIGESTS` (only when the inputs here change), run the plain-C build:
+//! To regenerate `tests/data/across_paths_digests.txt` (only when the inputs here change, and
+//! driver/digests.c with them), run the plain-C build:
 //! `CRYPTO_SYS_ASM_SET=no_asm CRYPTO_SYS_PRINT_DIGESTS=1 cargo test -p crypto-sys
 //! --test across_paths -- --nocapture --test-threads=1 digest_of` and paste the printed rows.
 
@@ -17,22 +18,18 @@ mod common;
 use common::{clear_errors, ok, Owned};
 
 /// Digests of every algorithm's outputs over `lengths()`, made with the `no_asm` set (and
-/// the same from Python's hashlib and `cryptography`, mirroring the inputs in a few lines).
-#[rustfmt::skip]
-const DIGESTS: &[(&str, &str)] = &[
-    ("AES-128-GCM", "267145a9565fd6b7254d314ee8b078b02e1044fcf3b5283523ac88dedc213086"),
-    ("AES-256-GCM", "4ad8bf6b5f01205fa79911966cff2058c4770e98d95bffe44d2b87474e7781f5"),
-    ("ChaCha20-Poly1305", "f6af03ba6c7c753846068afb885ce8f336e317281dd7c73df8389d37b1c80ad6"),
-    ("AES-256-XTS", "05fdafa66d92c6891860a2dae3e79d8169e8183ea8970724002e7fdb9ffdb568"),
-    ("AES-128-CFB128", "41145f4bdbcd023864ae8e05f099d3f1c9d1615a2e564c29ac13c0b6ac630041"),
-    ("AES-256-CFB128", "2da41ba3b89172939bfc954c235a5f5b70ff08a38c60916a60e62f9924eef184"),
-    ("SHA-256", "f57e3a3131542c9931f46c53c6524f25c71cf0d2b01729f05e54168ca6b6a199"),
-    ("SHA-512", "40a839b95b554252f0ddc7f0af1313241ee77556384deebbc27d81f99ce7ec69"),
-    ("SHA3-256", "3db7e3d7c96ca6bac8f90f9510c22097dec382ca5af6be200351bd142b9f68bb"),
-    ("Poly1305", "1db8a36d9e25863cbe9c7300987447a5baea2f1fd455ef4af22aa9df52868607"),
-];
+/// the same from Python's hashlib and `cryptography`, mirroring the inputs in a few lines),
+/// as `NAME HEX` lines. The C driver checks the same file (xtask copies it into its vectors),
+/// so both implementations answer to one copy.
+const DIGESTS: &str = include_str!("data/across_paths_digests.txt");
 
-/// Prints each computed digest as a `DIGESTS` row (see the module comment).
+/// The file's `(name, hex digest)` rows; `#` lines are comments.
+fn stored_digests() -> impl Iterator<Item = (&'static str, &'static str)> {
+    let rows = DIGESTS.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty());
+    rows.map(|l| l.split_once(' ').expect("a `NAME HEX` row")).map(|(n, d)| (n, d.trim()))
+}
+
+/// Prints each computed digest as a row of the digests file (see the module comment).
 const PRINT_VAR: &str = "CRYPTO_SYS_PRINT_DIGESTS";
 const TAG_LEN: usize = 16;
 
@@ -204,6 +201,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn digest_of(name: &str, op: impl Fn(&[u8]) -> Option<Vec<u8>>) {
+    assert!(ALGORITHMS.contains(&name), "{name}: add it to ALGORITHMS");
     let msg = message();
     let mut all = Vec::new();
     for len in lengths() {
@@ -214,9 +212,9 @@ fn digest_of(name: &str, op: impl Fn(&[u8]) -> Option<Vec<u8>>) {
     }
     let got = hex(&digest(ffi::EVP_sha256, &all));
     if std::env::var_os(PRINT_VAR).is_some() {
-        println!("    (\"{name}\", \"{got}\"),");
+        println!("{name} {got}");
     }
-    let want = DIGESTS.iter().find(|(n, _)| *n == name).map(|(_, d)| *d);
+    let want = stored_digests().find(|(n, _)| *n == name).map(|(_, d)| d);
     let info = crypto_sys::build_info();
     let mask = std::env::var("OPENSSL_ia32cap").unwrap_or_else(|_| "(unset)".into());
     assert_eq!(
@@ -226,6 +224,27 @@ fn digest_of(name: &str, op: impl Fn(&[u8]) -> Option<Vec<u8>>) {
          (set {}, OPENSSL_ia32cap={mask})",
         info.effective_set,
     );
+}
+
+/// The algorithms the `digest_of_*` tests below check, in the digests file's order.
+const ALGORITHMS: &[&str] = &[
+    "AES-128-GCM",
+    "AES-256-GCM",
+    "ChaCha20-Poly1305",
+    "AES-256-XTS",
+    "AES-128-CFB128",
+    "AES-256-CFB128",
+    "SHA-256",
+    "SHA-512",
+    "SHA3-256",
+    "Poly1305",
+];
+
+/// A row the Rust tests do not check would be proved by the C driver alone.
+#[test]
+fn the_digests_file_has_a_row_for_each_algorithm_and_no_other() {
+    let names: Vec<&str> = stored_digests().map(|(name, _)| name).collect();
+    assert_eq!(names, ALGORITHMS);
 }
 
 #[test]

@@ -345,12 +345,21 @@ const FAMILIES: &[(&str, Convert)] = &[
     ("hmac", hmac),
 ];
 
-/// The known-answer groups the driver reports besides the Wycheproof families.
-const KATS: &[&str] = &["kat_sha2", "kat_aes", "kat_gcm"];
+/// The known-answer groups the driver reports besides the Wycheproof families (`digests`:
+/// driver/digests.c, against the rows of DIGESTS_FILE).
+const KATS: &[&str] = &["kat_sha2", "kat_aes", "kat_gcm", "digests"];
 
-/// Writes every family's vector file into `dir` (same data, same bytes, every time).
+/// The differential digests crypto-sys/tests/across_paths.rs checks: the driver reads this
+/// very file (as `digests.txt`), so the Rust test and the C driver share one copy.
+const DIGESTS_FILE: &str = "crypto-sys/tests/data/across_paths_digests.txt";
+
+/// Writes every family's vector file, and the stored digests, into `dir` (same data, same
+/// bytes, every time).
 pub fn write_vectors(dir: &Path) -> Result<()> {
     fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let digests = crate::project_root().join(DIGESTS_FILE);
+    fs::copy(&digests, dir.join("digests.txt"))
+        .with_context(|| format!("copying {}", digests.display()))?;
     for (family, convert) in FAMILIES {
         let mut file = VectorFile::new(family);
         convert(&mut file).with_context(|| format!("converting the {family} vectors"))?;
@@ -367,9 +376,15 @@ pub fn write_vectors(dir: &Path) -> Result<()> {
 /// A C toolchain the driver is built with, and how its programs run here.
 #[derive(Debug, Clone, Copy)]
 pub struct Toolchain {
+    /// Names its build directories and its lines in the report.
+    pub name: &'static str,
     pub cc: &'static str,
     /// The Debian package that provides `cc`, named in the error when it is missing.
     pub package: &'static str,
+    /// Compiler flags besides CFLAGS, on the compile and the link line (sanitizers).
+    pub flags: &'static [&'static str],
+    /// Added to the environment of every run (sanitizer options).
+    pub env: &'static [(&'static str, &'static str)],
     pub exe: &'static str,
     /// Programs for an x86_64 target: the x86_64 asm symbols exist when the prefix has asm.
     pub x86_64: bool,
@@ -377,16 +392,22 @@ pub struct Toolchain {
 }
 
 pub const HOST: Toolchain = Toolchain {
+    name: "cc",
     cc: "cc",
     package: "build-essential",
+    flags: &[],
+    env: &[],
     exe: "driver",
     x86_64: cfg!(target_arch = "x86_64"),
     runner: Runner::Native,
 };
 
 pub const MINGW_X86_64: Toolchain = Toolchain {
+    name: "x86_64-w64-mingw32-gcc",
     cc: "x86_64-w64-mingw32-gcc",
     package: "gcc-mingw-w64-x86-64",
+    flags: &[],
+    env: &[],
     exe: "driver.exe",
     x86_64: true,
     runner: Runner::Wine,
@@ -395,8 +416,11 @@ pub const MINGW_X86_64: Toolchain = Toolchain {
 // For the aarch64-under-qemu step to come; only the runner's unit test uses it yet.
 #[cfg_attr(not(test), allow(dead_code))]
 pub const AARCH64_LINUX: Toolchain = Toolchain {
+    name: "aarch64-linux-gnu-gcc",
     cc: "aarch64-linux-gnu-gcc",
     package: "gcc-aarch64-linux-gnu",
+    flags: &[],
+    env: &[],
     exe: "driver",
     x86_64: false,
     runner: Runner::QemuAarch64,
@@ -440,7 +464,7 @@ pub fn build(
     let out_dir = crate::project_root().join(DRIVER_DIR).join(name);
     fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     let exe = out_dir.join(tc.exe);
-    let cc = tc.cc;
+    let (cc, flags) = (tc.cc, tc.flags);
     let srcs = sources(&crate::project_root())?;
     let define = x86_64_asm.then_some(X86_64_ASM_DEFINE);
     let libcrypto = prefix.join("lib/libcrypto.a");
@@ -448,7 +472,7 @@ pub fn build(
     // The prefix's own pkg-config files say how to compile and link against it, the system
     // libraries of its target included: the driver is their first consumer.
     let (cflags, libs) = pkg_config(sh, prefix, "libcrypto")?;
-    cmd!(sh, "{cc} {CFLAGS...} {define...} {cflags...} {srcs...} {libs...} -o {exe}")
+    cmd!(sh, "{cc} {CFLAGS...} {flags...} {define...} {cflags...} {srcs...} {libs...} -o {exe}")
         .run()
         .with_context(|| format!("building the driver with {cc} against {}", prefix.display()))?;
     write_vectors(&out_dir.join("vectors"))?;
@@ -456,7 +480,7 @@ pub fn build(
 }
 
 /// `pkg-config --cflags` and `--static --libs` of `package`, from `prefix` alone.
-fn pkg_config(sh: &Shell, prefix: &Path, package: &str) -> Result<(Vec<String>, Vec<String>)> {
+pub fn pkg_config(sh: &Shell, prefix: &Path, package: &str) -> Result<(Vec<String>, Vec<String>)> {
     ensure!(which::which("pkg-config").is_ok(), "pkg-config not found: install pkg-config");
     let _dir = sh.push_env("PKG_CONFIG_LIBDIR", prefix.join("lib/pkgconfig"));
     let _path = sh.push_env("PKG_CONFIG_PATH", "");
@@ -473,10 +497,10 @@ pub fn compile_only(sh: &Shell, tc: &Toolchain, include: &Path, x86_64_asm: bool
     let out_dir = crate::project_root().join(DRIVER_DIR).join(format!("{}-objects", tc.cc));
     fs::create_dir_all(&out_dir)?;
     let define = x86_64_asm.then_some(X86_64_ASM_DEFINE);
-    let cc = tc.cc;
+    let (cc, flags) = (tc.cc, tc.flags);
     for src in sources(&crate::project_root())? {
         let obj = out_dir.join(src.file_stem().context("a source file name")?).with_extension("o");
-        cmd!(sh, "{cc} {CFLAGS...} {define...} -I{include} -c {src} -o {obj}")
+        cmd!(sh, "{cc} {CFLAGS...} {flags...} {define...} -I{include} -c {src} -o {obj}")
             .run()
             .with_context(|| format!("compiling {} with {cc}", src.display()))?;
     }
@@ -732,8 +756,28 @@ pub fn parse_report(stdout: &str) -> Result<Report> {
     Ok(r)
 }
 
-/// Runs a driver `build` made on the vectors beside it, with `env` added, its output logged
-/// beside it as `<label>.stdout.txt`. An error, carrying every failure line, unless all
+/// The last 20 lines of a program's output.
+fn tail(s: &str) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(20)..].join("\n")
+}
+
+/// A sanitizer's report lines (what went wrong, and its summary), which its stack trace and
+/// shadow-memory dump push out of the tail; then the tail.
+pub fn diagnostics(stderr: &str) -> String {
+    let report = stderr.lines().filter(|l| {
+        l.contains("ERROR: AddressSanitizer")
+            || l.contains("ERROR: LeakSanitizer")
+            || l.contains("runtime error:")
+            || l.starts_with("SUMMARY: ")
+    });
+    let mut out: Vec<String> = report.map(String::from).collect();
+    out.push(tail(stderr));
+    out.join("\n")
+}
+
+/// Runs a driver `build` made on the vectors beside it, with the toolchain's `env` and then
+/// `env` added, its output logged beside it as `<label>.stdout.txt`. An error, carrying every failure line, unless all
 /// checks passed and every check family reported its counts.
 pub fn run_driver(
     tc: &Toolchain,
@@ -744,20 +788,12 @@ pub fn run_driver(
 ) -> Result<Report> {
     let (dir, log) = (exe.parent().context("the driver's directory")?, exe.with_file_name(label));
     // A relative path, so that wine and qemu need no path translation.
-    let inv = Invocation { exe, args: &["vectors"], cwd: dir, env, log: &log, timeout };
+    let env: Vec<(&str, &str)> = tc.env.iter().chain(env).copied().collect();
+    let inv = Invocation { exe, args: &["vectors"], cwd: dir, env: &env, log: &log, timeout };
     let out = tc.runner.run(&inv)?;
-    let tail = |s: &str| {
-        s.lines()
-            .rev()
-            .take(20)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
     let report = parse_report(&out.stdout).with_context(|| {
-        format!("driver exited with {}:\n{}\n{}", out.status, tail(&out.stdout), tail(&out.stderr))
+        let (stdout, stderr) = (tail(&out.stdout), diagnostics(&out.stderr));
+        format!("driver exited with {}:\n{stdout}\n{stderr}", out.status)
     })?;
     if !report.passed || !out.status.success() || !report.failures.is_empty() {
         bail!(
@@ -765,7 +801,7 @@ pub fn run_driver(
             exe.display(),
             out.status,
             report.failures.join("\n"),
-            tail(&out.stderr)
+            diagnostics(&out.stderr)
         );
     }
     let expected = FAMILIES.iter().map(|(f, _)| *f).chain(KATS.iter().copied());
@@ -832,13 +868,13 @@ pub fn native_step(sh: &Shell, prefix: &Path) -> Result<()> {
 /// and masked through OPENSSL_ia32cap. A Windows prefix: `check_prefix(sh, &MINGW_X86_64, p)`.
 pub fn check_prefix(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
     prefix_checks(sh, tc, prefix)
-        .with_context(|| format!("the C test driver ({}) against {}", tc.cc, prefix.display()))
+        .with_context(|| format!("the C test driver ({}) against {}", tc.name, prefix.display()))
 }
 
 fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
     let plan = prefix_plan(prefix)?;
     let x86_64_asm = tc.x86_64 && plan.set != "no_asm";
-    let name = format!("{}-{}", tc.cc, plan.set);
+    let name = format!("{}-{}", tc.name, plan.set);
     let exe = build(sh, tc, &name, prefix, x86_64_asm)?;
     let timeout = tc.runner.driver_timeout();
     let report = run_driver(tc, &exe, "run", &[], timeout)?;
@@ -860,7 +896,7 @@ fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
         cpu::check_unmasked(&report.path, &|f| plan.took_from_asm(f))?;
         check_code_paths(tc, &exe, &plan, timeout)?;
     }
-    println!("driver ({}, set {}): every check passed", tc.cc, plan.set);
+    println!("driver ({}, set {}): every check passed", tc.name, plan.set);
     Ok(())
 }
 
@@ -915,7 +951,7 @@ fn check_code_paths(
             row.name,
             wrong.join("; ")
         );
-        println!("driver ({}, set {}): {} path proved and passed", tc.cc, plan.set, row.name);
+        println!("driver ({}, set {}): {} path proved and passed", tc.name, plan.set, row.name);
     }
     Ok(())
 }
@@ -939,7 +975,7 @@ pub fn tampered_vectors_fail(tc: &Toolchain, exe: &Path) -> Result<()> {
     lines[at] = &changed;
     fs::write(&path, lines.join("\n") + "\n")?;
     let (log, timeout) = (dir.join("run-tampered"), tc.runner.driver_timeout());
-    let inv = Invocation { exe, args: &["tampered"], cwd: dir, env: &[], log: &log, timeout };
+    let inv = Invocation { exe, args: &["tampered"], cwd: dir, env: tc.env, log: &log, timeout };
     let out = tc.runner.run(&inv)?;
     let report = parse_report(&out.stdout)?;
     let want =

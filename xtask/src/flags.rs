@@ -37,9 +37,12 @@ cargo xtask <command>
       downgraded ones are stubs, and the eligibility functions are true where the CPU allows.
   toolchains [--check]
       Write docs/toolchains.md: each tested toolchain against the plan chosen for it.
-  test
-      Every check: fmt, clippy, the workspace's tests, crypto-sys's known-answer tests
-      with each set, and generate --check.
+  test [--sanitize]
+      Every check: fmt, clippy, the sets against generate.lock, the workspace's tests,
+      crypto-sys's known-answer tests with each set on every code path, the C driver
+      natively, under ASan and UBSan, and under wine. --sanitize runs only the sanitizer
+      step: OpenSSL built by clang-19 with -fsanitize=address,undefined (asm kept) into
+      target/prefix-san, and the C driver built the same way on every code path.
 ";
 
 pub enum Command {
@@ -89,7 +92,9 @@ pub struct Detect {
 }
 
 #[derive(Debug, Default)]
-pub struct Test {}
+pub struct Test {
+    pub sanitize: bool,
+}
 
 #[derive(Debug, Default)]
 pub struct Generate {
@@ -203,8 +208,14 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
             Command::Verify(Verify {})
         }
         "test" => {
-            options("test", args, |_, _| Ok(false))?;
-            Command::Test(Test {})
+            let mut t = Test::default();
+            options("test", args, |opt, _| {
+                Ok(opt == "--sanitize" && {
+                    t.sanitize = true;
+                    true
+                })
+            })?;
+            Command::Test(t)
         }
         other => bail!("unknown command `{other}`; see `cargo xtask help`"),
     })

@@ -8,6 +8,7 @@ mod driver;
 mod flags;
 mod generate;
 mod package;
+mod sanitize;
 mod test;
 mod toolchains;
 mod verify;

@@ -27,6 +27,9 @@ const CC_WITHOUT_INT128: &str = "xtask/tests/fixtures/cc-without-int128";
 
 impl Test {
     pub fn run(self, sh: &Shell) -> Result<()> {
+        if self.sanitize {
+            return crate::sanitize::run(sh).context("the sanitizer step");
+        }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         cmd!(sh, "{cargo} fmt --all -- --check").run().context("cargo fmt --check")?;
         cmd!(sh, "{cargo} clippy --workspace --all-targets -- -D warnings")
@@ -59,6 +62,7 @@ impl Test {
         cmd!(sh, "{cargo} xtask toolchains --check").run()?;
         prefix_consumer(sh, &cargo).context("openssl-sys against `cargo xtask build --prefix`")?;
         crate::driver::native_step(sh, &crate::project_root().join("target/prefix"))?;
+        crate::sanitize::run(sh).context("the sanitizer step")?;
         crate::windows::run(sh, &cargo).context("x86_64-pc-windows-gnu under wine")?;
         package_consumer(sh, &cargo).context("crypto-sys from its .crate, without perl")?;
         sccache_build(sh, &cargo).context("RUSTC_WRAPPER=sccache")?;
