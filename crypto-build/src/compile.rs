@@ -175,13 +175,7 @@ impl ObjectCache {
         }
         let identity = self.identity(tool.path());
         let base = format!("{identity}\n{args:?}\n{words:?}\n{}", self.c_config);
-        let keyed: Vec<(&Source, PathBuf)> = units
-            .iter()
-            .map(|u| {
-                let key = sha256::hex(format!("{base}\n{}\n{}", u.rel, u.identity).as_bytes());
-                (u, self.dir.join(format!("{}.o", &key[..32])))
-            })
-            .collect();
+        let keyed = self.keyed(&base, units, "o");
         let stale: Vec<&(&Source, PathBuf)> = keyed.iter().filter(|(_, o)| !o.exists()).collect();
         if !stale.is_empty() {
             build.files(stale.iter().map(|(u, _)| &u.path));
@@ -193,6 +187,18 @@ impl ObjectCache {
         Ok(keyed.into_iter().map(|(_, o)| o).collect())
     }
 
+    /// Each unit and its object's place in the cache: `base` (what the tool is and how it is
+    /// called) with the unit's path and content identity.
+    fn keyed<'u>(&self, base: &str, units: &'u [Source], ext: &str) -> Vec<(&'u Source, PathBuf)> {
+        units
+            .iter()
+            .map(|u| {
+                let key = sha256::hex(format!("{base}\n{}\n{}", u.rel, u.identity).as_bytes());
+                (u, self.dir.join(format!("{}.{ext}", &key[..32])))
+            })
+            .collect()
+    }
+
     /// Assembles `.asm` files with nasm through nasm-rs, at OpenSSL's nasm flags.
     fn assemble_nasm(
         &self,
@@ -201,13 +207,7 @@ impl ObjectCache {
         units: &[Source],
     ) -> Result<Vec<PathBuf>> {
         let base = format!("nasm\n{}\n{format}\n{NASM_FLAGS:?}", self.identity(&asm.driver));
-        let keyed: Vec<(&Source, PathBuf)> = units
-            .iter()
-            .map(|u| {
-                let key = sha256::hex(format!("{base}\n{}\n{}", u.rel, u.identity).as_bytes());
-                (u, self.dir.join(format!("{}.obj", &key[..32])))
-            })
-            .collect();
+        let keyed = self.keyed(&base, units, "obj");
         let mut stale: Vec<&(&Source, PathBuf)> =
             keyed.iter().filter(|(_, o)| !o.exists()).collect();
         // nasm-rs names each object after its file's base name: assemble in batches whose base
