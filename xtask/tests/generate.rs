@@ -26,10 +26,14 @@ fn scratch_root(name: &str) -> PathBuf {
 }
 
 /// Every file under `dir` with its contents, to prove nothing changed.
+/// Every output under `dir`, but the write lock (`.gen-lock`), which holds the last writer's pid.
 fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out = Vec::new();
     for e in fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
+        if p.file_name().is_some_and(|n| n == ".gen-lock") {
+            continue;
+        }
         if p.is_dir() {
             out.extend(snapshot(&p));
         } else {
