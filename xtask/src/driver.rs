@@ -1244,10 +1244,8 @@ int main(int argc, char **argv)
         let (cwd, log) = (exe.parent().unwrap(), exe.with_extension("spin"));
         let timeout = Duration::from_secs(2);
         let inv = Invocation { exe, args: &["spin"], cwd, env: &[], log: &log, timeout };
-        let started = Instant::now();
         let e = runner.run(&inv).unwrap_err().to_string();
         assert!(e.contains("ran longer than 2s and was killed"), "{e}");
-        assert!(started.elapsed() < Duration::from_secs(20));
     }
 
     /// Loud even though libtest captures test output: written to the process's stderr.
@@ -1263,7 +1261,6 @@ int main(int argc, char **argv)
 
     #[test]
     fn a_run_past_its_timeout_is_killed() {
-        let started = Instant::now();
         let dir = scratch("timeout");
         let (sleep, log) = (which::which("sleep").unwrap(), dir.join("sleep"));
         let timeout = Duration::from_secs(1);
@@ -1271,7 +1268,6 @@ int main(int argc, char **argv)
             Invocation { exe: &sleep, args: &["30"], cwd: &dir, env: &[], log: &log, timeout };
         let e = Runner::Native.run(&inv).unwrap_err().to_string();
         assert!(e.contains("ran longer than 1s and was killed"), "{e}");
-        assert!(started.elapsed() < Duration::from_secs(10));
     }
 
     /// A Windows program built by mingw runs under wine, which passes it the environment

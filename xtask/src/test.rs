@@ -31,43 +31,92 @@ impl Test {
             return crate::sanitize::run(sh).context("the sanitizer step");
         }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        cmd!(sh, "{cargo} fmt --all -- --check").run().context("cargo fmt --check")?;
-        cmd!(sh, "{cargo} clippy --workspace --all-targets -- -D warnings")
-            .run()
-            .context("clippy")?;
-        every_set_matches_the_lock()?;
+        let cargo = cargo.as_str();
+        let mut steps = Steps::default();
+        steps.run("fmt and clippy", || {
+            cmd!(sh, "{cargo} fmt --all -- --check").run().context("cargo fmt --check")?;
+            cmd!(sh, "{cargo} clippy --workspace --all-targets -- -D warnings")
+                .run()
+                .context("clippy")
+        })?;
+        steps.run("sets against generate.lock", every_set_matches_the_lock)?;
         let default_row = Row::host().next().expect("a host toolchain row");
         let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, expected_variant(default_row));
-        {
+        steps.run("workspace tests", || {
             let _expect = sh.push_env(EXPECT_VAR, default_row.downgraded.join(","));
-            cmd!(sh, "{cargo} test --workspace").run().context("workspace tests")?;
-        }
-        cmd!(sh, "{cargo} xtask verify").run()?;
-        known_answers_on_every_path(sh, &cargo, "auto")?;
+            cmd!(sh, "{cargo} test --workspace").run().context("workspace tests")
+        })?;
+        steps.run("set auto: verify, every code path", || {
+            cmd!(sh, "{cargo} xtask verify").run()?;
+            known_answers_on_every_path(sh, cargo, "auto")
+        })?;
         for set in OTHER_SETS {
-            let _env = sh.push_env(ASM_SET_VAR, set);
-            let _expect = sh.push_env(EXPECT_VAR, "");
-            cmd!(sh, "{cargo} test -p crypto-sys")
-                .run()
-                .with_context(|| format!("crypto-sys tests with the {set} set"))?;
-            // asm_avx2: the wide entry points are stubs; no_asm: none of them is linked.
-            cmd!(sh, "{cargo} xtask verify").run().with_context(|| format!("verify, set {set}"))?;
-            known_answers_on_every_path(sh, &cargo, set)?;
+            steps.run(&format!("set {set}: tests, verify, every code path"), || {
+                let _env = sh.push_env(ASM_SET_VAR, set);
+                let _expect = sh.push_env(EXPECT_VAR, "");
+                cmd!(sh, "{cargo} test -p crypto-sys")
+                    .run()
+                    .with_context(|| format!("crypto-sys tests with the {set} set"))?;
+                // asm_avx2: the wide entry points are stubs; no_asm: none of them is linked.
+                cmd!(sh, "{cargo} xtask verify")
+                    .run()
+                    .with_context(|| format!("verify, set {set}"))?;
+                known_answers_on_every_path(sh, cargo, set)
+            })?;
         }
-        for row in Row::host().skip(1) {
-            toolchain(sh, &cargo, row).with_context(|| format!("crypto-sys with CC={}", row.cc))?;
-        }
+        steps.run("other toolchains", || {
+            for row in Row::host().skip(1) {
+                toolchain(sh, cargo, row)
+                    .with_context(|| format!("crypto-sys with CC={}", row.cc))?;
+            }
+            Ok(())
+        })?;
         drop(_variant);
-        c_probe_refused(sh, &cargo).context("a C compiler that fails the __uint128_t probe")?;
-        cmd!(sh, "{cargo} xtask toolchains --check").run()?;
-        prefix_consumer(sh, &cargo).context("openssl-sys against `cargo xtask build --prefix`")?;
-        crate::driver::native_step(sh, &crate::project_root().join("target/prefix"))?;
-        crate::sanitize::run(sh).context("the sanitizer step")?;
-        crate::windows::run(sh, &cargo).context("x86_64-pc-windows-gnu under wine")?;
-        package_consumer(sh, &cargo).context("crypto-sys from its .crate, without perl")?;
-        sccache_build(sh, &cargo).context("RUSTC_WRAPPER=sccache")?;
+        steps.run("C probe refused", || {
+            c_probe_refused(sh, cargo).context("a C compiler that fails the __uint128_t probe")?;
+            cmd!(sh, "{cargo} xtask toolchains --check").run().map_err(Into::into)
+        })?;
+        steps.run("prefix: openssl-sys and the C driver", || {
+            prefix_consumer(sh, cargo)
+                .context("openssl-sys against `cargo xtask build --prefix`")?;
+            crate::driver::native_step(sh, &crate::project_root().join("target/prefix"))
+        })?;
+        steps.run("sanitizers", || crate::sanitize::run(sh).context("the sanitizer step"))?;
+        steps.run("Windows under wine", || {
+            crate::windows::run(sh, cargo).context("x86_64-pc-windows-gnu under wine")
+        })?;
+        steps.run("package without perl", || {
+            package_consumer(sh, cargo).context("crypto-sys from its .crate, without perl")
+        })?;
+        steps.run("sccache", || sccache_build(sh, cargo).context("RUSTC_WRAPPER=sccache"))?;
+        steps.report();
         println!("cargo xtask test: all checks passed");
         Ok(())
+    }
+}
+
+/// How long each step took, printed as it ends and again at the end, so that CI's time budget
+/// can be read from one run's log.
+#[derive(Default)]
+struct Steps(Vec<(String, std::time::Duration)>);
+
+impl Steps {
+    fn run(&mut self, name: &str, step: impl FnOnce() -> Result<()>) -> Result<()> {
+        let started = std::time::Instant::now();
+        let result = step();
+        let took = started.elapsed();
+        let outcome = if result.is_ok() { "done" } else { "FAILED" };
+        println!("step `{name}`: {outcome} in {:.0} s", took.as_secs_f64());
+        self.0.push((name.to_string(), took));
+        result
+    }
+
+    fn report(&self) {
+        let total: std::time::Duration = self.0.iter().map(|(_, d)| *d).sum();
+        println!("cargo xtask test: {:.0} s in all", total.as_secs_f64());
+        for (name, took) in &self.0 {
+            println!("  {:>6.0} s  {name}", took.as_secs_f64());
+        }
     }
 }
 

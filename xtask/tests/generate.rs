@@ -51,13 +51,14 @@ fn flip_byte(path: &Path) {
     fs::write(path, data).unwrap();
 }
 
+/// `--check` on the repository's own sets, for one target's asm (both renderings, and the C
+/// variant). Every configuration is compared with the lock by `cargo xtask test` itself, which
+/// on a fresh clone generates them all; regenerating all twelve again here would double that.
 #[test]
-fn check_passes_twice_on_the_repository() {
-    for run in 0..2 {
-        let o = xtask(&["generate", "--check"], None);
-        assert!(o.status.success(), "run {run}: {}", text(&o));
-        assert!(text(&o).contains("reproducible and intact"), "{}", text(&o));
-    }
+fn check_passes_on_the_repository() {
+    let o = xtask(&["generate", "--check", "--set", "asm", "--target", "mingw64"], None);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("reproducible and intact"), "{}", text(&o));
 }
 
 #[test]
