@@ -46,7 +46,8 @@ cargo xtask <command>
 ";
 
 pub enum Command {
-    Help,
+    /// The whole help, or one command's part of it.
+    Help(Option<String>),
     Generate(Generate),
     Build(Build),
     Test(Test),
@@ -117,11 +118,17 @@ pub struct Build {
 }
 
 pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
-    let mut args = args;
-    let Some(cmd) = args.next() else { return Ok(Command::Help) };
-    let args = &mut args;
+    let args: Vec<String> = args.collect();
+    let Some(cmd) = args.first().cloned() else { return Ok(Command::Help(None)) };
+    if matches!(cmd.as_str(), "help" | "--help" | "-h") {
+        return Ok(Command::Help(args.get(1).cloned()));
+    }
+    if args[1..].iter().any(|a| a == "--help" || a == "-h") {
+        help_for(&cmd)?;
+        return Ok(Command::Help(Some(cmd)));
+    }
+    let args = &mut args.into_iter().skip(1);
     Ok(match cmd.as_str() {
-        "help" | "--help" | "-h" => Command::Help,
         "generate" => {
             let mut g = Generate::default();
             options("generate", args, |opt, v| {
@@ -221,6 +228,27 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
     })
 }
 
+/// One command's part of HELP: its usage lines and their description.
+pub fn help_for(cmd: &str) -> Result<String> {
+    let mut out = String::new();
+    let mut inside = false;
+    for line in HELP.lines().skip(1) {
+        // A command's usage starts at two spaces of indent; its description is deeper.
+        let starts_command = line.starts_with("  ") && !line[2..].starts_with(' ');
+        if starts_command {
+            inside = line[2..].split_whitespace().next() == Some(cmd);
+        }
+        if inside {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    if out.is_empty() {
+        bail!("unknown command `{cmd}`; see `cargo xtask help`");
+    }
+    Ok(out)
+}
+
 /// The value of the option being parsed.
 pub struct Value<'a> {
     flag: &'a str,
@@ -245,4 +273,34 @@ fn options(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_str(line: &str) -> Result<Command> {
+        parse(line.split_whitespace().map(String::from))
+    }
+
+    #[test]
+    fn every_command_answers_help_with_its_own_part() {
+        for cmd in
+            ["generate", "build", "detect", "bench", "package", "verify", "toolchains", "test"]
+        {
+            for flag in ["--help", "-h"] {
+                let parsed = parse_str(&format!("{cmd} --release {flag}")).unwrap();
+                assert!(matches!(parsed, Command::Help(Some(ref c)) if c == cmd));
+            }
+            let text = help_for(cmd).unwrap();
+            assert!(text.starts_with(&format!("  {cmd}")), "{text}");
+            assert!(text.lines().count() >= 2, "usage and description: {text}");
+            let others =
+                text.lines().skip(1).filter(|l| l.starts_with("  ") && !l[2..].starts_with(' '));
+            assert_eq!(others.count(), 0, "only {cmd}'s part: {text}");
+        }
+        assert!(help_for("bench").unwrap().contains("--windows"));
+        assert!(help_for("frob").is_err());
+        assert!(matches!(parse_str("help build").unwrap(), Command::Help(Some(c)) if c == "build"));
+    }
 }

@@ -29,8 +29,12 @@ fn run() -> anyhow::Result<()> {
     let sh = Shell::new()?;
     sh.change_dir(project_root());
     match cmd {
-        flags::Command::Help => {
+        flags::Command::Help(None) => {
             print!("{}", flags::HELP);
+            Ok(())
+        }
+        flags::Command::Help(Some(cmd)) => {
+            print!("cargo xtask {}", flags::help_for(&cmd)?.trim_start());
             Ok(())
         }
         flags::Command::Generate(g) => g.run(&sh),
