@@ -5,7 +5,9 @@ use std::fmt;
 /// OpenSSL version that openssl-src (pinned in the workspace) provides.
 pub const OPENSSL_VERSION: &str = "3.6.3";
 
-/// Configure options shared by every set, following openssl-src's defaults.
+/// Configure options shared by every set: openssl-src's, with its `legacy` feature on as
+/// openssl-sys's `vendored` build has it (no `no-legacy`: with `no-module` the legacy provider
+/// is built into libcrypto).
 pub const CONFIGURE_COMMON: &[&str] = &[
     "no-shared",
     "no-module",
@@ -14,7 +16,6 @@ pub const CONFIGURE_COMMON: &[&str] = &[
     "no-zlib",
     "no-zlib-dynamic",
     "--libdir=lib",
-    "no-legacy",
     "no-ssl3",
     "no-md2",
     "no-rc5",

@@ -6,15 +6,16 @@
 //! `EVP_KDF` and `OSSL_PARAM` construction, `EVP_PKEY` key generation, signing,
 //! verification and key agreement (RSA, EC, Ed25519, X25519), key and certificate
 //! DER/PEM encoding through `BIO`s, a minimal `X509` API (enough to build a self-signed
-//! certificate), and the core of libssl (contexts, connections, handshakes over BIO pairs).
+//! certificate), and the core of libssl (contexts, connections, handshakes over BIO pairs),
+//! library contexts and providers (the built-in `legacy` one), PKCS#12 parsing and CMS.
 //!
 //! Every signature mirrors the C prototype in OpenSSL 3.6.3's `include/openssl/*.h`
 //! (`crypto.h.in`, `err.h.in`, `evp.h`, `bn.h`, `param_build.h`, `params.h`, `core.h`,
 //! `kdf.h`, `rsa.h`, `ec.h`, `rand.h`, `bio.h.in`, `pem.h`, `asn1.h.in`, `x509.h.in`,
-//! `ssl.h.in`); `tests/signatures.rs` checks each one, and each constant, against those
-//! headers with a C compiler. C type mapping: `int` -> `c_int`,
-//! `unsigned int` -> `c_uint`, `long` -> `c_long`, `unsigned long` -> `c_ulong`,
-//! `size_t` -> `usize`, `uint64_t` -> `u64`, `unsigned char` -> `c_uchar`.
+//! `ssl.h.in`, `provider.h`, `pkcs12.h.in`, `stack.h`, `cms.h.in`); `tests/signatures.rs`
+//! checks each one, and each constant, against those headers with a C compiler. C type
+//! mapping: `int` -> `c_int`, `unsigned int` -> `c_uint`, `long` -> `c_long`, `unsigned long`
+//! -> `c_ulong`, `size_t` -> `usize`, `uint64_t` -> `u64`, `unsigned char` -> `c_uchar`.
 //! Macros in the C API (`OPENSSL_free`, `EVP_PKEY_size`, ...) are not symbols;
 //! bind the function they expand to instead (`CRYPTO_free`, `EVP_PKEY_get_size`).
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
@@ -86,6 +87,18 @@ opaque! {
     SSL_CTX;
     /// `SSL`: one TLS connection (`SSL_free`, which also frees its BIOs).
     SSL;
+    /// `OSSL_PROVIDER`: a loaded provider (`OSSL_PROVIDER_unload`).
+    OSSL_PROVIDER;
+    /// `PKCS12`: a parsed PKCS#12 file (`PKCS12_free`).
+    PKCS12;
+    /// `STACK_OF(X509)` (`struct stack_st_X509`): a list of certificates.
+    stack_st_X509;
+    /// `OPENSSL_STACK`: the untyped stack behind every `STACK_OF(T)` (`OPENSSL_sk_free`).
+    OPENSSL_STACK;
+    /// `CMS_ContentInfo`: a CMS (PKCS#7) structure (`CMS_ContentInfo_free`).
+    CMS_ContentInfo;
+    /// `X509_STORE`: trusted certificates for verification; null where trust is not checked.
+    X509_STORE;
 }
 
 /// `OSSL_PARAM` (`struct ossl_param_st`, core.h): one element of a parameter array; an
@@ -246,6 +259,14 @@ pub const OSSL_PKEY_PARAM_PRIV_KEY: &core::ffi::CStr = c"priv";
 pub const MBSTRING_FLAG: c_int = 0x1000;
 pub const MBSTRING_UTF8: c_int = MBSTRING_FLAG;
 pub const MBSTRING_ASC: c_int = MBSTRING_FLAG | 1;
+
+// ---- cms.h: flags ----
+/// Content is binary: no MIME canonical line endings.
+pub const CMS_BINARY: c_uint = 0x80;
+/// Do not verify the signer's certificate chain (the tests check the signature only).
+pub const CMS_NO_SIGNER_CERT_VERIFY: c_uint = 0x20;
+/// Sign without embedding the content; verification is given it separately.
+pub const CMS_DETACHED: c_uint = 0x40;
 
 // ---- x509.h: `X509_set_version` values ----
 pub const X509_VERSION_1: c_long = 0;
@@ -878,6 +899,79 @@ extern "C" {
     pub fn SSL_get_version(s: *const SSL) -> *const c_char;
     /// Returns a new reference (`X509_free`), or null if the peer sent no certificate.
     pub fn SSL_get1_peer_certificate(s: *const SSL) -> *mut X509;
+}
+
+extern "C" {
+    // ---- crypto.h: library contexts ----
+    pub fn OSSL_LIB_CTX_new() -> *mut OSSL_LIB_CTX;
+    pub fn OSSL_LIB_CTX_free(ctx: *mut OSSL_LIB_CTX);
+    /// Makes `libctx` this thread's default context and returns the previous one; null
+    /// restores the global default.
+    pub fn OSSL_LIB_CTX_set0_default(libctx: *mut OSSL_LIB_CTX) -> *mut OSSL_LIB_CTX;
+
+    // ---- provider.h ----
+    /// Activates a provider (the built-in `default`, `legacy`, `base` or `null`) in `libctx`.
+    /// Loading any provider explicitly stops `default` from being loaded implicitly.
+    pub fn OSSL_PROVIDER_load(libctx: *mut OSSL_LIB_CTX, name: *const c_char)
+        -> *mut OSSL_PROVIDER;
+    pub fn OSSL_PROVIDER_unload(prov: *mut OSSL_PROVIDER) -> c_int;
+    pub fn OSSL_PROVIDER_available(libctx: *mut OSSL_LIB_CTX, name: *const c_char) -> c_int;
+
+    // ---- pkcs12.h ----
+    pub fn d2i_PKCS12(a: *mut *mut PKCS12, in_: *mut *const c_uchar, len: c_long) -> *mut PKCS12;
+    pub fn PKCS12_free(a: *mut PKCS12);
+    /// `ca` may be null; `*pkey` and `*cert` are new references.
+    pub fn PKCS12_parse(
+        p12: *mut PKCS12,
+        pass: *const c_char,
+        pkey: *mut *mut EVP_PKEY,
+        cert: *mut *mut X509,
+        ca: *mut *mut stack_st_X509,
+    ) -> c_int;
+    pub fn X509_check_private_key(cert: *const X509, pkey: *const EVP_PKEY) -> c_int;
+
+    // ---- stack.h: what `sk_X509_new_null`/`sk_X509_push` expand to ----
+    pub fn OPENSSL_sk_new_null() -> *mut OPENSSL_STACK;
+    pub fn OPENSSL_sk_push(st: *mut OPENSSL_STACK, data: *const c_void) -> c_int;
+    pub fn OPENSSL_sk_free(st: *mut OPENSSL_STACK);
+
+    // ---- cms.h ----
+    pub fn CMS_ContentInfo_free(a: *mut CMS_ContentInfo);
+    pub fn CMS_encrypt(
+        certs: *mut stack_st_X509,
+        in_: *mut BIO,
+        cipher: *const EVP_CIPHER,
+        flags: c_uint,
+    ) -> *mut CMS_ContentInfo;
+    pub fn CMS_decrypt(
+        cms: *mut CMS_ContentInfo,
+        pkey: *mut EVP_PKEY,
+        cert: *mut X509,
+        dcont: *mut BIO,
+        out: *mut BIO,
+        flags: c_uint,
+    ) -> c_int;
+    pub fn CMS_sign(
+        signcert: *mut X509,
+        pkey: *mut EVP_PKEY,
+        certs: *mut stack_st_X509,
+        data: *mut BIO,
+        flags: c_uint,
+    ) -> *mut CMS_ContentInfo;
+    pub fn CMS_verify(
+        cms: *mut CMS_ContentInfo,
+        certs: *mut stack_st_X509,
+        store: *mut X509_STORE,
+        dcont: *mut BIO,
+        out: *mut BIO,
+        flags: c_uint,
+    ) -> c_int;
+    pub fn i2d_CMS_ContentInfo(a: *const CMS_ContentInfo, out: *mut *mut c_uchar) -> c_int;
+    pub fn d2i_CMS_ContentInfo(
+        a: *mut *mut CMS_ContentInfo,
+        in_: *mut *const c_uchar,
+        len: c_long,
+    ) -> *mut CMS_ContentInfo;
 }
 
 /// The `SSL_CTX_set_min_proto_version(ctx, version)` macro: 1 on success, 0 on error.

@@ -1023,3 +1023,225 @@ fn bio_pair_moves_bytes() {
         assert_eq!(ffi::BIO_ctrl(b.get(), ffi::BIO_CTRL_PENDING, 0, ptr::null_mut()), 0);
     }
 }
+
+// ---------------------------------------------------------------------------
+// The legacy provider, built in as openssl-sys's `vendored` build has it. Each test uses its
+// own library context, so that loading a provider in one cannot help another.
+// ---------------------------------------------------------------------------
+
+/// A library context with the named built-in providers loaded.
+struct LibCtx(*mut ffi::OSSL_LIB_CTX);
+
+impl LibCtx {
+    fn with(providers: &[&CStr]) -> Self {
+        let ctx = Self(nn(unsafe { ffi::OSSL_LIB_CTX_new() }, "OSSL_LIB_CTX_new"));
+        for name in providers {
+            nn(unsafe { ffi::OSSL_PROVIDER_load(ctx.0, name.as_ptr()) }, "OSSL_PROVIDER_load");
+            assert_eq!(unsafe { ffi::OSSL_PROVIDER_available(ctx.0, name.as_ptr()) }, 1);
+        }
+        ctx
+    }
+
+    fn fetch(&self, name: &CStr) -> Option<Owned<ffi::EVP_CIPHER>> {
+        let c = unsafe { ffi::EVP_CIPHER_fetch(self.0, name.as_ptr(), ptr::null()) };
+        if c.is_null() {
+            errors();
+            return None;
+        }
+        Some(Owned::new(c, ffi::EVP_CIPHER_free, "EVP_CIPHER_fetch"))
+    }
+
+    /// Runs `f` with this context as the thread's default, for APIs that take none.
+    fn as_default<R>(&self, f: impl FnOnce() -> R) -> R {
+        let previous = unsafe { ffi::OSSL_LIB_CTX_set0_default(self.0) };
+        let r = f();
+        unsafe { ffi::OSSL_LIB_CTX_set0_default(previous) };
+        r
+    }
+}
+
+impl Drop for LibCtx {
+    fn drop(&mut self) {
+        // SAFETY: owned; frees the providers loaded into it too.
+        unsafe { ffi::OSSL_LIB_CTX_free(self.0) }
+    }
+}
+
+const LEGACY: &CStr = c"legacy";
+const DEFAULT: &CStr = c"default";
+
+#[test]
+fn legacy_provider_is_built_in_and_serves_des_and_rc4() {
+    let ctx = LibCtx::with(&[DEFAULT, LEGACY]);
+    // The textbook DES example (key 133457799BBCDFF1), as FIPS 46-3 defines the cipher.
+    let des = ctx.fetch(c"DES-ECB").expect("DES-ECB from the legacy provider");
+    let key = unhex("133457799BBCDFF1");
+    let ct = cipher(des.get(), &key, &[], &unhex("0123456789ABCDEF"), true, false);
+    assert_eq!(hex(&ct), "85e813540f0ab405");
+    assert_eq!(cipher(des.get(), &key, &[], &ct, false, false), unhex("0123456789ABCDEF"));
+    // RFC 6229, 128-bit key 0x0102…10, keystream bytes 0–31.
+    let rc4 = ctx.fetch(c"RC4").expect("RC4 from the legacy provider");
+    let key = unhex("0102030405060708090a0b0c0d0e0f10");
+    assert_eq!(
+        hex(&cipher(rc4.get(), &key, &[], &[0u8; 32], true, false)),
+        "9ac7cc9a609d1ef7b2932899cde41b975248c4959014126a6e8a84f11d1a9e1c"
+    );
+    // Neither is in the default provider alone, so the answers above came from legacy.
+    let plain = LibCtx::with(&[DEFAULT]);
+    assert!(plain.fetch(c"DES-ECB").is_none() && plain.fetch(c"RC4").is_none());
+}
+
+#[test]
+fn triple_des_sp800_67_example() {
+    // NIST SP 800-67 Rev. 1, appendix B: three distinct keys, ECB ("The qufck brown fox jump").
+    let key = unhex("0123456789ABCDEF 23456789ABCDEF01 456789ABCDEF0123");
+    let pt = b"The qufck brown fox jump";
+    let ctx = LibCtx::with(&[DEFAULT]);
+    let ecb = ctx.fetch(c"DES-EDE3-ECB").expect("DES-EDE3-ECB");
+    let ct = cipher(ecb.get(), &key, &[], pt, true, false);
+    assert_eq!(hex(&ct), "a826fd8ce53b855fcce21c8112256fe668d5c05dd9b6b900");
+    // CBC with a zero IV is ECB on the first block.
+    let cbc = ctx.fetch(c"DES-EDE3-CBC").expect("DES-EDE3-CBC");
+    let c2 = cipher(cbc.get(), &key, &[0u8; 8], pt, true, false);
+    assert_eq!(c2[..8], ct[..8]);
+    assert_eq!(cipher(cbc.get(), &key, &[0u8; 8], &c2, false, false), pt);
+}
+
+const P12_PASSWORD: &CStr = c"crypto-sys";
+/// SHA-256 of the fixtures' certificate (tests/data/pkcs12/README.md).
+const P12_CERT_SHA256: &str = "88ee4c5a54e2c2189087680bd9a285779363912bec3bdb61039243800d651ee2";
+
+/// The key and certificate of a PKCS#12 file, parsed in `ctx`; None if parsing fails.
+fn parse_p12(
+    ctx: &LibCtx,
+    der: &[u8],
+    password: &CStr,
+) -> Option<(Owned<ffi::EVP_PKEY>, Owned<ffi::X509>)> {
+    ctx.as_default(|| unsafe {
+        let mut p = der.as_ptr();
+        let p12 = Owned::new(
+            ffi::d2i_PKCS12(ptr::null_mut(), &mut p, der.len() as c_long),
+            ffi::PKCS12_free,
+            "d2i_PKCS12",
+        );
+        let (mut pkey, mut cert) = (ptr::null_mut(), ptr::null_mut());
+        let rc =
+            ffi::PKCS12_parse(p12.get(), password.as_ptr(), &mut pkey, &mut cert, ptr::null_mut());
+        if rc != 1 {
+            errors();
+            return None;
+        }
+        Some((
+            Owned::new(pkey, ffi::EVP_PKEY_free, "PKCS12_parse key"),
+            Owned::new(cert, ffi::X509_free, "PKCS12_parse certificate"),
+        ))
+    })
+}
+
+fn check_p12(ctx: &LibCtx, der: &[u8]) -> (Owned<ffi::EVP_PKEY>, Owned<ffi::X509>) {
+    let (key, cert) = parse_p12(ctx, der, P12_PASSWORD).expect("PKCS12_parse");
+    assert_eq!(hex(&digest(unsafe { ffi::EVP_sha256() }, &cert_der(cert.get()))), P12_CERT_SHA256);
+    assert_eq!(unsafe { ffi::X509_check_private_key(cert.get(), key.get()) }, 1, "{}", errors());
+    assert!(parse_p12(ctx, der, c"wrong password").is_none(), "a wrong password must fail");
+    (key, cert)
+}
+
+#[test]
+fn pkcs12_files_with_legacy_and_modern_protection_parse() {
+    let legacy_p12 = include_bytes!("data/pkcs12/legacy.p12");
+    let modern_p12 = include_bytes!("data/pkcs12/modern.p12");
+    let ctx = LibCtx::with(&[DEFAULT, LEGACY]);
+    check_p12(&ctx, legacy_p12);
+    check_p12(&ctx, modern_p12);
+    // Without the legacy provider the RC2-40 certificate bag cannot be decrypted: the
+    // fixture really exercises it.
+    let plain = LibCtx::with(&[DEFAULT]);
+    assert!(parse_p12(&plain, legacy_p12, P12_PASSWORD).is_none());
+    check_p12(&plain, modern_p12);
+}
+
+/// The memory BIO's contents.
+fn bio_bytes(bio: &Owned<ffi::BIO>) -> Vec<u8> {
+    unsafe {
+        let mut data: *mut c_char = ptr::null_mut();
+        let len = ffi::BIO_get_mem_data(bio.get(), &mut data);
+        std::slice::from_raw_parts(data.cast::<u8>(), usize::try_from(len).unwrap()).to_vec()
+    }
+}
+
+/// A CMS structure through DER and back.
+fn cms_round_trip(cms: Owned<ffi::CMS_ContentInfo>) -> Owned<ffi::CMS_ContentInfo> {
+    unsafe {
+        let len = ffi::i2d_CMS_ContentInfo(cms.get(), ptr::null_mut());
+        let mut der = vec![0u8; usize::try_from(len).unwrap()];
+        let mut p = der.as_mut_ptr();
+        assert_eq!(ffi::i2d_CMS_ContentInfo(cms.get(), &mut p), len);
+        let mut q = der.as_ptr();
+        Owned::new(
+            ffi::d2i_CMS_ContentInfo(ptr::null_mut(), &mut q, c_long::from(len)),
+            ffi::CMS_ContentInfo_free,
+            "d2i_CMS_ContentInfo",
+        )
+    }
+}
+
+#[test]
+fn cms_encrypt_decrypt_sign_verify_with_a_legacy_pkcs12_key() {
+    let ctx = LibCtx::with(&[DEFAULT, LEGACY]);
+    let (key, cert) = check_p12(&ctx, include_bytes!("data/pkcs12/legacy.p12"));
+    let message = "CMS through crypto-sys, with the key of an RC2/3DES PKCS#12 file";
+    ctx.as_default(|| unsafe {
+        let certs = Owned::new(ffi::OPENSSL_sk_new_null(), ffi::OPENSSL_sk_free, "sk_new_null");
+        assert!(ffi::OPENSSL_sk_push(certs.get(), cert.get().cast()) > 0);
+        let certs = certs.get().cast::<ffi::stack_st_X509>();
+
+        let enc = Owned::new(
+            ffi::CMS_encrypt(
+                certs,
+                read_bio(message).get(),
+                ffi::EVP_aes_256_cbc(),
+                ffi::CMS_BINARY,
+            ),
+            ffi::CMS_ContentInfo_free,
+            "CMS_encrypt",
+        );
+        let enc = cms_round_trip(enc);
+        let out = Owned::new(ffi::BIO_new(ffi::BIO_s_mem()), ffi::BIO_free_all, "BIO_new");
+        check(
+            ffi::CMS_decrypt(enc.get(), key.get(), cert.get(), ptr::null_mut(), out.get(), 0),
+            "CMS_decrypt",
+        );
+        assert_eq!(bio_bytes(&out), message.as_bytes());
+
+        // Detached, so that verification is told the content and can be told other content.
+        let flags = ffi::CMS_BINARY | ffi::CMS_DETACHED;
+        let signed = Owned::new(
+            ffi::CMS_sign(cert.get(), key.get(), ptr::null_mut(), read_bio(message).get(), flags),
+            ffi::CMS_ContentInfo_free,
+            "CMS_sign",
+        );
+        let signed = cms_round_trip(signed);
+        let flags = ffi::CMS_BINARY | ffi::CMS_NO_SIGNER_CERT_VERIFY;
+        let verify = |content: &str| {
+            let dcont = read_bio(content);
+            let rc = ffi::CMS_verify(
+                signed.get(),
+                certs,
+                ptr::null_mut(),
+                dcont.get(),
+                ptr::null_mut(),
+                flags,
+            );
+            let errs = errors();
+            (rc, errs)
+        };
+        let (rc, errs) = verify(message);
+        assert_eq!(rc, 1, "CMS_verify: {errs}");
+        let (rc, errs) = verify("a different message");
+        assert_ne!(rc, 1, "a signature over other content verified");
+        assert!(
+            errs.contains("content verify error") || errs.contains("verification failure"),
+            "{errs}"
+        );
+    });
+}

@@ -58,6 +58,10 @@ const HEADERS: &[&str] = &[
     "openssl/pem.h",
     "openssl/x509.h",
     "openssl/ssl.h",
+    "openssl/provider.h",
+    "openssl/pkcs12.h",
+    "openssl/stack.h",
+    "openssl/cms.h",
 ];
 
 // ---------------------------------------------------------------------------
@@ -774,7 +778,7 @@ fn c_type(ty: &Ty, m: &Model) -> String {
     match ty {
         Ty::Unit => "void".into(),
         Ty::Named(n) if is_alias(n) => format!("rs_fn_{n} *"),
-        Ty::Named(n) => c_primitive(n).map(str::to_string).unwrap_or_else(|| n.clone()),
+        Ty::Named(n) => c_primitive(n).map(str::to_string).unwrap_or_else(|| c_named(n)),
         Ty::Option(inner) => match &**inner {
             Ty::Named(n) if is_alias(n) => format!("rs_fn_{n} *"),
             other => panic!("Option<{other:?}>: only Option<extern \"C\" fn alias> is supported"),
@@ -783,6 +787,16 @@ fn c_type(ty: &Ty, m: &Model) -> String {
             format!("{}{} *", c_type(inner, m), if *konst { " const" } else { "" })
         }
         Ty::Ref(_) => panic!("references are not FFI types"),
+    }
+}
+
+/// A named Rust type's C spelling: `STACK_OF(T)` is the bare struct `stack_st_T`, which has
+/// no typedef; every other name is a typedef.
+fn c_named(n: &str) -> String {
+    if n.starts_with("stack_st_") {
+        format!("struct {n}")
+    } else {
+        n.to_string()
     }
 }
 
@@ -854,7 +868,7 @@ fn generate_c(m: &Model) -> String {
     }
     c.push_str("\n/* opaque types */\n");
     for o in &m.opaque {
-        writeln!(c, "extern {o} *rs_opaque_{o};").unwrap();
+        writeln!(c, "extern {} *rs_opaque_{o};", c_named(o)).unwrap();
     }
     c.push_str("\n/* #[repr(C)] structs */\n");
     for s in &m.structs {
