@@ -116,6 +116,10 @@ impl Facts for SetFacts<'_> {
         self.c_probes.push((v, ok));
         ok
     }
+
+    fn target(&self) -> &'static Target {
+        self.target
+    }
 }
 
 /// What the pipeline built, for its caller to report.

@@ -3,7 +3,7 @@
 //! downgrade is recorded, so it can be reported once.
 
 use crate::config::{SetChoice, VariantChoice};
-use crate::data::{AsmSet, AsmSyntax, CVariant, Feature, C_VARIANTS, SETS};
+use crate::data::{AsmSet, AsmSyntax, CVariant, Feature, Target, SETS};
 use crate::manifest::Manifest;
 use anyhow::{bail, Result};
 
@@ -53,6 +53,8 @@ pub trait Facts {
     fn manifest(&mut self, set: &'static AsmSet) -> Result<&Manifest>;
     /// Whether the C compiler compiles the variant's probe.
     fn c_compiles(&mut self, v: &'static CVariant) -> bool;
+    /// The target built, whose row lists the C variants generated for it.
+    fn target(&self) -> &'static Target;
 }
 
 /// Selection policy switches.
@@ -78,7 +80,7 @@ pub fn plan(
 ) -> Result<Plan> {
     let mut plan = asm_plan(choice, facts)?;
     plan.requested_variant = variant;
-    (plan.c_variant, plan.variant_refused) = pick_variant(variant, facts);
+    (plan.c_variant, plan.variant_refused) = pick_variant(variant, facts)?;
     enforce(&plan, policy)?;
     Ok(plan)
 }
@@ -127,19 +129,27 @@ fn asm_plan(choice: SetChoice, facts: &mut dyn Facts) -> Result<Plan> {
 }
 
 /// (variant taken, variant refused by its probe).
-fn pick_variant(
-    choice: VariantChoice,
-    facts: &mut dyn Facts,
-) -> (Option<&'static CVariant>, Option<&'static CVariant>) {
+type VariantPick = (Option<&'static CVariant>, Option<&'static CVariant>);
+
+/// Only the target's own variants are candidates: a target without any (MSVC's, no
+/// `__uint128_t`) takes OpenSSL's default C under `auto`, with nothing to report.
+fn pick_variant(choice: VariantChoice, facts: &mut dyn Facts) -> Result<VariantPick> {
+    let target = facts.target();
     let candidates: Vec<&'static CVariant> = match choice {
-        VariantChoice::None => return (None, None),
-        VariantChoice::Auto => C_VARIANTS.iter().collect(),
-        VariantChoice::Named(v) => vec![v],
+        VariantChoice::None => return Ok((None, None)),
+        VariantChoice::Auto => target.c_variants.iter().collect(),
+        VariantChoice::Named(v) if target.c_variants.iter().any(|t| t.name == v.name) => vec![v],
+        VariantChoice::Named(v) => bail!(
+            "C variant `{}` is not built for {} (it needs {}); choose auto or none",
+            v.name,
+            target.name,
+            v.needs
+        ),
     };
-    match candidates.iter().find(|v| facts.c_compiles(v)) {
+    Ok(match candidates.iter().find(|v| facts.c_compiles(v)) {
         Some(v) => (Some(*v), None),
         None => (None, candidates.first().copied()),
-    }
+    })
 }
 
 /// The first set, from `wanted` down, whose version of `path` needs only supported features.
@@ -262,6 +272,9 @@ mod tests {
         }
         fn syntax(&self) -> AsmSyntax {
             AsmSyntax::Gas
+        }
+        fn target(&self) -> &'static Target {
+            crate::data::target_by_name("linux-x86_64").unwrap()
         }
     }
 

@@ -2,7 +2,7 @@
 //! and reads back what libcrypto and libssl are made of.
 
 use super::identity::FakeTools;
-use crate::data::{AsmIdentity, AsmSyntax, Target, CONFIGURE_COMMON};
+use crate::data::{AsmIdentity, AsmSyntax, Scheme, Target, CONFIGURE_COMMON};
 use anyhow::{bail, Context, Result};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -42,7 +42,25 @@ pub struct Scratch<'a> {
     pub dir: PathBuf,
     tools: &'a HostTools,
     fake: FakeTools,
+    target: &'static Target,
 }
+
+/// For a `Scheme::Nmake` target: a Configure target of our own that is the same target built
+/// by OpenSSL's Unix Makefile, so GNU make runs the very generation rules. The Makefile
+/// template's Windows file naming comes from the mingw platform module (no output uses it). Its name must keep the `VC-` prefix, which build.info files test (MSVC
+/// gets bn_asm.c, not the gcc inline asm of asm/x86_64-gcc.c); the one place the name is
+/// written into an output, buildinf.h's PLATFORM, gets the real name back from `make`.
+const UNIX_MAKE_SHIM: &str = r#"# crypto-build: @TARGET@, with the Unix Makefile instead of nmake's.
+my %targets = (
+    "@TARGET@-crypto-build" => {
+        inherit_from    => [ "@TARGET@" ],
+        build_scheme    => [ "unified", "unix" ],
+        build_file      => "Makefile",
+        perl_platform   => "mingw",
+    },
+);
+"#;
+const SHIM_FILE: &str = ".crypto-build-targets.conf";
 
 /// What the dump of configdata.pm says libcrypto and libssl are built from.
 #[derive(Debug, Default)]
@@ -58,18 +76,46 @@ impl<'a> Scratch<'a> {
     pub fn configure(
         dir: PathBuf,
         tools: &'a HostTools,
-        target: &Target,
+        target: &'static Target,
         identity: &AsmIdentity,
         options: &[&str],
     ) -> Result<Scratch<'a>> {
         let src = openssl_src::source_dir();
         copy_tree(&src, &dir).with_context(|| format!("copying {} to scratch", src.display()))?;
         let fake = FakeTools::write(&dir.join(".fake-bin"), &tools.perl, target, identity)?;
-        let scratch = Scratch { dir, tools, fake };
+        let scratch = Scratch { dir, tools, fake, target };
         let mut cmd = scratch.command(&tools.perl);
-        cmd.arg("Configure").arg(target.name).args(CONFIGURE_COMMON).args(options);
+        cmd.arg("Configure");
+        match target.scheme {
+            Scheme::UnixMake => cmd.arg(target.name),
+            Scheme::Nmake => {
+                let shim = UNIX_MAKE_SHIM.replace("@TARGET@", target.name);
+                fs::write(scratch.dir.join(SHIM_FILE), shim)?;
+                cmd.arg(format!("--config={SHIM_FILE}"))
+                    .arg(format!("{}-crypto-build", target.name))
+            }
+        };
+        cmd.args(CONFIGURE_COMMON).args(options);
         run(&mut cmd, "OpenSSL's Configure")?;
         Ok(scratch)
+    }
+
+    /// Renames Configure's asm files (all `.s`) to the extension of the target's own
+    /// rendering; returns the list with the new names.
+    pub fn name_own_rendering(&self, generated: &[String]) -> Result<Vec<String>> {
+        let own = self.target.syntaxes[0];
+        generated
+            .iter()
+            .map(|f| {
+                if AsmSyntax::of_path(f).is_none_or(|s| s == own) {
+                    return Ok(f.clone());
+                }
+                let renamed = own.rename(f);
+                fs::rename(self.dir.join(f), self.dir.join(&renamed))
+                    .with_context(|| format!("renaming {f}"))?;
+                Ok(renamed)
+            })
+            .collect()
     }
 
     /// A command with a cleared environment: only the fake tools, PATH, a C locale and a fixed
@@ -99,6 +145,8 @@ impl<'a> Scratch<'a> {
     pub fn make(&self, files: &[String], overrides: &[String], jobs: usize) -> Result<()> {
         let mut cmd = self.command(&self.tools.make);
         cmd.arg(format!("-j{jobs}")).args(overrides).args(files);
+        // The shim's Makefile would write its own name into buildinf.h.
+        cmd.arg(format!("PLATFORM={}", self.target.name));
         run(&mut cmd, "OpenSSL's generation rules (make)")
     }
 
@@ -135,7 +183,11 @@ impl<'a> Scratch<'a> {
         let split = words.iter().position(|w| w == "--").context("flag dump has no separator")?;
         let libs = words[split + 1..]
             .iter()
-            .filter_map(|w| w.strip_prefix("-l").or_else(|| (w == "-pthread").then_some("pthread")))
+            .filter_map(|w| {
+                // gcc's `-lws2_32`, cl's `ws2_32.lib`.
+                let lib = w.strip_prefix("-l").or_else(|| w.strip_suffix(".lib"));
+                lib.or_else(|| (w == "-pthread").then_some("pthread"))
+            })
             .map(String::from)
             .collect();
         Ok((words[..split].to_vec(), libs))
