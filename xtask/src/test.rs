@@ -30,6 +30,9 @@ impl Test {
         if self.sanitize {
             return crate::sanitize::run(sh).context("the sanitizer step");
         }
+        if self.msvc {
+            return crate::msvc::run().context("the VC-WIN64A step");
+        }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         cmd!(sh, "{cargo} fmt --all -- --check").run().context("cargo fmt --check")?;
         cmd!(sh, "{cargo} clippy --workspace --all-targets -- -D warnings")
@@ -64,6 +67,7 @@ impl Test {
         crate::driver::native_step(sh, &crate::project_root().join("target/prefix"))?;
         crate::sanitize::run(sh).context("the sanitizer step")?;
         crate::windows::run(sh, &cargo).context("x86_64-pc-windows-gnu under wine")?;
+        crate::msvc::run().context("VC-WIN64A's asm, assembled by nasm -f win64")?;
         package_consumer(sh, &cargo).context("crypto-sys from its .crate, without perl")?;
         sccache_build(sh, &cargo).context("RUSTC_WRAPPER=sccache")?;
         println!("cargo xtask test: all checks passed");
