@@ -218,7 +218,7 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         sets_root: &config.sets_root,
         out_dir: &config.out_dir,
         assembler: &assembler,
-        nasm_format: config.target.nasm_format,
+        target: config.target,
         base,
     };
     let artifacts = compile::compile(&job)?;
