@@ -84,20 +84,58 @@ impl<'a> Scratch<'a> {
         copy_tree(&src, &dir).with_context(|| format!("copying {} to scratch", src.display()))?;
         let fake = FakeTools::write(&dir.join(".fake-bin"), &tools.perl, target, identity)?;
         let scratch = Scratch { dir, tools, fake, target };
-        let mut cmd = scratch.command(&tools.perl);
-        cmd.arg("Configure");
         match target.scheme {
-            Scheme::UnixMake => cmd.arg(target.name),
-            Scheme::Nmake => {
-                let shim = UNIX_MAKE_SHIM.replace("@TARGET@", target.name);
-                fs::write(scratch.dir.join(SHIM_FILE), shim)?;
-                cmd.arg(format!("--config={SHIM_FILE}"))
-                    .arg(format!("{}-crypto-build", target.name))
-            }
-        };
-        cmd.args(CONFIGURE_COMMON).args(options);
-        run(&mut cmd, "OpenSSL's Configure")?;
+            Scheme::UnixMake => scratch.run_configure(target.name, options, false)?,
+            Scheme::Nmake => scratch.configure_through_shim(options)?,
+        }
         Ok(scratch)
+    }
+
+    fn run_configure(&self, target: &str, options: &[&str], insist: bool) -> Result<()> {
+        let mut cmd = self.command(&self.tools.perl);
+        cmd.arg("Configure").arg(target).args(CONFIGURE_COMMON).args(options);
+        if insist {
+            cmd.env("CONFIGURE_INSIST", "1");
+        }
+        run(&mut cmd, "OpenSSL's Configure")
+    }
+
+    /// Configures the shim target, after proving it equivalent: the real target, configured
+    /// first (CONFIGURE_INSIST lets a Unix perl past its checker, though its nmake makefile
+    /// is of no use here), must show the same sources, defines, generated files, config and
+    /// disabled features.
+    fn configure_through_shim(&self, options: &[&str]) -> Result<()> {
+        let name = self.target.name;
+        self.run_configure(name, options, true)?;
+        let reference = self.configdata_dump()?;
+        // GNU make would read nmake's `makefile` before the shim's `Makefile`.
+        fs::remove_file(self.dir.join("makefile")).context("removing nmake's makefile")?;
+        let shim = UNIX_MAKE_SHIM.replace("@TARGET@", name);
+        fs::write(self.dir.join(SHIM_FILE), shim)?;
+        let config = format!("--config={SHIM_FILE}");
+        let options: Vec<&str> =
+            std::iter::once(config.as_str()).chain(options.iter().copied()).collect();
+        self.run_configure(&format!("{name}-crypto-build"), &options, false)?;
+        let ours = self.configdata_dump()?;
+        let differs = reference.lines().zip(ours.lines()).find(|(a, b)| a != b);
+        if let Some((a, b)) = differs.or((reference != ours).then_some(("(end)", "(end)"))) {
+            bail!("configuring {name} through the Unix Makefile changed its configdata: `{a}` became `{b}`");
+        }
+        Ok(())
+    }
+
+    /// What a configuration builds, in text: the layout dump, and every config, target and
+    /// disabled entry except those naming the target, its build file or the config files.
+    fn configdata_dump(&self) -> Result<String> {
+        let mut text = String::new();
+        for (name, script) in [(".dump-layout.pl", DUMP_LAYOUT), (".dump-config.pl", DUMP_CONFIG)] {
+            let path = self.dir.join(name);
+            fs::write(&path, script)?;
+            let mut cmd = self.command(&self.tools.perl);
+            cmd.arg(&path);
+            text += &capture(&mut cmd, "reading configdata.pm")?;
+        }
+        Ok(text)
     }
 
     /// Renames Configure's asm files (all `.s`) to the extension of the target's own
@@ -245,6 +283,22 @@ for my $lib (['crypto', 'libcrypto'], ['ssl', 'libssl']) {
 # Every generated header of the libraries, including those Configure itself writes.
 $gen{$_} = 1 for grep { /\.(h|inc)$/ && !m{^(apps|test|fuzz)/} } keys %{$u->{generate}};
 print "gen\t$_\n" for sort keys %gen;
+"#;
+
+/// configdata's %config, %target and %disabled, less what names the target or how it is
+/// built; a code reference shows as `CODE`, not its address.
+const DUMP_CONFIG: &str = r#"
+use strict; use warnings;
+use lib '.'; use configdata;
+my $skip_config = qr/^(target|perlargv|build_file|build_file_templates|build_infos|sourcedir|builddir|conf_files|template_files)$/;
+my $skip_target = qr/^(build_scheme|build_file|perl_platform|_conf_fname_int|template)$/;
+sub show { my $v = shift; $v = ref $v eq 'ARRAY' ? join(' ', @$v) : ref $v eq 'HASH' ? join(' ', map { "$_=$v->{$_}" } sort keys %$v) : ref $v ? ref $v : $v // ''; $v =~ s/\b(CODE|HASH|ARRAY)\(0x[0-9a-f]+\)/$1/g; $v }
+for (sort keys %config) { next if /$skip_config/; my $v = show($config{$_}); $v =~ s/--config=\S+ //g if $_ eq 'options'; print "config	$_	$v
+"; }
+for (sort keys %target) { next if /$skip_target/; print "target	$_	", show($target{$_}), "
+"; }
+print "disabled	$_	$disabled{$_}
+" for sort keys %disabled;
 "#;
 
 fn run(cmd: &mut Command, what: &str) -> Result<()> {
