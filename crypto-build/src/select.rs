@@ -258,6 +258,7 @@ mod tests {
         unsupported: Vec<Feature>,
         manifests: Vec<Manifest>,
         int128: bool,
+        target: &'static str,
     }
 
     impl Facts for Fake {
@@ -274,7 +275,7 @@ mod tests {
             AsmSyntax::Gas
         }
         fn target(&self) -> &'static Target {
-            crate::data::target_by_name("linux-x86_64").unwrap()
+            crate::data::target_by_name(self.target).unwrap()
         }
     }
 
@@ -296,6 +297,7 @@ mod tests {
                 manifest("no_asm", &[]),
             ],
             int128: true,
+            target: "linux-x86_64",
         }
     }
 
@@ -408,5 +410,17 @@ mod tests {
         let allow = Policy { allow_downgrade: true, ..Policy::default() };
         let p = plan(SetChoice::Auto, nistp, allow, &mut no_int128).unwrap();
         assert!(p.c_variant.is_none() && p.variant_refused.is_some());
+    }
+
+    #[test]
+    fn a_target_without_c_variants_takes_the_default_c_quietly_and_refuses_a_named_one() {
+        // MSVC (VC-WIN64A) has no __uint128_t; a passing probe must not matter.
+        let mut msvc = Fake { target: "VC-WIN64A", ..fake(&[]) };
+        let p = plan(SetChoice::Auto, VariantChoice::Auto, Policy::default(), &mut msvc).unwrap();
+        assert_eq!((p.c_variant, p.variant_refused), (None, None));
+        assert!(!p.degraded(), "{}", describe(&p));
+        let nistp = VariantChoice::Named(&crate::data::C_VARIANTS[0]);
+        let e = plan(SetChoice::Auto, nistp, Policy::default(), &mut msvc).unwrap_err();
+        assert!(e.to_string().contains("not built for VC-WIN64A"), "{e}");
     }
 }
