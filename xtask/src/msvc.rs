@@ -51,8 +51,26 @@ pub fn run() -> Result<()> {
         let checked = check_set(target, set, &m, &dir, &out.join(set.name))
             .with_context(|| format!("{}/{TARGET}", set.name))?;
         println!("{}/{TARGET}: {checked}", set.name);
+        if !m.asm.is_empty() {
+            println!("{}/{TARGET}: {}", set.name, same_as_mingw(&root, set, &m)?);
+        }
     }
     Ok(())
+}
+
+/// How many `.asm` files equal mingw64's nasm rendering byte for byte: reported, as it is
+/// what a package could share between the two rows, not a property the build relies on.
+fn same_as_mingw(root: &Path, set: &AsmSet, m: &Manifest) -> Result<String> {
+    let mingw = Manifest::load(&generate::set_dir(root, set.name, "mingw64"))?;
+    let same = m
+        .asm
+        .iter()
+        .filter(|a| {
+            let hash = |m: &Manifest| m.generated(&a.path).map(|f| f.sha256.clone());
+            hash(m).is_some() && hash(m) == hash(&mingw)
+        })
+        .count();
+    Ok(format!("{same} of {} asm files are byte-identical to mingw64's", m.asm.len()))
 }
 
 /// One set: every asm file assembled and read back; a summary line.
