@@ -116,6 +116,10 @@ impl Facts for SetFacts<'_> {
         self.c_probes.push((v, ok));
         ok
     }
+
+    fn target(&self) -> &'static Target {
+        self.target
+    }
 }
 
 /// What the pipeline built, for its caller to report.
@@ -214,7 +218,7 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         sets_root: &config.sets_root,
         out_dir: &config.out_dir,
         assembler: &assembler,
-        nasm_format: config.target.nasm_format,
+        target: config.target,
         base,
     };
     let artifacts = compile::compile(&job)?;

@@ -1,7 +1,7 @@
 //! Compiles libcrypto and libssl with cc, from openssl-src's tree plus the chosen sets'
 //! generated files, at OpenSSL's own flags whatever the cargo profile, and archives them.
 
-use crate::data::{AsmSyntax, NASM_FLAGS};
+use crate::data::{AsmSyntax, Target, NASM_FLAGS};
 use crate::detect::{self, Assembler};
 use crate::generate::set_dir;
 use crate::manifest::{self, Lib, Manifest};
@@ -24,8 +24,8 @@ pub struct Job<'a> {
     pub out_dir: &'a Path,
     /// What assembles the asm: a C compiler driver (its rendering `.s`), or nasm (`.asm`).
     pub assembler: &'a Assembler,
-    /// nasm's output format, for nasm builds.
-    pub nasm_format: &'a str,
+    /// The target row: nasm's output format, and the flags cc owns.
+    pub target: &'static Target,
     /// A configured cc::Build (target, compiler, env) to clone per flag group.
     pub base: cc::Build,
 }
@@ -49,7 +49,7 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
         if is_asm {
             build.compiler(&job.assembler.driver);
         }
-        for f in &m.cflags {
+        for f in m.cflags.iter().filter(|f| !owned_by_cc(job.target, f)) {
             build.flag(f);
         }
         for word in &m.groups[group] {
@@ -75,7 +75,7 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
                 let (lib, group, cache) = (*lib, *group, &cache);
                 let words = &m.groups[group];
                 let nasm = (job.assembler.syntax == AsmSyntax::Nasm)
-                    .then_some((job.assembler, job.nasm_format));
+                    .then_some((job.assembler, job.target.nasm_format));
                 scope.spawn(move || {
                     let objs = match nasm {
                         Some((asm, format)) if is_nasm_group(units) => {
@@ -98,7 +98,7 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     }
     let lib_dir = job.out_dir.join("lib");
     for (lib, objs) in &objects {
-        archive(&job.base, &lib_dir.join(format!("lib{}.a", lib.name())), objs)?;
+        archive(&job.base, &lib_dir, lib.name(), objs)?;
     }
     let include_dir = job.out_dir.join("include");
     install_headers(&src_root, &c_dir, &include_dir)?;
@@ -288,14 +288,33 @@ fn units_by_group(job: &Job) -> Result<BTreeMap<(Lib, usize, bool), Vec<Source>>
     Ok(groups)
 }
 
-fn archive(base: &cc::Build, lib: &Path, objs: &[PathBuf]) -> Result<()> {
-    fs::create_dir_all(lib.parent().unwrap())?;
-    let _ = fs::remove_file(lib);
+/// Whether one of OpenSSL's library flags is left to cc (`Target::cc_owned_flags`).
+fn owned_by_cc(target: &Target, flag: &str) -> bool {
+    target.cc_owned_flags.iter().any(|p| flag.starts_with(p))
+}
+
+/// `lib<name>.a` by `ar`, or for MSVC `<name>.lib` by lib.exe (the names rustc looks for),
+/// whose object list goes through a response file: a thousand cache paths are longer than
+/// a Windows command line may be.
+fn archive(base: &cc::Build, dir: &Path, name: &str, objs: &[PathBuf]) -> Result<()> {
+    fs::create_dir_all(dir)?;
+    let msvc = base.try_get_compiler().context("finding the C compiler")?.is_like_msvc();
+    let lib = dir.join(if msvc { format!("{name}.lib") } else { format!("lib{name}.a") });
+    let _ = fs::remove_file(&lib);
     let mut ar = base.try_get_archiver().context("finding the archiver (AR)")?;
-    ar.arg("crs").arg(lib).args(objs);
+    if msvc {
+        let rsp = dir.join(format!("{name}.rsp"));
+        let list: String = objs.iter().map(|o| format!("\"{}\"\n", o.display())).collect();
+        fs::write(&rsp, list).with_context(|| format!("writing {}", rsp.display()))?;
+        ar.arg("/nologo").arg(format!("/OUT:{}", lib.display())).arg(format!("@{}", rsp.display()));
+    } else {
+        ar.arg("crs").arg(&lib).args(objs);
+    }
     let out = ar.output().with_context(|| format!("running {ar:?}"))?;
     if !out.status.success() {
-        bail!("archiving {} failed: {}", lib.display(), String::from_utf8_lossy(&out.stderr));
+        // lib.exe reports on stdout, ar on stderr.
+        let (o, e) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        bail!("archiving {} failed: {o}{e}", lib.display());
     }
     Ok(())
 }

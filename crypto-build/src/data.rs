@@ -132,8 +132,38 @@ pub struct Target {
     pub noexecstack: bool,
     /// What the faked C compiler predefines (`cc -dM -E`), which Configure reads.
     pub predefined: &'static [(&'static str, &'static str)],
+    /// What kind of C compiler the faked one answers perlasm's probes as.
+    pub cc_kind: CcKind,
+    /// OpenSSL's build scheme for the target, which decides how generation drives Configure.
+    pub scheme: Scheme,
+    /// The C variants generated for the target (the ones its C compilers can take).
+    pub c_variants: &'static [CVariant],
+    /// Prefixes of OpenSSL's library flags that the build leaves to cc, which sets them to
+    /// match Rust's choices (the C runtime) and ours (no debug info).
+    pub cc_owned_flags: &'static [&'static str],
     /// Expected fast paths in the `asm` set: (file, symbol that must hold real code).
     pub fast_paths: &'static [FastPath],
+}
+
+/// The C compiler a target's perlasm probes meet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CcKind {
+    /// gcc or clang: `cc -Wa,-v` shows GNU as's banner, which decides the asm for the `.s`
+    /// rendering and, since perlasm asks it first, for the `.asm` one too.
+    Gnu,
+    /// cl.exe: knows neither `-Wa,-v` nor `-dM`, so nasm's banner alone decides.
+    Msvc,
+}
+
+/// How OpenSSL's Configure builds a target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheme {
+    /// Its Unix Makefile, whose generation rules GNU make runs here.
+    UnixMake,
+    /// The nmake makefile of the VC-* targets, whose Configure refuses a Unix perl.
+    /// Generation configures a target of our own instead (`generate/openssl.rs`): the same
+    /// target with the Unix Makefile, so the same rules make the same files.
+    Nmake,
 }
 
 /// An AVX-512 entry point that must be real code in `asm` and a stub in `asm_avx2`.
@@ -191,14 +221,27 @@ use AsmSyntax::{Gas, Nasm};
 pub const TARGETS: &[Target] = &[
     Target { name: "linux-x86_64", syntaxes: &[Gas], default_syntax: Gas, nasm_format: "elf64",
              cc_hint: "install gcc or clang (Debian: apt install gcc)", noexecstack: true,
-             predefined: GCC_X86_64_LINUX,
+             predefined: GCC_X86_64_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
+             c_variants: C_VARIANTS, cc_owned_flags: &[],
              triples: &["x86_64-unknown-linux-gnu", "x86_64-unknown-linux-musl"],
              fast_paths: X86_64_FAST_PATHS },
     Target { name: "mingw64", syntaxes: &[Gas, Nasm], default_syntax: Gas, nasm_format: "win64",
              cc_hint: "install mingw-w64's gcc (Debian: apt install gcc-mingw-w64-x86-64), \
                        or name a compiler in CC_x86_64_pc_windows_gnu",
              noexecstack: false,
-             predefined: GCC_X86_64_MINGW, triples: &["x86_64-pc-windows-gnu"],
+             predefined: GCC_X86_64_MINGW, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
+             c_variants: C_VARIANTS, cc_owned_flags: &[],
+             triples: &["x86_64-pc-windows-gnu"],
+             fast_paths: X86_64_FAST_PATHS },
+    // cl.exe has no __uint128_t, so no C variant: its probe could never pass, and every
+    // default build would print a downgrade. Configure's `/Zi /Fdossl_static.pdb` would
+    // make parallel cl processes share one .pdb, and its `/MT` would fight the CRT cc picks.
+    Target { name: "VC-WIN64A", syntaxes: &[Nasm], default_syntax: Nasm, nasm_format: "win64",
+             cc_hint: "install Visual Studio's C++ build tools and build from a developer \
+                       prompt, or name a compiler in CC_x86_64_pc_windows_msvc",
+             noexecstack: false, predefined: &[], cc_kind: CcKind::Msvc, scheme: Scheme::Nmake,
+             c_variants: &[], cc_owned_flags: &["/Zi", "/Fd", "/MT", "/MD"],
+             triples: &["x86_64-pc-windows-msvc"],
              fast_paths: X86_64_FAST_PATHS },
 ];
 

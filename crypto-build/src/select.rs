@@ -3,7 +3,7 @@
 //! downgrade is recorded, so it can be reported once.
 
 use crate::config::{SetChoice, VariantChoice};
-use crate::data::{AsmSet, AsmSyntax, CVariant, Feature, C_VARIANTS, SETS};
+use crate::data::{AsmSet, AsmSyntax, CVariant, Feature, Target, SETS};
 use crate::manifest::Manifest;
 use anyhow::{bail, Result};
 
@@ -53,6 +53,8 @@ pub trait Facts {
     fn manifest(&mut self, set: &'static AsmSet) -> Result<&Manifest>;
     /// Whether the C compiler compiles the variant's probe.
     fn c_compiles(&mut self, v: &'static CVariant) -> bool;
+    /// The target built, whose row lists the C variants generated for it.
+    fn target(&self) -> &'static Target;
 }
 
 /// Selection policy switches.
@@ -78,7 +80,7 @@ pub fn plan(
 ) -> Result<Plan> {
     let mut plan = asm_plan(choice, facts)?;
     plan.requested_variant = variant;
-    (plan.c_variant, plan.variant_refused) = pick_variant(variant, facts);
+    (plan.c_variant, plan.variant_refused) = pick_variant(variant, facts)?;
     enforce(&plan, policy)?;
     Ok(plan)
 }
@@ -127,19 +129,27 @@ fn asm_plan(choice: SetChoice, facts: &mut dyn Facts) -> Result<Plan> {
 }
 
 /// (variant taken, variant refused by its probe).
-fn pick_variant(
-    choice: VariantChoice,
-    facts: &mut dyn Facts,
-) -> (Option<&'static CVariant>, Option<&'static CVariant>) {
+type VariantPick = (Option<&'static CVariant>, Option<&'static CVariant>);
+
+/// Only the target's own variants are candidates: a target without any (MSVC's, no
+/// `__uint128_t`) takes OpenSSL's default C under `auto`, with nothing to report.
+fn pick_variant(choice: VariantChoice, facts: &mut dyn Facts) -> Result<VariantPick> {
+    let target = facts.target();
     let candidates: Vec<&'static CVariant> = match choice {
-        VariantChoice::None => return (None, None),
-        VariantChoice::Auto => C_VARIANTS.iter().collect(),
-        VariantChoice::Named(v) => vec![v],
+        VariantChoice::None => return Ok((None, None)),
+        VariantChoice::Auto => target.c_variants.iter().collect(),
+        VariantChoice::Named(v) if target.c_variants.iter().any(|t| t.name == v.name) => vec![v],
+        VariantChoice::Named(v) => bail!(
+            "C variant `{}` is not built for {} (it needs {}); choose auto or none",
+            v.name,
+            target.name,
+            v.needs
+        ),
     };
-    match candidates.iter().find(|v| facts.c_compiles(v)) {
+    Ok(match candidates.iter().find(|v| facts.c_compiles(v)) {
         Some(v) => (Some(*v), None),
         None => (None, candidates.first().copied()),
-    }
+    })
 }
 
 /// The first set, from `wanted` down, whose version of `path` needs only supported features.
@@ -248,6 +258,7 @@ mod tests {
         unsupported: Vec<Feature>,
         manifests: Vec<Manifest>,
         int128: bool,
+        target: &'static str,
     }
 
     impl Facts for Fake {
@@ -262,6 +273,9 @@ mod tests {
         }
         fn syntax(&self) -> AsmSyntax {
             AsmSyntax::Gas
+        }
+        fn target(&self) -> &'static Target {
+            crate::data::target_by_name(self.target).unwrap()
         }
     }
 
@@ -283,6 +297,7 @@ mod tests {
                 manifest("no_asm", &[]),
             ],
             int128: true,
+            target: "linux-x86_64",
         }
     }
 
@@ -395,5 +410,17 @@ mod tests {
         let allow = Policy { allow_downgrade: true, ..Policy::default() };
         let p = plan(SetChoice::Auto, nistp, allow, &mut no_int128).unwrap();
         assert!(p.c_variant.is_none() && p.variant_refused.is_some());
+    }
+
+    #[test]
+    fn a_target_without_c_variants_takes_the_default_c_quietly_and_refuses_a_named_one() {
+        // MSVC (VC-WIN64A) has no __uint128_t; a passing probe must not matter.
+        let mut msvc = Fake { target: "VC-WIN64A", ..fake(&[]) };
+        let p = plan(SetChoice::Auto, VariantChoice::Auto, Policy::default(), &mut msvc).unwrap();
+        assert_eq!((p.c_variant, p.variant_refused), (None, None));
+        assert!(!p.degraded(), "{}", describe(&p));
+        let nistp = VariantChoice::Named(&crate::data::C_VARIANTS[0]);
+        let e = plan(SetChoice::Auto, nistp, Policy::default(), &mut msvc).unwrap_err();
+        assert!(e.to_string().contains("not built for VC-WIN64A"), "{e}");
     }
 }

@@ -37,12 +37,14 @@ cargo xtask <command>
       downgraded ones are stubs, and the eligibility functions are true where the CPU allows.
   toolchains [--check]
       Write docs/toolchains.md: each tested toolchain against the plan chosen for it.
-  test [--sanitize]
+  test [--sanitize | --msvc]
       Every check: fmt, clippy, the sets against generate.lock, the workspace's tests,
       crypto-sys's known-answer tests with each set on every code path, the C driver
       natively, under ASan and UBSan, and under wine. --sanitize runs only the sanitizer
       step: OpenSSL built by clang-19 with -fsanitize=address,undefined (asm kept) into
-      target/prefix-san, and the C driver built the same way on every code path.
+      target/prefix-san, and the C driver built the same way on every code path. --msvc
+      runs only the VC-WIN64A step: each set's .asm files assembled by nasm -f win64, their
+      objects' exports against the manifests, asm_avx2 free of AVX-512, entry points stubbed.
 ";
 
 pub enum Command {
@@ -95,6 +97,7 @@ pub struct Detect {
 #[derive(Debug, Default)]
 pub struct Test {
     pub sanitize: bool,
+    pub msvc: bool,
 }
 
 #[derive(Debug, Default)]
@@ -217,9 +220,16 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
         "test" => {
             let mut t = Test::default();
             options("test", args, |opt, _| {
-                Ok(opt == "--sanitize" && {
-                    t.sanitize = true;
-                    true
+                Ok(match opt {
+                    "--sanitize" => {
+                        t.sanitize = true;
+                        true
+                    }
+                    "--msvc" => {
+                        t.msvc = true;
+                        true
+                    }
+                    _ => false,
                 })
             })?;
             Command::Test(t)

@@ -7,6 +7,7 @@ mod detect;
 mod driver;
 mod flags;
 mod generate;
+mod msvc;
 mod package;
 mod sanitize;
 mod test;

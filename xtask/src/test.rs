@@ -30,6 +30,9 @@ impl Test {
         if self.sanitize {
             return crate::sanitize::run(sh).context("the sanitizer step");
         }
+        if self.msvc {
+            return crate::msvc::run().context("the VC-WIN64A step");
+        }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let cargo = cargo.as_str();
         let mut steps = Steps::default();
@@ -84,6 +87,9 @@ impl Test {
         steps.run("sanitizers", || crate::sanitize::run(sh).context("the sanitizer step"))?;
         steps.run("Windows under wine", || {
             crate::windows::run(sh, cargo).context("x86_64-pc-windows-gnu under wine")
+        })?;
+        steps.run("VC-WIN64A assembled", || {
+            crate::msvc::run().context("VC-WIN64A's asm, assembled by nasm -f win64")
         })?;
         steps.run("package without perl", || {
             package_consumer(sh, cargo).context("crypto-sys from its .crate, without perl")

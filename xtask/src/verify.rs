@@ -17,7 +17,7 @@ use xshell::{cmd, Shell};
 
 /// Perlasm's stubs (`xor %eax,%eax; ret`, `ud2; ret`, with an endbr64) fit in this many bytes;
 /// the real entry points are larger.
-const STUB_MAX_BYTES: u64 = 16;
+pub const STUB_MAX_BYTES: u64 = 16;
 
 impl Verify {
     pub fn run(self, sh: &Shell) -> Result<()> {

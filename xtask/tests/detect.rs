@@ -195,6 +195,57 @@ fn windows_nasm_is_probed_file_by_file() {
     assert!(t.contains("nasm not found") && t.contains("apt install nasm"), "{t}");
 }
 
+/// x86_64-pc-windows-msvc (VC-WIN64A) has only the nasm rendering: nasm is its assembler
+/// with no option given, and a missing one fails the build in one line naming how to install
+/// it and the explicit way to build without asm, which then works without nasm.
+#[test]
+fn msvc_takes_nasm_and_a_missing_one_is_one_line() {
+    if which_nasm().is_none() {
+        eprintln!("skipped: nasm is not installed (.ci/run installs it)");
+        return;
+    }
+    let run = |nasm: Option<&str>, extra: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
+        cmd.args(["detect", "--target", "x86_64-pc-windows-msvc"]).args(extra);
+        match nasm {
+            Some(n) => cmd.env("NASM", n),
+            None => cmd.env_remove("NASM"),
+        };
+        cmd.output().unwrap()
+    };
+    let o = run(None, &[]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("toolchain: ") && t.contains("(nasm 2.16"), "{t}");
+    assert!(!t.contains("REJECTED") && !t.contains("asm_avx2"), "{t}");
+    // MSVC has no __uint128_t: no C variant is built for it, so none is probed or refused.
+    assert!(t.contains("plan: C from asm (default configuration), 39 asm files"), "{t}");
+    assert!(!t.contains("ec_nistp"), "{t}");
+    let line =
+        |f: &str| t.lines().find(|l| l.trim_start().starts_with(f)).unwrap_or("").to_string();
+    assert!(line("crypto/modes/aes-gcm-avx512.asm").ends_with(" asm"), "{t}");
+    assert_eq!(warning_lines(&o), 0, "{t}");
+
+    let o = run(Some("/nonexistent/nasm"), &[]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert!(!o.status.success(), "{stderr}");
+    assert_eq!(lines.len(), 1, "one line: {stderr}");
+    for want in ["nasm not found", "install nasm", "CRYPTO_SYS_ASM_SET=no_asm"] {
+        assert!(lines[0].contains(want), "missing `{want}`: {stderr}");
+    }
+
+    let o = run(Some("/nonexistent/nasm"), &["--asm-set", "no_asm"]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("plan: C from no_asm"), "{t}");
+
+    let o = run(None, &["--assembler", "gas"]);
+    assert!(!o.status.success() && text(&o).contains("accepted here: nasm"), "{}", text(&o));
+    let o = run(None, &["--c-variant", "ec_nistp_64_gcc_128"]);
+    assert!(!o.status.success() && text(&o).contains("not built for VC-WIN64A"), "{}", text(&o));
+}
+
 fn which_nasm() -> Option<PathBuf> {
     std::env::var_os("PATH")
         .into_iter()

@@ -1,7 +1,7 @@
 //! Fake `cc` and `nasm` that answer every probe of Configure and the perlasm scripts with the
 //! set's fixed assembler identity, so the output never depends on the host's tools.
 
-use crate::data::{AsmIdentity, Target};
+use crate::data::{AsmIdentity, CcKind, Target};
 use anyhow::{Context, Result};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -22,8 +22,21 @@ impl FakeTools {
         } else {
             ""
         };
+        // cl.exe rejects `-Wa,-v`, so perlasm goes on to ask nasm.
+        let as_banner = match target.cc_kind {
+            CcKind::Gnu => format!(
+                "print STDERR \"GNU assembler version {v} (x86_64-linux-gnu) using BFD version \
+                 (GNU Binutils) {v}\\n\"; exit 0;",
+                v = id.gas_version
+            ),
+            CcKind::Msvc => {
+                "print STDERR \"cl : Command line error D8021 : invalid numeric argument '/Wa,-v'\\n\"; \
+                 exit 2;"
+                    .to_string()
+            }
+        };
         let cc = FAKE_CC
-            .replace("@GAS@", id.gas_version)
+            .replace("@AS_BANNER@", &as_banner)
             .replace("@PREDEFINED@", &predefined)
             .replace("@AS_HELP@", help);
         let nasm = FAKE_NASM.replace("@NASM@", id.nasm_version);
@@ -52,10 +65,7 @@ my @predefined = (
 my $args = join(' ', @ARGV);
 if ($args =~ /-dM -E/) { print "#define $_->[0] $_->[1]\n" for @predefined; exit 0; }
 if ($args =~ /-Wa,--help/) { print "@AS_HELP@"; exit 0; }
-if ($args =~ /-Wa,-v/) {
-  print STDERR "GNU assembler version @GAS@ (x86_64-linux-gnu) using BFD version (GNU Binutils) @GAS@\n";
-  exit 0;
-}
+if ($args =~ /-Wa,-v/) { @AS_BANNER@ }
 if ($args eq '-v') { print STDERR "gcc version 12.2.0 (crypto-build identity)\n"; exit 0; }
 if ($args eq '--version') { print "cc (crypto-build identity) 12.2.0\n"; exit 0; }
 if ($args eq '-V') { exit 1; }

@@ -9,7 +9,7 @@ pub mod scan;
 
 pub use openssl::{copy_tree, HostTools};
 
-use crate::data::{AsmSet, AsmSyntax, CVariant, Target, C_VARIANTS};
+use crate::data::{AsmSet, AsmSyntax, CVariant, Target};
 use crate::manifest::{self, AsmFile, FileHash, Lib, Manifest, Unit};
 use crate::sha256;
 use anyhow::{bail, Context, Result};
@@ -43,12 +43,12 @@ impl Config {
         root.join(self.key())
     }
 
-    /// Each set of each target, plain and with every C variant.
+    /// Each set of each target, plain and with each of the target's C variants.
     pub fn expand(targets: &[&'static Target], sets: &[&'static AsmSet]) -> Vec<Config> {
-        let variants = std::iter::once(None).chain(C_VARIANTS.iter().map(Some));
-        let variants: Vec<Option<&'static CVariant>> = variants.collect();
         let mut out = Vec::new();
         for &target in targets {
+            let variants = std::iter::once(None).chain(target.c_variants.iter().map(Some));
+            let variants: Vec<Option<&'static CVariant>> = variants.collect();
             for &set in sets {
                 out.extend(variants.iter().map(|&variant| Config { target, set, variant }));
             }
@@ -198,6 +198,8 @@ fn stage_one(tools: &HostTools, staging: &Staging, config: &Config, jobs: usize)
         .cloned()
         .collect();
     scratch.make(&generated, &[], jobs)?;
+    // Configure names every asm file `.s`; a target whose own rendering is nasm's gets `.asm`.
+    let generated = scratch.name_own_rendering(&generated)?;
     let (cflags, ex_libs) = scratch.flags()?;
     let out = staging.dir.join(&key);
     let mut files = collect(&work, &out, &generated)?;

@@ -2,7 +2,7 @@
 //! and reads back what libcrypto and libssl are made of.
 
 use super::identity::FakeTools;
-use crate::data::{AsmIdentity, AsmSyntax, Target, CONFIGURE_COMMON};
+use crate::data::{AsmIdentity, AsmSyntax, Scheme, Target, CONFIGURE_COMMON};
 use anyhow::{bail, Context, Result};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -42,7 +42,25 @@ pub struct Scratch<'a> {
     pub dir: PathBuf,
     tools: &'a HostTools,
     fake: FakeTools,
+    target: &'static Target,
 }
+
+/// For a `Scheme::Nmake` target: a Configure target of our own that is the same target built
+/// by OpenSSL's Unix Makefile, so GNU make runs the very generation rules. The Makefile
+/// template's Windows file naming comes from the mingw platform module (no output uses it). Its name must keep the `VC-` prefix, which build.info files test (MSVC
+/// gets bn_asm.c, not the gcc inline asm of asm/x86_64-gcc.c); the one place the name is
+/// written into an output, buildinf.h's PLATFORM, gets the real name back from `make`.
+const UNIX_MAKE_SHIM: &str = r#"# crypto-build: @TARGET@, with the Unix Makefile instead of nmake's.
+my %targets = (
+    "@TARGET@-crypto-build" => {
+        inherit_from    => [ "@TARGET@" ],
+        build_scheme    => [ "unified", "unix" ],
+        build_file      => "Makefile",
+        perl_platform   => "mingw",
+    },
+);
+"#;
+const SHIM_FILE: &str = ".crypto-build-targets.conf";
 
 /// What the dump of configdata.pm says libcrypto and libssl are built from.
 #[derive(Debug, Default)]
@@ -58,18 +76,84 @@ impl<'a> Scratch<'a> {
     pub fn configure(
         dir: PathBuf,
         tools: &'a HostTools,
-        target: &Target,
+        target: &'static Target,
         identity: &AsmIdentity,
         options: &[&str],
     ) -> Result<Scratch<'a>> {
         let src = openssl_src::source_dir();
         copy_tree(&src, &dir).with_context(|| format!("copying {} to scratch", src.display()))?;
         let fake = FakeTools::write(&dir.join(".fake-bin"), &tools.perl, target, identity)?;
-        let scratch = Scratch { dir, tools, fake };
-        let mut cmd = scratch.command(&tools.perl);
-        cmd.arg("Configure").arg(target.name).args(CONFIGURE_COMMON).args(options);
-        run(&mut cmd, "OpenSSL's Configure")?;
+        let scratch = Scratch { dir, tools, fake, target };
+        match target.scheme {
+            Scheme::UnixMake => scratch.run_configure(target.name, options, false)?,
+            Scheme::Nmake => scratch.configure_through_shim(options)?,
+        }
         Ok(scratch)
+    }
+
+    fn run_configure(&self, target: &str, options: &[&str], insist: bool) -> Result<()> {
+        let mut cmd = self.command(&self.tools.perl);
+        cmd.arg("Configure").arg(target).args(CONFIGURE_COMMON).args(options);
+        if insist {
+            cmd.env("CONFIGURE_INSIST", "1");
+        }
+        run(&mut cmd, "OpenSSL's Configure")
+    }
+
+    /// Configures the shim target, after proving it equivalent: the real target, configured
+    /// first (CONFIGURE_INSIST lets a Unix perl past its checker, though its nmake makefile
+    /// is of no use here), must show the same sources, defines, generated files, config and
+    /// disabled features.
+    fn configure_through_shim(&self, options: &[&str]) -> Result<()> {
+        let name = self.target.name;
+        self.run_configure(name, options, true)?;
+        let reference = self.configdata_dump()?;
+        // GNU make would read nmake's `makefile` before the shim's `Makefile`.
+        fs::remove_file(self.dir.join("makefile")).context("removing nmake's makefile")?;
+        let shim = UNIX_MAKE_SHIM.replace("@TARGET@", name);
+        fs::write(self.dir.join(SHIM_FILE), shim)?;
+        let config = format!("--config={SHIM_FILE}");
+        let options: Vec<&str> =
+            std::iter::once(config.as_str()).chain(options.iter().copied()).collect();
+        self.run_configure(&format!("{name}-crypto-build"), &options, false)?;
+        let ours = self.configdata_dump()?;
+        let differs = reference.lines().zip(ours.lines()).find(|(a, b)| a != b);
+        if let Some((a, b)) = differs.or((reference != ours).then_some(("(end)", "(end)"))) {
+            bail!("configuring {name} through the Unix Makefile changed its configdata: `{a}` became `{b}`");
+        }
+        Ok(())
+    }
+
+    /// What a configuration builds, in text: the layout dump, and every config, target and
+    /// disabled entry except those naming the target, its build file or the config files.
+    fn configdata_dump(&self) -> Result<String> {
+        let mut text = String::new();
+        for (name, script) in [(".dump-layout.pl", DUMP_LAYOUT), (".dump-config.pl", DUMP_CONFIG)] {
+            let path = self.dir.join(name);
+            fs::write(&path, script)?;
+            let mut cmd = self.command(&self.tools.perl);
+            cmd.arg(&path);
+            text += &capture(&mut cmd, "reading configdata.pm")?;
+        }
+        Ok(text)
+    }
+
+    /// Renames Configure's asm files (all `.s`) to the extension of the target's own
+    /// rendering; returns the list with the new names.
+    pub fn name_own_rendering(&self, generated: &[String]) -> Result<Vec<String>> {
+        let own = self.target.syntaxes[0];
+        generated
+            .iter()
+            .map(|f| {
+                if AsmSyntax::of_path(f).is_none_or(|s| s == own) {
+                    return Ok(f.clone());
+                }
+                let renamed = own.rename(f);
+                fs::rename(self.dir.join(f), self.dir.join(&renamed))
+                    .with_context(|| format!("renaming {f}"))?;
+                Ok(renamed)
+            })
+            .collect()
     }
 
     /// A command with a cleared environment: only the fake tools, PATH, a C locale and a fixed
@@ -99,6 +183,8 @@ impl<'a> Scratch<'a> {
     pub fn make(&self, files: &[String], overrides: &[String], jobs: usize) -> Result<()> {
         let mut cmd = self.command(&self.tools.make);
         cmd.arg(format!("-j{jobs}")).args(overrides).args(files);
+        // The shim's Makefile would write its own name into buildinf.h.
+        cmd.arg(format!("PLATFORM={}", self.target.name));
         run(&mut cmd, "OpenSSL's generation rules (make)")
     }
 
@@ -135,7 +221,11 @@ impl<'a> Scratch<'a> {
         let split = words.iter().position(|w| w == "--").context("flag dump has no separator")?;
         let libs = words[split + 1..]
             .iter()
-            .filter_map(|w| w.strip_prefix("-l").or_else(|| (w == "-pthread").then_some("pthread")))
+            .filter_map(|w| {
+                // gcc's `-lws2_32`, cl's `ws2_32.lib`.
+                let lib = w.strip_prefix("-l").or_else(|| w.strip_suffix(".lib"));
+                lib.or_else(|| (w == "-pthread").then_some("pthread"))
+            })
             .map(String::from)
             .collect();
         Ok((words[..split].to_vec(), libs))
@@ -193,6 +283,22 @@ for my $lib (['crypto', 'libcrypto'], ['ssl', 'libssl']) {
 # Every generated header of the libraries, including those Configure itself writes.
 $gen{$_} = 1 for grep { /\.(h|inc)$/ && !m{^(apps|test|fuzz)/} } keys %{$u->{generate}};
 print "gen\t$_\n" for sort keys %gen;
+"#;
+
+/// configdata's %config, %target and %disabled, less what names the target or how it is
+/// built; a code reference shows as `CODE`, not its address.
+const DUMP_CONFIG: &str = r#"
+use strict; use warnings;
+use lib '.'; use configdata;
+my $skip_config = qr/^(target|perlargv|build_file|build_file_templates|build_infos|sourcedir|builddir|conf_files|template_files)$/;
+my $skip_target = qr/^(build_scheme|build_file|perl_platform|_conf_fname_int|template)$/;
+sub show { my $v = shift; $v = ref $v eq 'ARRAY' ? join(' ', @$v) : ref $v eq 'HASH' ? join(' ', map { "$_=$v->{$_}" } sort keys %$v) : ref $v ? ref $v : $v // ''; $v =~ s/\b(CODE|HASH|ARRAY)\(0x[0-9a-f]+\)/$1/g; $v }
+for (sort keys %config) { next if /$skip_config/; my $v = show($config{$_}); $v =~ s/--config=\S+ //g if $_ eq 'options'; print "config	$_	$v
+"; }
+for (sort keys %target) { next if /$skip_target/; print "target	$_	", show($target{$_}), "
+"; }
+print "disabled	$_	$disabled{$_}
+" for sort keys %disabled;
 "#;
 
 fn run(cmd: &mut Command, what: &str) -> Result<()> {

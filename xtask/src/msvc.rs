@@ -1,0 +1,269 @@
+//! The VC-WIN64A part of `cargo xtask test`. There is no MSVC here to link or run its build,
+//! so every `.asm` file of each of its sets is assembled by the real nasm as crypto-sys's
+//! build would (`-f win64`, OpenSSL's flags), and each object is read back: its exported
+//! symbols must be the manifest's, `asm_avx2`'s must hold no AVX-512 instruction, and the
+//! AVX-512 entry points must be real code in `asm` and stubs in `asm_avx2`.
+
+use anyhow::{bail, ensure, Context, Result};
+use crypto_build::data::{self, AsmSet, AsmSyntax, Feature, Target, NASM_FLAGS, SETS};
+use crypto_build::generate::{self, Config};
+use crypto_build::manifest::{self, AsmFile, Manifest};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const TARGET: &str = "VC-WIN64A";
+/// binutils for PE/COFF, which read nasm's win64 objects.
+const NM: &str = "x86_64-w64-mingw32-nm";
+const OBJDUMP: &str = "x86_64-w64-mingw32-objdump";
+
+/// Whether a line of objdump's Intel-syntax disassembly has an operand only AVX-512 has: a
+/// zmm register, a k-mask, or an xmm/ymm register numbered 16-31.
+fn avx512_operand(line: &str) -> bool {
+    let high = |reg: &str| {
+        line.match_indices(reg).any(|(i, _)| {
+            let digits: String =
+                line[i + reg.len()..].chars().take_while(char::is_ascii_digit).collect();
+            digits.parse::<u32>().is_ok_and(|n| n >= 16)
+        })
+    };
+    line.contains("zmm")
+        || (1..8).any(|k| line.contains(&format!("{{k{k}}}")))
+        || high("xmm")
+        || high("ymm")
+}
+
+pub fn run() -> Result<()> {
+    for tool in ["nasm", NM, OBJDUMP] {
+        ensure!(which::which(tool).is_ok(), "{tool} is not installed; .ci/run installs it");
+    }
+    let target = data::target_by_name(TARGET)?;
+    let root = crate::project_root();
+    let out = root.join("target/vc-win64a-objects");
+    // Generated where missing, and every file equal to the committed lock.
+    let sets: Vec<&'static AsmSet> = SETS.iter().collect();
+    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+    generate::ensure_all(&root, &Config::expand(&[target], &sets), jobs)
+        .with_context(|| format!("the {TARGET} sets against generate.lock"))?;
+    for set in SETS {
+        let dir = generate::set_dir(&root, set.name, TARGET);
+        let m = Manifest::load(&dir)?;
+        let checked = check_set(target, set, &m, &dir, &out.join(set.name))
+            .with_context(|| format!("{}/{TARGET}", set.name))?;
+        println!("{}/{TARGET}: {checked}", set.name);
+        if !m.asm.is_empty() {
+            println!("{}/{TARGET}: {}", set.name, same_as_mingw(&root, set, &m)?);
+        }
+    }
+    Ok(())
+}
+
+/// How many `.asm` files equal mingw64's nasm rendering byte for byte: reported, as it is
+/// what a package could share between the two rows, not a property the build relies on.
+fn same_as_mingw(root: &Path, set: &AsmSet, m: &Manifest) -> Result<String> {
+    let mingw = Manifest::load(&generate::set_dir(root, set.name, "mingw64"))?;
+    let same = m
+        .asm
+        .iter()
+        .filter(|a| {
+            let hash = |m: &Manifest| m.generated(&a.path).map(|f| f.sha256.clone());
+            hash(m).is_some() && hash(m) == hash(&mingw)
+        })
+        .count();
+    Ok(format!("{same} of {} asm files are byte-identical to mingw64's", m.asm.len()))
+}
+
+/// One set: every asm file assembled and read back; a summary line.
+fn check_set(
+    target: &Target,
+    set: &AsmSet,
+    m: &Manifest,
+    dir: &Path,
+    out: &Path,
+) -> Result<String> {
+    if set.allowed.is_empty() {
+        let asm_units = m.units.iter().filter(|u| AsmSyntax::of_path(&u.path).is_some()).count();
+        ensure!(m.asm.is_empty() && asm_units == 0, "no_asm lists asm files");
+        return Ok("no asm files, as planned".into());
+    }
+    ensure!(!m.asm.is_empty(), "the manifest lists no asm files");
+    ensure!(
+        m.asm.iter().all(|a| AsmSyntax::of_path(&a.path) == Some(AsmSyntax::Nasm)),
+        "every asm file of {TARGET} must be nasm's `.asm`"
+    );
+    std::fs::create_dir_all(out)?;
+    let objects = assemble_all(target.nasm_format, dir, &m.asm, out)?;
+    for (file, obj) in m.asm.iter().zip(&objects) {
+        let exported = exports(obj)?;
+        ensure!(
+            exported == file.globals,
+            "{}: the object exports {exported:?}, the manifest lists {:?}",
+            file.path,
+            file.globals
+        );
+    }
+    let wide = !set.allowed.contains(&Feature::Avx512);
+    if wide {
+        avx512_free(&m.asm, &objects)?;
+    }
+    let paths = entry_points(target, set, m, out)?;
+    let note = if wide { ", none with an AVX-512 operand" } else { "" };
+    Ok(format!(
+        "{} files assembled by nasm -f {}, each exporting the manifest's symbols{note}; {paths}",
+        objects.len(),
+        target.nasm_format
+    ))
+}
+
+/// Assembles every file, on every core; objects in `out`, in the order of `files`.
+fn assemble_all(format: &str, dir: &Path, files: &[AsmFile], out: &Path) -> Result<Vec<PathBuf>> {
+    let next = AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let done: Vec<Vec<(usize, Result<PathBuf>)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(file) = files.get(i) else { return done };
+                        let obj = object_path(out, &file.path);
+                        let src = manifest::gen_path(dir, &file.path);
+                        done.push((i, assemble(format, &src, &obj).map(|()| obj)));
+                    }
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("nasm worker panicked")).collect()
+    });
+    let mut objects: Vec<Option<PathBuf>> = vec![None; files.len()];
+    for (i, r) in done.into_iter().flatten() {
+        objects[i] = Some(r.with_context(|| format!("assembling {}", files[i].path))?);
+    }
+    Ok(objects.into_iter().map(|o| o.expect("every file was assembled")).collect())
+}
+
+fn object_path(out: &Path, asm: &str) -> PathBuf {
+    out.join(asm.replace('/', "-")).with_extension("obj")
+}
+
+/// nasm with the flags crypto-sys's build passes (compile.rs: NASM_FLAGS and `-f`).
+fn assemble(format: &str, src: &Path, obj: &Path) -> Result<()> {
+    let out = Command::new("nasm")
+        .args(NASM_FLAGS)
+        .args(["-f", format, "-o"])
+        .arg(obj)
+        .arg(src)
+        .output()
+        .context("running nasm")?;
+    if !out.status.success() {
+        bail!("nasm failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr));
+    }
+    Ok(())
+}
+
+fn tool_output(tool: &str, args: &[&str], obj: &Path) -> Result<String> {
+    let out = Command::new(tool).args(args).arg(obj).env("LC_ALL", "C").output()?;
+    if !out.status.success() {
+        bail!("{tool} {args:?} {} failed: {}", obj.display(), String::from_utf8_lossy(&out.stderr));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The object's global, defined symbols, sorted as the manifest lists them. Common symbols
+/// (nm's `C`: x86_64cpuid's `common OPENSSL_ia32cap_P`) are tentative definitions that the
+/// linker merges, not exports of the file, and the manifest leaves them out in both syntaxes.
+fn exports(obj: &Path) -> Result<Vec<String>> {
+    let text = tool_output(NM, &["-g", "--defined-only"], obj)?;
+    let mut names: Vec<String> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|f| f.len() == 3 && f[1] != "C")
+        .map(|f| f[2].to_string())
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// No object disassembles to an AVX-512 operand.
+fn avx512_free(files: &[AsmFile], objects: &[PathBuf]) -> Result<()> {
+    for (file, obj) in files.iter().zip(objects) {
+        let text = tool_output(OBJDUMP, &["-d", "-M", "intel"], obj)?;
+        if let Some(line) = text.lines().find(|l| avx512_operand(l)) {
+            bail!("{}: AVX-512 code in an asm_avx2 object: `{}`", file.path, line.trim());
+        }
+    }
+    Ok(())
+}
+
+/// Each AVX-512 entry point of the target's table: real code in `asm`, a stub elsewhere,
+/// measured in the object as the distance to the next global symbol or the end of `.text`.
+fn entry_points(target: &Target, set: &AsmSet, m: &Manifest, out: &Path) -> Result<String> {
+    let want_real = set.allowed.contains(&Feature::Avx512);
+    let mut shown = Vec::new();
+    for fp in target.fast_paths {
+        let file = AsmSyntax::Nasm.rename(fp.file);
+        ensure!(m.asm_file(&file).is_some(), "the manifest has no {file}");
+        let obj = object_path(out, &file);
+        let size = global_sizes(&obj)?
+            .into_iter()
+            .find(|(s, _)| s == fp.symbol)
+            .map(|(_, n)| n)
+            .with_context(|| format!("{file} does not define {}", fp.symbol))?;
+        let real = size > crate::verify::STUB_MAX_BYTES;
+        ensure!(
+            real == want_real,
+            "{} in {file} is {size} bytes: it should be {}",
+            fp.symbol,
+            if want_real { "real code" } else { "a stub" }
+        );
+        shown.push(format!("{} {size} B", fp.symbol));
+    }
+    let kind = if want_real { "real code" } else { "stubs" };
+    Ok(format!("AVX-512 entry points are {kind} ({})", shown.join(", ")))
+}
+
+/// Each global text symbol and its size up to the next global one at a higher address (a
+/// stub often has several names), or to `.text`'s end.
+fn global_sizes(obj: &Path) -> Result<Vec<(String, u64)>> {
+    let hex = |s: &str| u64::from_str_radix(s, 16).with_context(|| format!("address `{s}`"));
+    let mut syms: Vec<(u64, String)> = Vec::new();
+    for l in tool_output(NM, &["-n", "--defined-only"], obj)?.lines() {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        if let [addr, "T", name] = f[..] {
+            syms.push((hex(addr)?, name.to_string()));
+        }
+    }
+    let headers = tool_output(OBJDUMP, &["-h"], obj)?;
+    let text_size = headers
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|f| f.get(1) == Some(&".text"))
+        .and_then(|f| f.get(2).map(|s| hex(s)))
+        .context("no .text section in objdump -h")??;
+    let end = |a: u64| syms.iter().map(|(b, _)| *b).find(|b| *b > a).unwrap_or(text_size);
+    Ok(syms.iter().map(|(a, n)| (n.clone(), end(*a) - a)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::avx512_operand;
+
+    #[test]
+    fn tells_avx512_operands_from_avx2_ones() {
+        assert!(avx512_operand("vpxord zmm17,zmm31,zmm16"));
+        assert!(avx512_operand("vmovdqu8 ymm1{k1}{z},YMMWORD PTR [rdi]"));
+        assert!(avx512_operand("vpxorq ymm17,ymm18,ymm19"));
+        assert!(avx512_operand("vmovdqu64 xmm16,XMMWORD PTR [rsi]"));
+        assert!(!avx512_operand("vpxor ymm15,ymm1,ymm2"));
+        assert!(!avx512_operand("movdqa xmm1,XMMWORD PTR [rip+0x10]"));
+        assert!(!avx512_operand("vpermq ymm2,ymm1,0x1b"));
+    }
+
+    /// The step alone: `cargo test -p xtask -- --ignored vc_win64a`.
+    #[test]
+    #[ignore = "needs nasm and mingw binutils, and generates the VC-WIN64A sets if missing"]
+    fn vc_win64a_objects() {
+        super::run().unwrap();
+    }
+}
