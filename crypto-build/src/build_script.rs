@@ -161,6 +161,8 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         );
     }
     let lock = Lock::load(&config.lock_dir)?;
+    let sets_root = crate::packed::restore(&config.sets_root, config.target.name, &config.out_dir)
+        .context("restoring the packaged sets")?;
     // OpenSSL's flags whatever the profile: -O3 and no debug info, as its own build.
     base.cargo_warnings(false).warnings(false).opt_level(3).debug(false);
     let compiler = base.try_get_compiler().context("finding the C compiler")?;
@@ -183,7 +185,7 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         &config.out_dir,
     )?;
     let mut facts = SetFacts {
-        sets_root: &config.sets_root,
+        sets_root: &sets_root,
         target: config.target,
         jobs: config.jobs,
         assembler: &assembler,
@@ -207,7 +209,7 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         format!("{} ({})", select::describe(&plan), toolchain.join("; "))
     });
     let c_manifest = facts.c_manifest(&plan)?;
-    let manifests = facts.loaded.iter().map(|m| config.sets_root.join(m.key()));
+    let manifests = facts.loaded.iter().map(|m| sets_root.join(m.key()));
     let manifests = manifests.map(|dir| dir.join(manifest::FILE_NAME));
     // The lock vouches for the manifests: a changed or removed lock checks them again.
     let inputs = manifests.chain(std::iter::once(lock_path)).collect();
@@ -215,7 +217,7 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         plan: &plan,
         c_manifest: &c_manifest,
         set_manifests: &facts.loaded,
-        sets_root: &config.sets_root,
+        sets_root: &sets_root,
         out_dir: &config.out_dir,
         assembler: &assembler,
         target: config.target,

@@ -8,5 +8,6 @@ pub mod data;
 pub mod detect;
 pub mod generate;
 pub mod manifest;
+pub mod packed;
 pub mod select;
 pub mod sha256;

@@ -75,6 +75,8 @@ fn install_sets(root: &Path, sets: &Path) -> Result<()> {
     }
     fs::copy(root.join(lock::FILE_NAME), sets.join(lock::FILE_NAME))
         .with_context(|| format!("copying {}", lock::FILE_NAME))?;
+    let (files, bytes) = crypto_build::packed::pack(sets)?;
+    println!("sets: {files} repeated files ({:.1} MiB) stored once", bytes as f64 / 1048576.0);
     Ok(())
 }
 
