@@ -8,6 +8,7 @@ mod driver;
 mod flags;
 mod generate;
 mod package;
+mod repro;
 mod sanitize;
 mod test;
 mod toolchains;
