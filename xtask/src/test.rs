@@ -305,3 +305,19 @@ fn sccache_build(sh: &Shell, cargo: &str) -> Result<()> {
     println!("sccache handled {c_compiles} C compilations");
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    /// The sccache step twice, as two runs of `cargo xtask test` do; the second finds every
+    /// cache warm: `cargo test -p xtask -- --ignored sccache_step_twice`.
+    #[test]
+    #[ignore = "compiles OpenSSL through sccache twice; cargo xtask test runs it once"]
+    fn sccache_step_twice() {
+        let sh = xshell::Shell::new().unwrap();
+        sh.change_dir(crate::project_root());
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        for _ in 0..2 {
+            super::sccache_build(&sh, &cargo).unwrap();
+        }
+    }
+}
