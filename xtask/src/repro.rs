@@ -107,9 +107,11 @@ fn race(cargo: &str, copy: &Path, target_dir: &Path) -> Result<Vec<Run>> {
             Watched::spawn(cmd, profile, log)
         })
         .collect::<Result<_>>()?;
+    // Every child waited for before any error returns: none is left running.
+    let waited: Vec<Result<Run>> = children.into_iter().map(Watched::wait).collect();
     let mut runs = Vec::new();
-    for child in children {
-        let run = child.wait()?;
+    for run in waited {
+        let run = run?;
         println!(
             "{} build: build script ran from {:.0?} to {:.0?} after launch; {}",
             run.profile,
@@ -200,8 +202,10 @@ fn reader(
     watch: Watcher,
 ) -> std::thread::JoinHandle<Result<()>> {
     std::thread::spawn(move || {
-        for line in from.lines() {
-            let line = line?;
+        // Bytes, not lines of UTF-8: a reader that stopped early would leave cargo blocked on
+        // a full pipe.
+        for line in from.split(b'\n') {
+            let line = String::from_utf8_lossy(&line?).into_owned();
             watch(&line, &mut events.lock().unwrap());
             writeln!(log.lock().unwrap(), "{line}")?;
         }
