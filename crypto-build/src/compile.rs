@@ -222,6 +222,9 @@ impl ObjectCache {
         let tool = build.try_get_compiler()?;
         // Include paths name the set's directory; what they hold is in c_config.
         let mut args = Vec::new();
+        // Prefix maps come ordered by their directories' lengths, which differ between
+        // checkouts and profiles: keyed as a set of the names they map to.
+        let mut maps = std::collections::BTreeSet::new();
         let mut skip = false;
         for a in tool.args() {
             let a = a.to_string_lossy();
@@ -229,8 +232,15 @@ impl ObjectCache {
                 skip = a == "-I";
                 continue;
             }
-            args.push(without_old_prefix(&a).unwrap_or_else(|| a.into_owned()));
+            match without_old_prefix(&a) {
+                Some(map) => maps.insert(map),
+                None => {
+                    args.push(a.into_owned());
+                    continue;
+                }
+            };
         }
+        args.extend(maps);
         let identity = self.identity(tool.path());
         let base = format!("{identity}\n{args:?}\n{words:?}\n{}", self.c_config);
         let keyed = self.keyed(&base, units, "o");
@@ -427,15 +437,20 @@ mod tests {
         let _ = fs::remove_dir_all(&dir);
         let host = "x86_64-unknown-linux-gnu";
         let mut made = Vec::new();
-        for checkout in ["a", "a-longer-name/b"] {
+        // The other directory is longer than the checkout in one and shorter in the other, so
+        // the maps come in the other order.
+        for (checkout, out) in [("a", "out-with-a-long-name"), ("a-longer-name/b", "o")] {
             let root = dir.join(checkout);
+            let out = dir.join(out);
             fs::create_dir_all(root.join("crypto")).unwrap();
             let src = root.join("crypto/unit.c");
             fs::write(&src, "const char *unit_file(void) { return __FILE__; }\n").unwrap();
             let mut b = cc::Build::new();
             b.target(host).host(host).opt_level(2).cargo_metadata(false).out_dir(root.join("obj"));
-            let flags = prefix_map_flags(&b, &[(root.clone(), "openssl")]);
-            assert_eq!(flags, [format!("-ffile-prefix-map={}=openssl", root.display())]);
+            let mut names = vec![(root.clone(), "openssl"), (out, "crypto-sys-out")];
+            names.sort_by_key(|(dir, _)| dir.as_os_str().len());
+            let flags = prefix_map_flags(&b, &names);
+            assert!(flags.contains(&format!("-ffile-prefix-map={}=openssl", root.display())));
             for f in &flags {
                 b.flag(f);
             }
