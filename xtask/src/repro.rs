@@ -247,7 +247,15 @@ fn same_archive(want: &Path, got: &Path) -> Result<()> {
     let (ma, mb) = (members(&a).context(want.display().to_string())?, members(&b)?);
     for (i, (x, y)) in ma.iter().zip(&mb).enumerate() {
         let what = if x.name != y.name {
-            format!("member #{i} is {} in one and {} in the other", x.name, y.name)
+            // Members are named by their object cache keys.
+            format!(
+                "member #{i} is {} in one and {} in the other: their cache keys (compiler, flags \
+                 or source) differ",
+                x.name, y.name
+            )
+        } else if x.name == LONG_NAMES {
+            // Compared through the names it resolves.
+            continue;
         } else if x.fields != y.fields {
             format!("member #{i}, {}: headers differ (timestamp, owner or mode)", x.name)
         } else if x.data != y.data {
@@ -263,8 +271,18 @@ fn same_archive(want: &Path, got: &Path) -> Result<()> {
         };
         bail!("{what} ({} against {})", want.display(), got.display());
     }
-    bail!("{} has {} members, {} has {}", want.display(), ma.len(), got.display(), mb.len())
+    ensure!(
+        ma.len() == mb.len(),
+        "{} has {} members, {} has {}",
+        want.display(),
+        ma.len(),
+        got.display(),
+        mb.len()
+    );
+    bail!("{} and {} differ outside their members", want.display(), got.display())
 }
+
+const LONG_NAMES: &str = "// (long names)";
 
 /// One member of a GNU or System V `ar` archive.
 struct Member<'a> {
@@ -290,7 +308,7 @@ fn members(ar: &[u8]) -> Result<Vec<Member<'_>>> {
             Some("") => "/ (symbol index)".to_string(),
             Some("/") => {
                 long_names = data;
-                "// (long names)".to_string()
+                LONG_NAMES.to_string()
             }
             Some(offset) => {
                 let at: usize = offset.parse().context("long name offset")?;
@@ -350,6 +368,13 @@ mod tests {
         assert!(e.contains("a-long-object-name.o: headers differ"), "{e}");
         let e = compared(one(b"abc", "0"), archive(std::slice::from_ref(&names)));
         assert!(e.contains("has 3 members") && e.contains("has 1"), "{e}");
+        let other = member("//", "", b"another-long-name.o/\n");
+        let renamed = archive(&[other, member("x.o/", "0", b"same"), member("/0", "0", b"abc")]);
+        let e = compared(one(b"abc", "0"), renamed);
+        assert!(
+            e.contains("member #2 is a-long-object-name.o in one and another-long-name.o"),
+            "{e}"
+        );
     }
 
     /// The step on its own, after `cargo xtask build --prefix target/prefix`:
