@@ -233,12 +233,11 @@ impl ObjectCache {
                 continue;
             }
             match without_old_prefix(&a) {
-                Some(map) => maps.insert(map),
-                None => {
-                    args.push(a.into_owned());
-                    continue;
+                Some(map) => {
+                    maps.insert(map);
                 }
-            };
+                None => args.push(a.into_owned()),
+            }
         }
         args.extend(maps);
         let identity = self.identity(tool.path());
