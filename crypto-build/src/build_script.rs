@@ -285,13 +285,14 @@ fn write_facts(
     }
     fs::write(c.out_dir.join("build_info.rs"), rs)?;
     let summary = format!(
-        "set {} (requested {}), C {}, {}, {} units ({} asm), {} downgraded\n",
+        "set {} (requested {}), C {}, {}, {} units ({} asm, {} compiled), {} downgraded\n",
         plan.c_set.name,
         plan.requested.name(),
         plan.c_variant.map_or("default", |v| v.name),
         asm.describe(),
         units,
         plan.files.len(),
+        a.compiled,
         plan.downgrades.len() + usize::from(plan.variant_refused.is_some())
     );
     fs::write(c.out_dir.join(SUMMARY_FILE), summary)?;

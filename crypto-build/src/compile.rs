@@ -11,6 +11,7 @@ use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// Inputs of one compile.
@@ -35,6 +36,8 @@ pub struct Artifacts {
     pub lib_dir: PathBuf,
     pub include_dir: PathBuf,
     pub units: usize,
+    /// Units this build compiled (the rest came from the object cache).
+    pub compiled: usize,
 }
 
 pub fn compile(job: &Job) -> Result<Artifacts> {
@@ -42,6 +45,7 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     let src_root = openssl_src::source_dir();
     let c_dir = job.sets_root.join(m.key());
     let cache = ObjectCache::new(cache_dir(job.out_dir), m)?;
+    let prefix_maps = prefix_map_flags(&job.base, &stable_names(job, &src_root, &c_dir));
     let mut builds = Vec::new();
     for ((lib, group, is_asm), mut units) in units_by_group(job)? {
         let mut build = job.base.clone();
@@ -49,7 +53,7 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
         if is_asm {
             build.compiler(&job.assembler.driver);
         }
-        for f in m.cflags.iter().filter(|f| !owned_by_cc(job.target, f)) {
+        for f in m.cflags.iter().filter(|f| !owned_by_cc(job.target, f)).chain(&prefix_maps) {
             build.flag(f);
         }
         for word in &m.groups[group] {
@@ -102,7 +106,58 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     }
     let include_dir = job.out_dir.join("include");
     install_headers(&src_root, &c_dir, &include_dir)?;
-    Ok(Artifacts { lib_dir, include_dir, units: m.units.len() })
+    let compiled = cache.compiled.load(Ordering::Relaxed);
+    Ok(Artifacts { lib_dir, include_dir, units: m.units.len(), compiled })
+}
+
+/// The name each path-dependent directory of the build takes inside the objects (`__FILE__`
+/// in OpenSSL's error records, debug info), so that two checkouts at different paths build
+/// the same bytes. openssl-src's tree and every set's generated files both read `openssl`, as
+/// in an in-tree OpenSSL build: a C object is then the same whichever set its file came
+/// from, as its cache key already assumes. Ordered from the shortest directory to the longest.
+fn stable_names(job: &Job, src_root: &Path, c_dir: &Path) -> Vec<(PathBuf, &'static str)> {
+    let sets = job.set_manifests.iter().map(|s| job.sets_root.join(s.key()));
+    let gen_dirs = sets.chain([c_dir.to_path_buf()]).map(|d| manifest::gen_path(&d, ""));
+    let mut names: BTreeMap<PathBuf, &'static str> = BTreeMap::new();
+    for dir in gen_dirs.chain([src_root.to_path_buf()]) {
+        names.entry(dir).or_insert("openssl");
+    }
+    names.entry(job.sets_root.to_path_buf()).or_insert("crypto-sys-sets");
+    names.entry(job.out_dir.to_path_buf()).or_insert("crypto-sys-out");
+    // The compiler's working directory, which debug info records (CFLAGS=-g).
+    if let Ok(cwd) = std::env::current_dir() {
+        names.entry(cwd).or_insert(".");
+    }
+    let mut names: Vec<_> = names.into_iter().collect();
+    // gcc applies the last option that matches, clang the longest prefix: shortest first
+    // makes both take the most specific one.
+    names.sort_by_key(|(dir, _)| dir.as_os_str().len());
+    names
+}
+
+/// `-ffile-prefix-map=OLD=NEW` per directory (gcc >= 8, clang >= 10); for an older compiler,
+/// whichever of the parts it has: `-fdebug-prefix-map` (debug info) and `-fmacro-prefix-map`
+/// (`__FILE__`).
+fn prefix_map_flags(base: &cc::Build, names: &[(PathBuf, &str)]) -> Vec<String> {
+    let supported =
+        |opt: &str| base.is_flag_supported(format!("{opt}=/nonexistent=x")).unwrap_or(false);
+    let opts: Vec<&str> = if supported("-ffile-prefix-map") {
+        vec!["-ffile-prefix-map"]
+    } else {
+        ["-fdebug-prefix-map", "-fmacro-prefix-map"].into_iter().filter(|o| supported(o)).collect()
+    };
+    let pairs = names.iter().flat_map(|(dir, name)| opts.iter().map(move |o| (o, dir, name)));
+    pairs.map(|(opt, dir, name)| format!("{opt}={}={name}", dir.display())).collect()
+}
+
+/// A prefix map's flag without its directory: the cache key must not depend on where the
+/// checkout is, only on the name it maps to.
+fn without_old_prefix(arg: &str) -> Option<String> {
+    let (opt, map) = arg.split_once('=')?;
+    if !opt.ends_with("-prefix-map") {
+        return None;
+    }
+    Some(format!("{opt}={}", map.rsplit_once('=').map_or(map, |(_, new)| new)))
 }
 
 /// Beside cargo's target directory (the ancestor holding its CACHEDIR.TAG), so that debug and
@@ -133,6 +188,8 @@ struct ObjectCache {
     c_config: String,
     /// Each tool's identity (banners, binary size and mtime) by path, asked once per build.
     identities: Mutex<BTreeMap<PathBuf, String>>,
+    /// Objects this build made and stored.
+    compiled: AtomicUsize,
 }
 
 impl ObjectCache {
@@ -145,7 +202,8 @@ impl ObjectCache {
             .map(|f| format!("{} {}\n", f.sha256, f.path))
             .collect();
         let identities = Mutex::default();
-        Ok(ObjectCache { dir, c_config: sha256::hex(c_files.as_bytes()), identities })
+        let c_config = sha256::hex(c_files.as_bytes());
+        Ok(ObjectCache { dir, c_config, identities, compiled: AtomicUsize::new(0) })
     }
 
     /// What the tool at `path` is, not where it is: a compiler upgraded in place must not
@@ -164,6 +222,9 @@ impl ObjectCache {
         let tool = build.try_get_compiler()?;
         // Include paths name the set's directory; what they hold is in c_config.
         let mut args = Vec::new();
+        // Prefix maps come ordered by their directories' lengths, which differ between
+        // checkouts and profiles: keyed as a set of the names they map to.
+        let mut maps = std::collections::BTreeSet::new();
         let mut skip = false;
         for a in tool.args() {
             let a = a.to_string_lossy();
@@ -171,8 +232,14 @@ impl ObjectCache {
                 skip = a == "-I";
                 continue;
             }
-            args.push(a.into_owned());
+            match without_old_prefix(&a) {
+                Some(map) => {
+                    maps.insert(map);
+                }
+                None => args.push(a.into_owned()),
+            }
         }
+        args.extend(maps);
         let identity = self.identity(tool.path());
         let base = format!("{identity}\n{args:?}\n{words:?}\n{}", self.c_config);
         let keyed = self.keyed(&base, units, "o");
@@ -181,10 +248,23 @@ impl ObjectCache {
             build.files(stale.iter().map(|(u, _)| &u.path));
             let fresh = build.try_compile_intermediates()?;
             for ((_, cached), obj) in stale.iter().zip(&fresh) {
-                fs::rename(obj, cached).with_context(|| format!("caching {}", obj.display()))?;
+                self.store(obj, cached)?;
             }
         }
         Ok(keyed.into_iter().map(|(_, o)| o).collect())
+    }
+
+    /// Moves a fresh object into the cache in one rename, so another build sharing the cache
+    /// (debug and release at once) sees the whole object or none; when both made it, either
+    /// copy serves. Across file systems, a copy under a unique name is renamed in instead.
+    fn store(&self, obj: &Path, cached: &Path) -> Result<()> {
+        self.compiled.fetch_add(1, Ordering::Relaxed);
+        if fs::rename(obj, cached).is_ok() {
+            return Ok(());
+        }
+        let tmp = self.dir.join(unique_name("obj"));
+        fs::copy(obj, &tmp).with_context(|| format!("caching {}", obj.display()))?;
+        fs::rename(&tmp, cached).with_context(|| format!("caching {}", obj.display()))
     }
 
     /// Each unit and its object's place in the cache: `base` (what the tool is and how it is
@@ -216,7 +296,7 @@ impl ObjectCache {
             let mut seen = std::collections::BTreeSet::new();
             let (batch, rest): (Vec<_>, Vec<_>) =
                 stale.into_iter().partition(|(u, _)| seen.insert(u.path.file_name()));
-            let tmp = self.dir.join(format!("nasm-{}", std::process::id()));
+            let tmp = self.dir.join(unique_name("nasm"));
             let mut nasm = nasm_rs::Build::new();
             nasm.nasm(&asm.driver)
                 .target(nasm_target(format))
@@ -228,13 +308,20 @@ impl ObjectCache {
             }
             let objs = nasm.compile_objects().map_err(|e| anyhow::anyhow!("nasm: {e}"))?;
             for ((_, cached), obj) in batch.iter().zip(&objs) {
-                fs::rename(obj, cached).with_context(|| format!("caching {}", obj.display()))?;
+                self.store(obj, cached)?;
             }
             let _ = fs::remove_dir_all(&tmp);
             stale = rest;
         }
         Ok(keyed.into_iter().map(|(_, o)| o).collect())
     }
+}
+
+/// A name no other build, nor another thread of this one, is using in the cache directory.
+fn unique_name(what: &str) -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    format!(".{what}-tmp-{}-{n}", std::process::id())
 }
 
 /// A triple that makes nasm-rs pick the `-f` format we want (it derives it from the triple).
@@ -308,7 +395,9 @@ fn archive(base: &cc::Build, dir: &Path, name: &str, objs: &[PathBuf]) -> Result
         fs::write(&rsp, list).with_context(|| format!("writing {}", rsp.display()))?;
         ar.arg("/nologo").arg(format!("/OUT:{}", lib.display())).arg(format!("@{}", rsp.display()));
     } else {
-        ar.arg("crs").arg(&lib).args(objs);
+        // D: zero timestamps, uids and gids, mode 644, whatever the archiver's default;
+        // members go in the order given, which the manifest fixes.
+        ar.arg("crsD").arg(&lib).args(objs);
     }
     let out = ar.output().with_context(|| format!("running {ar:?}"))?;
     if !out.status.success() {
@@ -355,6 +444,56 @@ mod tests {
         fs::write(&cc, script).unwrap();
         std::process::Command::new("chmod").arg("755").arg(&cc).status().unwrap();
         cc
+    }
+
+    /// `__FILE__` of a unit in two checkouts at different paths: the same object, under the
+    /// same cache key.
+    #[test]
+    fn checkouts_at_different_paths_make_the_same_object() {
+        let dir =
+            std::env::temp_dir().join(format!("crypto-build-prefix-map-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let host = "x86_64-unknown-linux-gnu";
+        let mut made = Vec::new();
+        // The other directory is longer than the checkout in one and shorter in the other, so
+        // the maps come in the other order.
+        for (checkout, out) in [("a", "out-with-a-long-name"), ("a-longer-name/b", "o")] {
+            let root = dir.join(checkout);
+            let out = dir.join(out);
+            fs::create_dir_all(root.join("crypto")).unwrap();
+            let src = root.join("crypto/unit.c");
+            fs::write(&src, "const char *unit_file(void) { return __FILE__; }\n").unwrap();
+            let mut b = cc::Build::new();
+            b.target(host).host(host).opt_level(2).cargo_metadata(false).out_dir(root.join("obj"));
+            let mut names = vec![(root.clone(), "openssl"), (out, "crypto-sys-out")];
+            names.sort_by_key(|(dir, _)| dir.as_os_str().len());
+            let flags = prefix_map_flags(&b, &names);
+            assert!(flags.contains(&format!("-ffile-prefix-map={}=openssl", root.display())));
+            for f in &flags {
+                b.flag(f);
+            }
+            let cache = ObjectCache::new(dir.join(checkout).join("objcache"), &Manifest::default());
+            let unit =
+                Source { path: src, rel: "crypto/unit.c".into(), identity: "1".into(), size: 1 };
+            let objs = cache.unwrap().compile(&mut b, &[], &[unit]).unwrap();
+            made.push((objs[0].file_name().unwrap().to_owned(), fs::read(&objs[0]).unwrap()));
+        }
+        assert_eq!(made[0].0, made[1].0, "the cache key depends on the checkout's path");
+        assert!(made[0].1 == made[1].1, "the objects differ");
+        let text = String::from_utf8_lossy(&made[0].1).into_owned();
+        assert!(text.contains("openssl/crypto/unit.c"), "__FILE__ not mapped");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_cache_key_keeps_only_the_name_a_prefix_maps_to() {
+        let key = |a: &str| without_old_prefix(a);
+        assert_eq!(
+            key("-ffile-prefix-map=/w/a=b=openssl").as_deref(),
+            Some("-ffile-prefix-map=openssl")
+        );
+        assert_eq!(key("-fdebug-prefix-map=/w=.").as_deref(), Some("-fdebug-prefix-map=."));
+        assert_eq!(key("-DOPENSSLDIR=\"/x\""), None);
     }
 
     #[test]

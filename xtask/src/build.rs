@@ -148,7 +148,7 @@ pub fn build_crypto_sys(
 }
 
 /// The value of a string field in one line of cargo's JSON (paths have no escapes but `\\`).
-fn json_string_field(line: &str, field: &str) -> Option<String> {
+pub(crate) fn json_string_field(line: &str, field: &str) -> Option<String> {
     let key = format!("\"{field}\":\"");
     let rest = &line[line.find(&key)? + key.len()..];
     let end = rest.find('"')?;

@@ -39,8 +39,9 @@ cargo xtask <command>
       Write docs/toolchains.md: each tested toolchain against the plan chosen for it.
   test [--sanitize | --msvc]
       Every check: fmt, clippy, the sets against generate.lock, the workspace's tests,
-      crypto-sys's known-answer tests with each set on every code path, the C driver
-      natively, under ASan and UBSan, and under wine. --sanitize runs only the sanitizer
+      crypto-sys's known-answer tests with each set on every code path, a copy at another
+      path building debug and release at once to the same bytes, the C driver natively,
+      under ASan and UBSan, and under wine. --sanitize runs only the sanitizer
       step: OpenSSL built by clang-19 with -fsanitize=address,undefined (asm kept) into
       target/prefix-san, and the C driver built the same way on every code path. --msvc
       runs only the VC-WIN64A step: each set's .asm files assembled by nasm -f win64, their

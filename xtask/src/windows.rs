@@ -141,6 +141,11 @@ fn bad_input(sh: &Shell, cargo: &str) -> Result<()> {
     for (case, tc, want) in &cases {
         let _nasm = sh.push_env("NASM", "/nonexistent/nasm");
         let prefix = prefix_dir("bad-input");
+        // Whatever an earlier run left there would read as a prefix this build installed.
+        if prefix.exists() {
+            std::fs::remove_dir_all(&prefix)
+                .with_context(|| format!("removing {}", prefix.display()))?;
+        }
         match build(sh, cargo, tc, &[], &prefix) {
             Err(e) if format!("{e:#}").contains(want) && !prefix.exists() => {
                 println!("{case}: refused, naming `{want}`");

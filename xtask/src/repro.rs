@@ -1,0 +1,390 @@
+//! Reproducible and concurrent builds, one step of `cargo xtask test`: a copy of the
+//! workspace at another path builds crypto-sys into another, fresh target directory, a debug
+//! and a release build started at the same moment, so that they race on every entry of their
+//! shared and cold object cache. Both must pass the known answers, and each of their
+//! `libcrypto.a` and `libssl.a` must equal, byte for byte, the ones a build here made.
+
+use anyhow::{bail, ensure, Context, Result};
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+use xshell::{cmd, Shell};
+
+/// Scratch space for the step, emptied at its start so a rerun builds cold again.
+const WORK: &str = "target/repro";
+const LIBS: &[&str] = &["libcrypto.a", "libssl.a"];
+
+/// Compares the copy's builds with the prefix `reference` (from `cargo xtask build --prefix`
+/// in this workspace).
+pub fn run(sh: &Shell, cargo: &str, reference: &Path) -> Result<()> {
+    let work = crate::project_root().join(WORK);
+    if work.exists() {
+        fs::remove_dir_all(&work).with_context(|| format!("removing {}", work.display()))?;
+    }
+    // A longer path than the workspace's, so no name of the same length can line up by chance.
+    let copy = work.join("a-copy-of-the-workspace");
+    copy_workspace(sh, &copy)?;
+    let runs = race(cargo, &copy, &work.join("another-target-dir"))?;
+    overlapped(&runs)?;
+    for run in &runs {
+        for lib in LIBS {
+            let (want, got) = (reference.join("lib").join(lib), run.out_dir.join("lib").join(lib));
+            same_archive(&want, &got).with_context(|| {
+                format!(
+                    "{lib} of the {} build in {} differs from this checkout's",
+                    run.profile,
+                    copy.display()
+                )
+            })?;
+        }
+    }
+    println!(
+        "reproducible: {} from {} (debug and release, cold cache) equal {}'s, byte for byte",
+        LIBS.join(" and "),
+        copy.display(),
+        reference.display()
+    );
+    // Two full target directories: only their verdict is needed.
+    fs::remove_dir_all(&work).with_context(|| format!("removing {}", work.display()))
+}
+
+/// The working tree's files as they are (committed or not, ignored ones left out) and the
+/// generated sets, which are ignored.
+fn copy_workspace(sh: &Shell, to: &Path) -> Result<()> {
+    let root = crate::project_root();
+    let listed = cmd!(sh, "git ls-files -z --cached --others --exclude-standard")
+        .read()
+        .context("listing the workspace's files with git")?;
+    for rel in listed.split('\0').filter(|r| !r.is_empty()) {
+        let from = root.join(rel);
+        // Listed but deleted in the working tree.
+        if !from.is_file() {
+            continue;
+        }
+        let dest = to.join(rel);
+        fs::create_dir_all(dest.parent().unwrap())?;
+        fs::copy(&from, &dest).with_context(|| format!("copying {}", from.display()))?;
+    }
+    for set in crypto_build::data::SETS {
+        let dir = root.join(set.name);
+        if dir.exists() {
+            crypto_build::generate::copy_tree(&dir, &to.join(set.name))
+                .with_context(|| format!("copying {}", dir.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// One of the racing builds, as seen from its output.
+struct Run {
+    profile: &'static str,
+    out_dir: PathBuf,
+    /// When cargo started crypto-sys's build script, and when it reported it done.
+    started: Instant,
+    finished: Instant,
+    summary: String,
+}
+
+/// `cargo test -p crypto-sys --test kat`, debug and release, started together in `copy` with
+/// one target directory; both must pass.
+fn race(cargo: &str, copy: &Path, target_dir: &Path) -> Result<Vec<Run>> {
+    let launched = Instant::now();
+    let children: Vec<_> = [("debug", None), ("release", Some("--release"))]
+        .into_iter()
+        .map(|(profile, flag)| {
+            let mut cmd = Command::new(cargo);
+            cmd.args(["test", "-p", "crypto-sys", "--test", "kat", "-v"])
+                .args(flag)
+                .arg("--message-format=json-render-diagnostics")
+                .current_dir(copy)
+                .env("CARGO_TARGET_DIR", target_dir)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            let log = target_dir.with_file_name(format!("{profile}.log"));
+            Watched::spawn(cmd, profile, log)
+        })
+        .collect::<Result<_>>()?;
+    // Every child waited for before any error returns: none is left running.
+    let waited: Vec<Result<Run>> = children.into_iter().map(Watched::wait).collect();
+    let mut runs = Vec::new();
+    for run in waited {
+        let run = run?;
+        println!(
+            "{} build: build script ran from {:.0?} to {:.0?} after launch; {}",
+            run.profile,
+            run.started - launched,
+            run.finished - launched,
+            run.summary.trim()
+        );
+        runs.push(run);
+    }
+    Ok(runs)
+}
+
+/// Both build scripts were running at one moment: otherwise the second found the cache warm
+/// and the race this step is for did not happen.
+fn overlapped(runs: &[Run]) -> Result<()> {
+    let [a, b] = runs else { bail!("expected two builds") };
+    ensure!(
+        a.started < b.finished && b.started < a.finished,
+        "the debug and release builds of crypto-sys did not run at the same time, so they did \
+         not race on the object cache; cargo serialised them"
+    );
+    Ok(())
+}
+
+/// What the reader threads saw of a build script: (started, finished, out_dir).
+#[derive(Default)]
+struct Events {
+    started: Option<Instant>,
+    finished: Option<(Instant, PathBuf)>,
+}
+
+/// A cargo run whose output goes to a log, watched for crypto-sys's build script.
+struct Watched {
+    profile: &'static str,
+    child: std::process::Child,
+    readers: Vec<std::thread::JoinHandle<Result<()>>>,
+    events: Arc<Mutex<Events>>,
+    log: PathBuf,
+}
+
+impl Watched {
+    fn spawn(mut cmd: Command, profile: &'static str, log: PathBuf) -> Result<Watched> {
+        let mut child = cmd.spawn().with_context(|| format!("starting {cmd:?}"))?;
+        let file = Arc::new(Mutex::new(fs::File::create(&log)?));
+        let events = Arc::new(Mutex::new(Events::default()));
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let stderr = BufReader::new(child.stderr.take().unwrap());
+        let readers = vec![
+            reader(stdout, file.clone(), events.clone(), build_script_done),
+            reader(stderr, file, events.clone(), build_script_started),
+        ];
+        Ok(Watched { profile, child, readers, events, log })
+    }
+
+    fn wait(mut self) -> Result<Run> {
+        let status = self.child.wait()?;
+        for r in self.readers {
+            r.join().expect("log reader panicked")?;
+        }
+        let log = self.log.display();
+        let tail = || {
+            let text = fs::read_to_string(&self.log).unwrap_or_default();
+            let lines: Vec<&str> = text.lines().collect();
+            lines[lines.len().saturating_sub(40)..].join("\n")
+        };
+        ensure!(
+            status.success(),
+            "the {} build failed ({status}; {log}):\n{}",
+            self.profile,
+            tail()
+        );
+        let events = std::mem::take(&mut *self.events.lock().unwrap());
+        let (Some(started), Some((finished, out_dir))) = (events.started, events.finished) else {
+            bail!("the {} build ran no crypto-sys build script ({log}):\n{}", self.profile, tail());
+        };
+        let summary = fs::read_to_string(out_dir.join(crypto_build::build_script::SUMMARY_FILE))?;
+        Ok(Run { profile: self.profile, out_dir, started, finished, summary })
+    }
+}
+
+type Watcher = fn(&str, &mut Events);
+
+/// Copies each line to the log and lets `watch` note what it shows.
+fn reader(
+    from: impl BufRead + Send + 'static,
+    log: Arc<Mutex<fs::File>>,
+    events: Arc<Mutex<Events>>,
+    watch: Watcher,
+) -> std::thread::JoinHandle<Result<()>> {
+    std::thread::spawn(move || {
+        // Bytes, not lines of UTF-8: a reader that stopped early would leave cargo blocked on
+        // a full pipe.
+        for line in from.split(b'\n') {
+            let line = String::from_utf8_lossy(&line?).into_owned();
+            watch(&line, &mut events.lock().unwrap());
+            writeln!(log.lock().unwrap(), "{line}")?;
+        }
+        Ok(())
+    })
+}
+
+/// cargo -v: "Running `… /build/crypto-sys-<hash>/build-script-build`".
+fn build_script_started(line: &str, e: &mut Events) {
+    let line = line.trim();
+    if line.starts_with("Running `")
+        && line.contains("/build/crypto-sys-")
+        && line.ends_with("/build-script-build`")
+    {
+        e.started.get_or_insert_with(Instant::now);
+    }
+}
+
+/// cargo's JSON message for crypto-sys's finished build script, with its OUT_DIR.
+fn build_script_done(line: &str, e: &mut Events) {
+    if !line.contains(r#""reason":"build-script-executed""#) {
+        return;
+    }
+    let package = crate::build::json_string_field(line, "package_id").unwrap_or_default();
+    if package.contains("/crypto-sys#") {
+        if let Some(out_dir) = crate::build::json_string_field(line, "out_dir") {
+            e.finished = Some((Instant::now(), PathBuf::from(out_dir)));
+        }
+    }
+}
+
+/// Equal bytes, or an error naming the first archive member that differs and how.
+fn same_archive(want: &Path, got: &Path) -> Result<()> {
+    let a = fs::read(want).with_context(|| format!("reading {}", want.display()))?;
+    let b = fs::read(got).with_context(|| format!("reading {}", got.display()))?;
+    if a == b {
+        return Ok(());
+    }
+    let (ma, mb) = (members(&a).context(want.display().to_string())?, members(&b)?);
+    for (i, (x, y)) in ma.iter().zip(&mb).enumerate() {
+        let what = if x.name != y.name {
+            // Members are named by their object cache keys.
+            format!(
+                "member #{i} is {} in one and {} in the other: their cache keys (compiler, flags \
+                 or source) differ",
+                x.name, y.name
+            )
+        } else if x.name == LONG_NAMES {
+            // Compared through the names it resolves.
+            continue;
+        } else if x.fields != y.fields {
+            format!("member #{i}, {}: headers differ (timestamp, owner or mode)", x.name)
+        } else if x.data != y.data {
+            let at = x
+                .data
+                .iter()
+                .zip(y.data)
+                .position(|(p, q)| p != q)
+                .unwrap_or(x.data.len().min(y.data.len()));
+            format!("member #{i}, {}: contents differ from byte {at}", x.name)
+        } else {
+            continue;
+        };
+        bail!("{what} ({} against {})", want.display(), got.display());
+    }
+    ensure!(
+        ma.len() == mb.len(),
+        "{} has {} members, {} has {}",
+        want.display(),
+        ma.len(),
+        got.display(),
+        mb.len()
+    );
+    bail!("{} and {} differ outside their members", want.display(), got.display())
+}
+
+const LONG_NAMES: &str = "// (long names)";
+
+/// One member of a GNU or System V `ar` archive.
+struct Member<'a> {
+    name: String,
+    /// Date, uid, gid and mode: what deterministic mode zeroes.
+    fields: &'a [u8],
+    data: &'a [u8],
+}
+
+/// The members in order, their long names resolved (the symbol index is named `/`).
+fn members(ar: &[u8]) -> Result<Vec<Member<'_>>> {
+    let mut rest = ar.strip_prefix(b"!<arch>\n").context("not an ar archive")?;
+    let mut long_names: &[u8] = &[];
+    let mut out = Vec::new();
+    while rest.len() >= 60 {
+        let (header, body) = rest.split_at(60);
+        let size: usize =
+            std::str::from_utf8(&header[48..58])?.trim().parse().context("member size")?;
+        ensure!(body.len() >= size, "truncated archive");
+        let data = &body[..size];
+        let raw = String::from_utf8_lossy(&header[..16]).trim_end().to_string();
+        let name = match raw.strip_prefix('/') {
+            Some("") => "/ (symbol index)".to_string(),
+            Some("/") => {
+                long_names = data;
+                LONG_NAMES.to_string()
+            }
+            Some(offset) => {
+                let at: usize = offset.parse().context("long name offset")?;
+                let tail = long_names.get(at..).unwrap_or_default();
+                let end = tail.windows(2).position(|w| w == b"/\n").unwrap_or(tail.len());
+                String::from_utf8_lossy(&tail[..end]).into_owned()
+            }
+            None => raw.trim_end_matches('/').to_string(),
+        };
+        out.push(Member { name, fields: &header[16..48], data });
+        rest = &body[(size + size % 2).min(body.len())..];
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn member(name: &str, date: &str, data: &[u8]) -> Vec<u8> {
+        let mut m = format!("{name:<16}{date:<12}{:<6}{:<6}{:<8}{:<10}`\n", 0, 0, 644, data.len())
+            .into_bytes();
+        m.extend_from_slice(data);
+        if data.len() % 2 == 1 {
+            m.push(b'\n');
+        }
+        m
+    }
+
+    fn archive(parts: &[Vec<u8>]) -> Vec<u8> {
+        let mut a = b"!<arch>\n".to_vec();
+        parts.iter().for_each(|p| a.extend_from_slice(p));
+        a
+    }
+
+    fn compared(a: Vec<u8>, b: Vec<u8>) -> String {
+        let dir = std::env::temp_dir().join(format!("xtask-repro-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let (pa, pb) = (dir.join("a.a"), dir.join("b.a"));
+        fs::write(&pa, a).unwrap();
+        fs::write(&pb, b).unwrap();
+        let r = same_archive(&pa, &pb).map_or_else(|e| format!("{e:#}"), |()| "same".into());
+        fs::remove_dir_all(&dir).unwrap();
+        r
+    }
+
+    #[test]
+    fn names_the_first_member_that_differs() {
+        let names = member("//", "", b"a-long-object-name.o/\n");
+        let one = |d: &[u8], date: &str| {
+            archive(&[names.clone(), member("x.o/", "0", b"same"), member("/0", date, d)])
+        };
+        assert_eq!(compared(one(b"abc", "0"), one(b"abc", "0")), "same");
+        let e = compared(one(b"abc", "0"), one(b"abd", "0"));
+        assert!(e.contains("member #2, a-long-object-name.o: contents differ from byte 2"), "{e}");
+        let e = compared(one(b"abc", "0"), one(b"abc", "1700000000"));
+        assert!(e.contains("a-long-object-name.o: headers differ"), "{e}");
+        let e = compared(one(b"abc", "0"), archive(std::slice::from_ref(&names)));
+        assert!(e.contains("has 3 members") && e.contains("has 1"), "{e}");
+        let other = member("//", "", b"another-long-name.o/\n");
+        let renamed = archive(&[other, member("x.o/", "0", b"same"), member("/0", "0", b"abc")]);
+        let e = compared(one(b"abc", "0"), renamed);
+        assert!(
+            e.contains("member #2 is a-long-object-name.o in one and another-long-name.o"),
+            "{e}"
+        );
+    }
+
+    /// The step on its own, after `cargo xtask build --prefix target/prefix`:
+    /// `cargo test -p xtask -- --ignored reproducible_and_concurrent`.
+    #[test]
+    #[ignore = "builds OpenSSL twice at once from cold; cargo xtask test runs it"]
+    fn reproducible_and_concurrent() {
+        let sh = Shell::new().unwrap();
+        sh.change_dir(crate::project_root());
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        run(&sh, &cargo, &crate::project_root().join("target/prefix")).unwrap();
+    }
+}
