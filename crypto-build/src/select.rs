@@ -79,6 +79,29 @@ pub fn plan(
     facts: &mut dyn Facts,
 ) -> Result<Plan> {
     let mut plan = asm_plan(choice, facts)?;
+    // nasm is there because it was asked for, or because the target has no other rendering:
+    // one that cannot take even asm_avx2 is as unusable as a missing one, not a downgrade.
+    if facts.syntax() == AsmSyntax::Nasm
+        && plan.c_set.allowed.is_empty()
+        && !plan.downgrades.is_empty()
+    {
+        let slowest = asm_sets().last().expect("SETS has an asm row");
+        let needs: Vec<Feature> =
+            facts.manifest(slowest)?.asm.iter().flat_map(|a| a.features.clone()).collect();
+        let mut lacks: Vec<&str> = vec![];
+        for f in needs.iter().filter(|f| !facts.supports(**f)) {
+            if !lacks.contains(&f.name()) {
+                lacks.push(f.name());
+            }
+        }
+        bail!(
+            "this nasm is too old to assemble even the `{}` set (it lacks {}): install nasm \
+             2.10 or later (Debian: apt install nasm), or build without asm explicitly with \
+             CRYPTO_SYS_ASM_SET=no_asm",
+            slowest.name,
+            lacks.join("+")
+        );
+    }
     plan.requested_variant = variant;
     (plan.c_variant, plan.variant_refused) = pick_variant(variant, facts)?;
     enforce(&plan, policy)?;
@@ -259,6 +282,7 @@ mod tests {
         manifests: Vec<Manifest>,
         int128: bool,
         target: &'static str,
+        syntax: AsmSyntax,
     }
 
     impl Facts for Fake {
@@ -272,7 +296,7 @@ mod tests {
             self.int128
         }
         fn syntax(&self) -> AsmSyntax {
-            AsmSyntax::Gas
+            self.syntax
         }
         fn target(&self) -> &'static Target {
             crate::data::target_by_name(self.target).unwrap()
@@ -298,6 +322,7 @@ mod tests {
             ],
             int128: true,
             target: "linux-x86_64",
+            syntax: AsmSyntax::Gas,
         }
     }
 
@@ -346,6 +371,24 @@ mod tests {
         assert!(p.files.is_empty());
         assert_eq!(p.downgrades.len(), 1);
         assert_eq!(p.downgrades[0].path, "*");
+    }
+
+    #[test]
+    fn a_nasm_without_avx2_is_an_error_naming_the_fix() {
+        use Feature::*;
+        let manifests = vec![
+            manifest("asm", &[("gcm.asm", &[Avx512, Vaes512]), ("sha.asm", &[Avx2])]),
+            manifest("asm_avx2", &[("gcm.asm", &[Avx2]), ("sha.asm", &[Avx2])]),
+            manifest("no_asm", &[]),
+        ];
+        let mut old_nasm = Fake { syntax: AsmSyntax::Nasm, manifests, ..fake(&[Avx2, Avx512]) };
+        let e = plan(SetChoice::Auto, VariantChoice::Auto, Policy::default(), &mut old_nasm)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("too old") && e.contains("lacks avx2"), "{e}");
+        assert!(e.contains("apt install nasm") && e.contains("CRYPTO_SYS_ASM_SET=no_asm"), "{e}");
+        let no_asm = SetChoice::Named(set_by_name("no_asm").unwrap());
+        assert!(plan(no_asm, VariantChoice::Auto, Policy::default(), &mut old_nasm).is_ok());
     }
 
     #[test]

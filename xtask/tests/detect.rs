@@ -162,7 +162,8 @@ fn a_c_compiler_without_int128_gets_the_default_c_configuration_with_one_warning
 }
 
 /// Windows with nasm: a nasm that rejects zmm takes the asm_avx2 nasm rendering of exactly
-/// the files that need AVX-512, and one that is missing is one line saying how to install it.
+/// the files that need AVX-512; one that is missing, or too old for even asm_avx2, is one line
+/// saying how to install a usable one.
 #[test]
 fn windows_nasm_is_probed_file_by_file() {
     if which_nasm().is_none() {
@@ -193,6 +194,17 @@ fn windows_nasm_is_probed_file_by_file() {
     let t = text(&o);
     assert!(!o.status.success(), "{t}");
     assert!(t.contains("nasm not found") && t.contains("apt install nasm"), "{t}");
+    // Too old for even asm_avx2: an error, like a missing nasm, not a fall-back to no_asm.
+    let o = run(&root.join("tests/fixtures/nasm-without-avx2"));
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert!(t.contains("(nasm 2.07)") || t.contains("too old"), "{t}");
+    let errors: Vec<&str> = t.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{t}");
+    for want in ["too old", "lacks avx2", "apt install nasm", "CRYPTO_SYS_ASM_SET=no_asm"] {
+        assert!(errors[0].contains(want), "{t}");
+    }
+    assert!(!t.contains("warning:"), "no downgrade warning besides the error: {t}");
 }
 
 /// x86_64-pc-windows-msvc (VC-WIN64A) has only the nasm rendering: nasm is its assembler
