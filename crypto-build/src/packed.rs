@@ -17,7 +17,7 @@ pub const LINKS_FILE: &str = "links.tsv";
 /// Written last into a restored directory: what it was restored from.
 const STAMP_FILE: &str = ".restored-from";
 
-/// Every file under `dir`, as `/`-separated paths relative to `root`, sorted.
+/// Every file under `dir`, as `/`-separated paths relative to `root`.
 fn files(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
     for entry in fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
         let path = entry?.path();
@@ -28,7 +28,6 @@ fn files(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
             out.push(rel);
         }
     }
-    out.sort();
     Ok(())
 }
 
@@ -38,13 +37,15 @@ fn files(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
 pub fn pack(root: &Path) -> Result<(usize, u64)> {
     let mut all = vec![];
     files(root, root, &mut all)?;
+    all.sort();
     let mut first: BTreeMap<String, String> = BTreeMap::new();
     let (mut links, mut bytes) = (String::new(), 0);
     let mut removed = 0;
     for rel in all.iter().filter(|r| r.contains('/')) {
         let path = root.join(rel);
         let data = fs::read(&path)?;
-        match first.get(&sha256::hex(&data)) {
+        let hash = sha256::hex(&data);
+        match first.get(&hash) {
             Some(kept) => {
                 fs::remove_file(&path)?;
                 links.push_str(&format!("{rel}\t{kept}\n"));
@@ -52,7 +53,7 @@ pub fn pack(root: &Path) -> Result<(usize, u64)> {
                 bytes += data.len() as u64;
             }
             None => {
-                first.insert(sha256::hex(&data), rel.clone());
+                first.insert(hash, rel.clone());
             }
         }
     }
