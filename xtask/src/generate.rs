@@ -21,7 +21,9 @@ impl Generate {
             self.targets.iter().map(|t| data::target_for(t)).collect::<Result<_>>()?
         };
         let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let req = Request { root: &root, configs: Config::expand(&targets, &sets), jobs };
+        let progress = crate::progress::generation;
+        let configs = Config::expand(&targets, &sets);
+        let req = Request { root: &root, configs, jobs, progress: Some(&progress) };
         let started = Instant::now();
         if self.check {
             let problems = generate::check(&req)?;

@@ -9,6 +9,7 @@ mod flags;
 mod generate;
 mod msvc;
 mod package;
+mod progress;
 mod repro;
 mod sanitize;
 mod test;

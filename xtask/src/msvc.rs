@@ -43,7 +43,8 @@ pub fn run() -> Result<()> {
     // Generated where missing, and every file equal to the committed lock.
     let sets: Vec<&'static AsmSet> = SETS.iter().collect();
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
-    generate::ensure_all(&root, &Config::expand(&[target], &sets), jobs)
+    let progress = crate::progress::generation;
+    generate::ensure_all(&root, &Config::expand(&[target], &sets), jobs, Some(&progress))
         .with_context(|| format!("the {TARGET} sets against generate.lock"))?;
     for set in SETS {
         let dir = generate::set_dir(&root, set.name, TARGET);

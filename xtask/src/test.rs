@@ -140,7 +140,8 @@ fn every_set_matches_the_lock() -> Result<()> {
     let sets: Vec<_> = SETS.iter().collect();
     let configs = Config::expand(&targets, &sets);
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
-    generate::ensure_all(&crate::project_root(), &configs, jobs)
+    let progress = crate::progress::generation;
+    generate::ensure_all(&crate::project_root(), &configs, jobs, Some(&progress))
         .context("the generated sets against generate.lock")?;
     println!("sets: all {} configurations match generate.lock", configs.len());
     Ok(())

@@ -23,7 +23,12 @@ pub struct Request<'a> {
     pub root: &'a Path,
     pub configs: Vec<Config>,
     pub jobs: usize,
+    /// Told of each configuration as it is done: (done so far, total, key, seconds).
+    pub progress: Option<&'a Progress>,
 }
+
+/// Generation's progress callback; see [`Request::progress`].
+pub type Progress = dyn Fn(usize, usize, &str, f64) + Sync;
 
 /// One generated directory: a set for a target, in OpenSSL's default C configuration or in a
 /// C variant (whose directory holds only C outputs).
@@ -166,15 +171,51 @@ pub struct Staged {
 /// Generates every requested configuration into `staging`, scanned and checked.
 pub fn stage(req: &Request, staging: &Staging) -> Result<Vec<Staged>> {
     let tools = HostTools::find()?;
-    let mut staged = Vec::new();
-    for config in &req.configs {
-        let s = stage_one(&tools, staging, config, req.jobs)
-            .with_context(|| format!("generating {}", config.key()))?;
-        staged.push(s);
-    }
+    let staged = stage_concurrently(req, &tools, staging)?;
     check_symbol_parity(&staged)?;
     check_variants_keep_asm(&staged)?;
     Ok(staged)
+}
+
+/// Configurations side by side, `jobs` at a time: Configure and much of make are one perl
+/// process each, so one configuration alone leaves cores idle. Results keep the request's
+/// order; the first failure in that order is the one reported.
+fn stage_concurrently(req: &Request, tools: &HostTools, staging: &Staging) -> Result<Vec<Staged>> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let total = req.configs.len();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let results: Vec<Mutex<Option<Result<Staged>>>> =
+        (0..total).map(|_| Mutex::new(None)).collect();
+    let failed = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for _ in 0..req.jobs.clamp(1, total.max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= total || failed.load(Ordering::SeqCst) {
+                    break;
+                }
+                let config = &req.configs[i];
+                let started = std::time::Instant::now();
+                let r = stage_one(tools, staging, config, req.jobs)
+                    .with_context(|| format!("generating {}", config.key()));
+                if r.is_err() {
+                    failed.store(true, Ordering::SeqCst);
+                } else if let Some(progress) = req.progress {
+                    let n = done.fetch_add(1, Ordering::SeqCst) + 1;
+                    progress(n, total, &config.key(), started.elapsed().as_secs_f64());
+                }
+                *results[i].lock().unwrap() = Some(r);
+            });
+        }
+    });
+    // Configurations are claimed in order, so one never started comes after a failure.
+    results
+        .into_iter()
+        .map(|r| r.into_inner().unwrap().context("generation stopped before this configuration"))
+        .map(|r| r.and_then(|r| r))
+        .collect()
 }
 
 fn stage_one(tools: &HostTools, staging: &Staging, config: &Config, jobs: usize) -> Result<Staged> {
@@ -441,19 +482,23 @@ pub fn check(req: &Request) -> Result<Vec<String>> {
 /// Makes sure every configuration exists and matches the committed lock: a missing one is
 /// generated (and compared with the lock as it is made), one on disk is hashed. Every
 /// configuration must be in the lock, so a fresh generation on any machine is checked.
-pub fn ensure_all(root: &Path, configs: &[Config], jobs: usize) -> Result<()> {
+pub fn ensure_all(
+    root: &Path,
+    configs: &[Config],
+    jobs: usize,
+    progress: Option<&Progress>,
+) -> Result<()> {
     let lock = Lock::load(root)?;
-    for &config in configs {
+    for config in configs {
         let key = config.key();
-        let expected = lock.of_key(&key);
-        if expected.entries.is_empty() {
+        if lock.of_key(&key).entries.is_empty() {
             bail!("{key} is not in {}; run `cargo xtask generate` and commit it", lock::FILE_NAME);
         }
-        let dir = config.dir(root);
-        if !dir.join(manifest::FILE_NAME).exists() {
-            ensure(root, &lock, config, jobs)?;
-        }
-        let diff = Lock::diff(&expected, &lock::of_disk(&dir)?);
+    }
+    ensure_many(root, &lock, configs, jobs, progress)?;
+    for config in configs {
+        let key = config.key();
+        let diff = Lock::diff(&lock.of_key(&key), &lock::of_disk(&config.dir(root))?);
         if !diff.is_empty() {
             bail!(
                 "{key} on disk differs from {}: {}; regenerate it with `cargo xtask generate`",
@@ -468,22 +513,37 @@ pub fn ensure_all(root: &Path, configs: &[Config], jobs: usize) -> Result<()> {
 /// For build scripts: makes sure one configuration exists, generating it when missing. A fresh
 /// generation must match `lock` (the crate's own, wherever `root` is) before it is installed.
 pub fn ensure(root: &Path, lock: &Lock, config: Config, jobs: usize) -> Result<()> {
-    let dest = config.dir(root);
-    if dest.join(manifest::FILE_NAME).exists() {
+    ensure_many(root, lock, &[config], jobs, None)
+}
+
+/// The configurations not yet on disk, generated together, each compared with `lock` before
+/// any is installed.
+fn ensure_many(
+    root: &Path,
+    lock: &Lock,
+    configs: &[Config],
+    jobs: usize,
+    progress: Option<&Progress>,
+) -> Result<()> {
+    let missing = |c: &&Config| !c.dir(root).join(manifest::FILE_NAME).exists();
+    if !configs.iter().any(|c| missing(&c)) {
         return Ok(());
     }
-    // Another build may be generating the same configuration: wait for it, then look again.
+    // Another build may be generating the same configurations: wait for it, then look again.
     let _lock = WriteLock::acquire(root, true)?;
-    if dest.join(manifest::FILE_NAME).exists() {
+    let configs: Vec<Config> = configs.iter().filter(missing).copied().collect();
+    if configs.is_empty() {
         return Ok(());
     }
-    let req = Request { root, configs: vec![config], jobs };
+    let req = Request { root, configs, jobs, progress };
     let staging = Staging::new(root)?;
     let staged = stage(&req, &staging)?;
-    let key = config.key();
-    let diff = Lock::diff(&lock.of_key(&key), &Lock::of_manifest(&staged[0].manifest));
-    if !diff.is_empty() {
-        bail!("generated {key} differs from {}: {}", lock::FILE_NAME, diff[0]);
+    for s in &staged {
+        let key = s.manifest.key();
+        let diff = Lock::diff(&lock.of_key(&key), &Lock::of_manifest(&s.manifest));
+        if !diff.is_empty() {
+            bail!("generated {key} differs from {}: {}", lock::FILE_NAME, diff[0]);
+        }
     }
     install(root, &staging, staged).map(drop)
 }
