@@ -2,14 +2,11 @@
 
 use crate::flags::Test;
 use crate::toolchains::Row;
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 use crypto_build::config::ASM_SET_VAR;
 use crypto_build::data::{C_VARIANTS, X86_64_CODE_PATHS};
+use std::process::Stdio;
 use xshell::{cmd, Shell};
-
-/// Sets besides the default (`auto`, which is `asm` here) whose build must pass the KATs.
-/// crypto-sys's object cache makes switching cheap: asm and asm_avx2 share every C object.
-const OTHER_SETS: &[&str] = &["asm_avx2", "no_asm"];
 
 /// Tells crypto-sys's tests which downgrades the toolchain table expects.
 pub const EXPECT_VAR: &str = "CRYPTO_SYS_EXPECT_DOWNGRADED";
@@ -53,41 +50,39 @@ impl Test {
             cmd!(sh, "{cargo} xtask verify").run()?;
             known_answers_on_every_path(sh, cargo, "auto")
         })?;
-        for set in OTHER_SETS {
-            steps.run(&format!("set {set}: tests, verify, every code path"), || {
-                let _env = sh.push_env(ASM_SET_VAR, set);
-                let _expect = sh.push_env(EXPECT_VAR, "");
-                cmd!(sh, "{cargo} test -p crypto-sys")
-                    .run()
-                    .with_context(|| format!("crypto-sys tests with the {set} set"))?;
-                // asm_avx2: the wide entry points are stubs; no_asm: none of them is linked.
-                cmd!(sh, "{cargo} xtask verify")
-                    .run()
-                    .with_context(|| format!("verify, set {set}"))?;
-                known_answers_on_every_path(sh, cargo, set)
-            })?;
-        }
+        steps.run("set asm_avx2: tests, verify, every code path", || {
+            let _env = sh.push_env(ASM_SET_VAR, "asm_avx2");
+            let _expect = sh.push_env(EXPECT_VAR, "");
+            cmd!(sh, "{cargo} test -p crypto-sys")
+                .run()
+                .context("crypto-sys tests with the asm_avx2 set")?;
+            // The wide entry points are stubs.
+            cmd!(sh, "{cargo} xtask verify").run().context("verify, set asm_avx2")?;
+            known_answers_on_every_path(sh, cargo, "asm_avx2")
+        })?;
+        // no_asm's C configuration is compiled once, by a compiler that fails the C
+        // variant's probe, so the build also shows OpenSSL's default C configuration.
+        steps.run("set no_asm, C probe refused: tests, verify, every code path", || {
+            let _env = sh.push_env(ASM_SET_VAR, "no_asm");
+            // Its verify also proves that none of the wide entry points is linked.
+            c_probe_refused(sh, cargo).context("a C compiler that fails the __uint128_t probe")?;
+            let _cc = sh.push_env("CC", crate::project_root().join(CC_WITHOUT_INT128));
+            let _expect = sh.push_env(EXPECT_VAR, "");
+            let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, "none");
+            known_answers_on_every_path(sh, cargo, "no_asm")
+        })?;
         steps.run("other toolchains", || {
             for row in Row::host().skip(1) {
                 toolchain(sh, cargo, row)
                     .with_context(|| format!("crypto-sys with CC={}", row.cc))?;
             }
-            Ok(())
-        })?;
-        drop(_variant);
-        steps.run("C probe refused", || {
-            c_probe_refused(sh, cargo).context("a C compiler that fails the __uint128_t probe")?;
             cmd!(sh, "{cargo} xtask toolchains --check").run().map_err(Into::into)
         })?;
+        drop(_variant);
         steps.run("prefix: openssl-sys and the C driver", || {
             prefix_consumer(sh, cargo)
                 .context("openssl-sys against `cargo xtask build --prefix`")?;
             crate::driver::native_step(sh, &crate::project_root().join("target/prefix"))
-        })?;
-        steps.run("another path: concurrent debug and release, same bytes", || {
-            let prefix = crate::project_root().join("target/prefix");
-            crate::repro::run(sh, cargo, &prefix)
-                .context("a copy at another path: concurrent debug and release builds, same bytes")
         })?;
         steps.run("sanitizers", || crate::sanitize::run(sh).context("the sanitizer step"))?;
         steps.run("Windows under wine", || {
@@ -96,9 +91,10 @@ impl Test {
         steps.run("VC-WIN64A assembled", || {
             crate::msvc::run().context("VC-WIN64A's asm, assembled by nasm -f win64")
         })?;
-        steps.run("package without perl", || {
-            package_consumer(sh, cargo).context("crypto-sys from its .crate, without perl")
-        })?;
+        steps.run(
+            "package at another path: no perl, debug and release at once, same bytes",
+            || package_consumer(sh, cargo).context("crypto-sys from its .crate, without perl"),
+        )?;
         steps.run("sccache", || sccache_build(sh, cargo).context("RUSTC_WRAPPER=sccache"))?;
         steps.report();
         println!("cargo xtask test: all checks passed");
@@ -256,7 +252,9 @@ fn prefix_consumer(sh: &Shell, cargo: &str) -> Result<()> {
 }
 
 /// Unpacks the `.crate` files of `cargo xtask package` and builds a consumer from them with
-/// perl absent from PATH; a package stripped of its sets must fail with one clear line.
+/// perl absent from PATH, in debug and release at once: both must give this workspace's
+/// prefix's libraries, byte for byte (see `repro`). A package stripped of its lock or sets
+/// must fail with one clear line.
 fn package_consumer(sh: &Shell, cargo: &str) -> Result<()> {
     let root = crate::project_root();
     cmd!(sh, "{cargo} xtask package").run()?;
@@ -277,7 +275,14 @@ fn package_consumer(sh: &Shell, cargo: &str) -> Result<()> {
     }
     let manifest = work.join("consumer/Cargo.toml");
     let target_dir = work.join("target");
-    cmd!(sh, "{cargo} run --manifest-path {manifest} --target-dir {target_dir}").run()?;
+    crate::repro::Race {
+        project: &work.join("consumer"),
+        target_dir: &target_dir,
+        args: &["run"],
+        path: &path,
+        reference: &root.join("target/prefix"),
+    }
+    .run(cargo)?;
 
     // The build reads the lock the package carries: without it, or without the sets, it fails.
     let sets = work.join(format!("crypto-sys-{}/sets", env!("CARGO_PKG_VERSION")));
@@ -329,47 +334,105 @@ fn path_without_perl(bin: &std::path::Path) -> Result<String> {
     Ok(bin.display().to_string())
 }
 
-/// With RUSTC_WRAPPER=sccache, cc must route OpenSSL's C through sccache too.
+/// With RUSTC_WRAPPER=sccache, cc must route OpenSSL's C through sccache too. A separate
+/// target directory gets this workspace's cached objects of the prefix's libcrypto, but none
+/// of libssl's, so exactly libssl's units compile, and sccache must see each of them.
 fn sccache_build(sh: &Shell, cargo: &str) -> Result<()> {
-    if which::which("sccache").is_err() {
-        bail!("sccache is not installed; .ci/run installs it");
-    }
-    let _ = cmd!(sh, "sccache --stop-server").quiet().ignore_status().ignore_stderr().run();
-    cmd!(sh, "sccache --start-server").run()?;
-    cmd!(sh, "sccache --zero-stats").quiet().run()?;
-    let _wrapper = sh.push_env("RUSTC_WRAPPER", "sccache");
-    // A rerun must compile again: cargo would find crypto-sys up to date, and its object
-    // cache would serve every unit. sccache's own cache hits still count below.
-    let target_dir = crate::project_root().join("target/sccache");
+    let root = crate::project_root();
+    let target_dir = root.join("target/sccache");
     let objcache = target_dir.join("crypto-sys-objcache");
     if objcache.exists() {
         std::fs::remove_dir_all(&objcache)
             .with_context(|| format!("removing {}", objcache.display()))?;
     }
+    std::fs::create_dir_all(&objcache)?;
+    // cargo tags only a target directory it creates; crypto-sys looks for the tag to place
+    // its cache, and would otherwise climb to this workspace's.
+    std::fs::write(
+        target_dir.join("CACHEDIR.TAG"),
+        "Signature: 8a477f597d28d172789f06886806bc55\n",
+    )?;
+    let cached = |lib: &str| -> Result<Vec<String>> {
+        let data = std::fs::read(root.join("target/prefix/lib").join(lib))?;
+        let members = crate::repro::members(&data)?;
+        Ok(members.into_iter().map(|m| m.name).filter(|n| n.ends_with(".o")).collect())
+    };
+    for key in cached("libcrypto.a")? {
+        let from = root.join("target/crypto-sys-objcache").join(&key);
+        std::fs::copy(&from, objcache.join(&key))
+            .with_context(|| format!("seeding the cache with {}", from.display()))?;
+    }
+    let ssl_units = cached("libssl.a")?.len() as u64;
+    ensure!(ssl_units > 50, "libssl.a has only {ssl_units} objects");
+    let sccache = Sccache::start(sh)?;
+    let _wrapper = sh.push_env("RUSTC_WRAPPER", "sccache");
     cmd!(sh, "{cargo} clean -p crypto-sys --target-dir {target_dir}").run()?;
     cmd!(sh, "{cargo} build -p crypto-sys --target-dir {target_dir}").run()?;
-    let stats = cmd!(sh, "sccache --show-stats").read()?;
-    let c_compiles: u64 = stats
-        .lines()
-        .filter(|l| {
-            l.contains("(C/C++)") && (l.starts_with("Cache hits") || l.starts_with("Cache misses"))
-        })
-        .filter_map(|l| l.split_whitespace().last()?.parse::<u64>().ok())
-        .sum();
-    let _ = cmd!(sh, "sccache --stop-server").quiet().ignore_status().ignore_stderr().run();
-    if c_compiles < 1000 {
-        bail!("sccache saw only {c_compiles} C compilations of OpenSSL's ~1100 units:\n{stats}");
-    }
-    println!("sccache handled {c_compiles} C compilations");
+    let (c_compiles, stats) = sccache.c_compiles(sh)?;
+    ensure!(
+        c_compiles >= ssl_units,
+        "sccache saw {c_compiles} C compilations, but libssl's {ssl_units} units were compiled: \
+         cc did not route them through RUSTC_WRAPPER=sccache:\n{stats}"
+    );
+    println!("sccache handled {c_compiles} C compilations (libssl's {ssl_units} units)");
     Ok(())
+}
+
+/// An sccache server of its own, its statistics zeroed; stopped on drop.
+struct Sccache;
+
+impl Sccache {
+    fn start(sh: &Shell) -> Result<Sccache> {
+        ensure!(which::which("sccache").is_ok(), "sccache is not installed; .ci/run installs it");
+        let _ = cmd!(sh, "sccache --stop-server").quiet().ignore_status().ignore_stderr().run();
+        cmd!(sh, "sccache --start-server").run()?;
+        cmd!(sh, "sccache --zero-stats").quiet().run()?;
+        Ok(Sccache)
+    }
+
+    /// C compilations sccache handled (hits and misses, so a warm sccache counts too), and
+    /// its statistics for messages.
+    fn c_compiles(&self, sh: &Shell) -> Result<(u64, String)> {
+        let stats = cmd!(sh, "sccache --show-stats").read()?;
+        let n = stats
+            .lines()
+            .filter(|l| {
+                l.contains("(C/C++)")
+                    && (l.starts_with("Cache hits") || l.starts_with("Cache misses"))
+            })
+            .filter_map(|l| l.split_whitespace().last()?.parse::<u64>().ok())
+            .sum();
+        Ok((n, stats))
+    }
+}
+
+impl Drop for Sccache {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("sccache")
+            .arg("--stop-server")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    /// The sccache step twice, as two runs of `cargo xtask test` do; the second finds every
-    /// cache warm: `cargo test -p xtask -- --ignored sccache_step_twice`.
+    /// The package step on its own, after `cargo xtask build --prefix target/prefix`:
+    /// `cargo test -p xtask -- --ignored package_step`.
     #[test]
-    #[ignore = "compiles OpenSSL through sccache twice; cargo xtask test runs it once"]
+    #[ignore = "builds OpenSSL from the .crate, debug and release at once; cargo xtask test runs it"]
+    fn package_step() {
+        let sh = xshell::Shell::new().unwrap();
+        sh.change_dir(crate::project_root());
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        super::package_consumer(&sh, &cargo).unwrap();
+    }
+
+    /// The sccache step on its own, after `cargo xtask build --prefix target/prefix`; twice, as
+    /// two runs of `cargo xtask test` do: `cargo test -p xtask -- --ignored sccache_step`.
+    #[test]
+    #[ignore = "compiles libssl through sccache twice; cargo xtask test runs it once"]
     fn sccache_step_twice() {
         let sh = xshell::Shell::new().unwrap();
         sh.change_dir(crate::project_root());
