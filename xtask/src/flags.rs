@@ -37,15 +37,16 @@ cargo xtask <command>
       downgraded ones are stubs, and the eligibility functions are true where the CPU allows.
   toolchains [--check]
       Write docs/toolchains.md: each tested toolchain against the plan chosen for it.
-  test [--sanitize | --msvc]
+  test [--sanitize | --assembled]
       Every check: fmt, clippy, the sets against generate.lock, the workspace's tests,
-      crypto-sys's known-answer tests with each set on every code path, a copy at another
-      path building debug and release at once to the same bytes, the C driver natively,
-      under ASan and UBSan, and under wine. --sanitize runs only the sanitizer
-      step: OpenSSL built by clang-19 with -fsanitize=address,undefined (asm kept) into
-      target/prefix-san, and the C driver built the same way on every code path. --msvc
-      runs only the VC-WIN64A step: each set's .asm files assembled by nasm -f win64, their
-      objects' exports against the manifests, asm_avx2 free of AVX-512, entry points stubbed.
+      crypto-sys's known-answer tests with each set on every code path, the C driver
+      natively, under ASan and UBSan, and under wine, and the packaged crate at another
+      path building debug and release at once to the same bytes. --sanitize runs only the
+      sanitizer step: OpenSSL built by clang-19 with -fsanitize=address,undefined (asm kept)
+      into target/prefix-san, and the C driver built the same way on every code path.
+      --assembled runs only the rows that are assembled, not linked: VC-WIN64A's .asm files
+      by nasm -f win64 and mingw64's .s files by clang-19, their objects' exports against
+      the manifests, asm_avx2 free of AVX-512, entry points stubbed.
 ";
 
 pub enum Command {
@@ -98,7 +99,7 @@ pub struct Detect {
 #[derive(Debug, Default)]
 pub struct Test {
     pub sanitize: bool,
-    pub msvc: bool,
+    pub assembled: bool,
 }
 
 #[derive(Debug, Default)]
@@ -226,8 +227,8 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
                         t.sanitize = true;
                         true
                     }
-                    "--msvc" => {
-                        t.msvc = true;
+                    "--assembled" => {
+                        t.assembled = true;
                         true
                     }
                     _ => false,

@@ -1,5 +1,6 @@
 //! `cargo xtask`: the orchestrator. This file only dispatches; each task is its own module.
 
+mod assembled;
 mod bench;
 mod bench_windows;
 mod build;
@@ -7,7 +8,6 @@ mod detect;
 mod driver;
 mod flags;
 mod generate;
-mod msvc;
 mod package;
 mod progress;
 mod repro;

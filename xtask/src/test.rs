@@ -27,8 +27,8 @@ impl Test {
         if self.sanitize {
             return crate::sanitize::run(sh).context("the sanitizer step");
         }
-        if self.msvc {
-            return crate::msvc::run().context("the VC-WIN64A step");
+        if self.assembled {
+            return crate::assembled::run().context("the assembled-only rows");
         }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let cargo = cargo.as_str();
@@ -88,8 +88,8 @@ impl Test {
         steps.run("Windows under wine", || {
             crate::windows::run(sh, cargo).context("x86_64-pc-windows-gnu under wine")
         })?;
-        steps.run("VC-WIN64A assembled", || {
-            crate::msvc::run().context("VC-WIN64A's asm, assembled by nasm -f win64")
+        steps.run("assembled only: VC-WIN64A by nasm, mingw64 by clang-19", || {
+            crate::assembled::run().context("the rows that are only assembled")
         })?;
         steps.run(
             "package at another path: no perl, debug and release at once, same bytes",

@@ -1,8 +1,12 @@
-//! The VC-WIN64A part of `cargo xtask test`. There is no MSVC here to link or run its build,
-//! so every `.asm` file of each of its sets is assembled by the real nasm as crypto-sys's
-//! build would (`-f win64`, OpenSSL's flags), and each object is read back: its exported
-//! symbols must be the manifest's, `asm_avx2`'s must hold no AVX-512 instruction, and the
-//! AVX-512 entry points must be real code in `asm` and stubs in `asm_avx2`.
+//! Toolchain rows that are only assembled here, a step of `cargo xtask test`: every asm file
+//! of each set is assembled by the real assembler as crypto-sys's build would, and each object
+//! is read back: its exported symbols must be the manifest's, `asm_avx2`'s must hold no AVX-512
+//! instruction, and the AVX-512 entry points must be real code in `asm` and stubs in
+//! `asm_avx2`.
+//! - VC-WIN64A, by nasm `-f win64`: there is no MSVC here to link or run its build.
+//! - mingw64's GNU as rendering, by clang-19's integrated assembler: mingw's C compile takes
+//!   about 400 s with clang here (windows.h in every unit), more than CI's time allows on top
+//!   of mingw gcc's, which the Windows step links and runs under wine.
 
 use anyhow::{bail, ensure, Context, Result};
 use crypto_build::data::{self, AsmSet, AsmSyntax, Feature, Target, NASM_FLAGS, SETS};
@@ -12,7 +16,20 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-const TARGET: &str = "VC-WIN64A";
+/// One target's asm, assembled by one assembler.
+struct Row {
+    target: &'static str,
+    /// Which rendering it assembles.
+    syntax: AsmSyntax,
+    /// The program, for messages and the check that it is installed.
+    tool: &'static str,
+    assemble: fn(&Target, &Path, &Path) -> Result<()>,
+}
+
+const ROWS: &[Row] = &[
+    Row { target: "VC-WIN64A", syntax: AsmSyntax::Nasm, tool: "nasm", assemble: nasm },
+    Row { target: "mingw64", syntax: AsmSyntax::Gas, tool: "clang-19", assemble: clang_mingw },
+];
 /// binutils for PE/COFF, which read nasm's win64 objects.
 const NM: &str = "x86_64-w64-mingw32-nm";
 const OBJDUMP: &str = "x86_64-w64-mingw32-objdump";
@@ -34,26 +51,30 @@ fn avx512_operand(line: &str) -> bool {
 }
 
 pub fn run() -> Result<()> {
-    for tool in ["nasm", NM, OBJDUMP] {
+    for tool in ROWS.iter().map(|r| r.tool).chain([NM, OBJDUMP]) {
         ensure!(which::which(tool).is_ok(), "{tool} is not installed; .ci/run installs it");
     }
-    let target = data::target_by_name(TARGET)?;
     let root = crate::project_root();
-    let out = root.join("target/vc-win64a-objects");
-    // Generated where missing, and every file equal to the committed lock.
-    let sets: Vec<&'static AsmSet> = SETS.iter().collect();
-    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let progress = crate::progress::generation;
-    generate::ensure_all(&root, &Config::expand(&[target], &sets), jobs, Some(&progress))
-        .with_context(|| format!("the {TARGET} sets against generate.lock"))?;
-    for set in SETS {
-        let dir = generate::set_dir(&root, set.name, TARGET);
-        let m = Manifest::load(&dir)?;
-        let checked = check_set(target, set, &m, &dir, &out.join(set.name))
-            .with_context(|| format!("{}/{TARGET}", set.name))?;
-        println!("{}/{TARGET}: {checked}", set.name);
-        if !m.asm.is_empty() {
-            println!("{}/{TARGET}: {}", set.name, same_as_mingw(&root, set, &m)?);
+    for row in ROWS {
+        let target = data::target_by_name(row.target)?;
+        let out = root.join("target/assembled").join(format!("{}-{}", row.target, row.tool));
+        // Generated where missing, and every file equal to the committed lock.
+        let sets: Vec<&'static AsmSet> = SETS.iter().collect();
+        let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let progress = crate::progress::generation;
+        generate::ensure_all(&root, &Config::expand(&[target], &sets), jobs, Some(&progress))
+            .with_context(|| format!("the {} sets against generate.lock", row.target))?;
+        for set in SETS {
+            let dir = generate::set_dir(&root, set.name, row.target);
+            let m = Manifest::load(&dir)?;
+            let checked =
+                check_set(row, target, set, &m, &dir, &out.join(set.name)).with_context(|| {
+                    format!("{}/{}, assembled by {}", set.name, row.target, row.tool)
+                })?;
+            println!("{}/{}: {checked}", set.name, row.target);
+            if row.target == "VC-WIN64A" && !m.asm.is_empty() {
+                println!("{}/{}: {}", set.name, row.target, same_as_mingw(&root, set, &m)?);
+            }
         }
     }
     Ok(())
@@ -74,8 +95,9 @@ fn same_as_mingw(root: &Path, set: &AsmSet, m: &Manifest) -> Result<String> {
     Ok(format!("{same} of {} asm files are byte-identical to mingw64's", m.asm.len()))
 }
 
-/// One set: every asm file assembled and read back; a summary line.
+/// One set: every asm file of the row's syntax assembled and read back; a summary line.
 fn check_set(
+    row: &Row,
     target: &Target,
     set: &AsmSet,
     m: &Manifest,
@@ -87,14 +109,12 @@ fn check_set(
         ensure!(m.asm.is_empty() && asm_units == 0, "no_asm lists asm files");
         return Ok("no asm files, as planned".into());
     }
-    ensure!(!m.asm.is_empty(), "the manifest lists no asm files");
-    ensure!(
-        m.asm.iter().all(|a| AsmSyntax::of_path(&a.path) == Some(AsmSyntax::Nasm)),
-        "every asm file of {TARGET} must be nasm's `.asm`"
-    );
+    let files: Vec<AsmFile> =
+        m.asm.iter().filter(|a| AsmSyntax::of_path(&a.path) == Some(row.syntax)).cloned().collect();
+    ensure!(!files.is_empty(), "the manifest lists no {:?} asm files", row.syntax);
     std::fs::create_dir_all(out)?;
-    let objects = assemble_all(target.nasm_format, dir, &m.asm, out)?;
-    for (file, obj) in m.asm.iter().zip(&objects) {
+    let objects = assemble_all(row, target, dir, &files, out)?;
+    for (file, obj) in files.iter().zip(&objects) {
         let exported = exports(obj)?;
         ensure!(
             exported == file.globals,
@@ -105,19 +125,25 @@ fn check_set(
     }
     let wide = !set.allowed.contains(&Feature::Avx512);
     if wide {
-        avx512_free(&m.asm, &objects)?;
+        avx512_free(&files, &objects)?;
     }
-    let paths = entry_points(target, set, m, out)?;
+    let paths = entry_points(row, target, set, m, out)?;
     let note = if wide { ", none with an AVX-512 operand" } else { "" };
     Ok(format!(
-        "{} files assembled by nasm -f {}, each exporting the manifest's symbols{note}; {paths}",
+        "{} files assembled by {}, each exporting the manifest's symbols{note}; {paths}",
         objects.len(),
-        target.nasm_format
+        row.tool
     ))
 }
 
 /// Assembles every file, on every core; objects in `out`, in the order of `files`.
-fn assemble_all(format: &str, dir: &Path, files: &[AsmFile], out: &Path) -> Result<Vec<PathBuf>> {
+fn assemble_all(
+    row: &Row,
+    target: &Target,
+    dir: &Path,
+    files: &[AsmFile],
+    out: &Path,
+) -> Result<Vec<PathBuf>> {
     let next = AtomicUsize::new(0);
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
     let done: Vec<Vec<(usize, Result<PathBuf>)>> = std::thread::scope(|scope| {
@@ -130,12 +156,12 @@ fn assemble_all(format: &str, dir: &Path, files: &[AsmFile], out: &Path) -> Resu
                         let Some(file) = files.get(i) else { return done };
                         let obj = object_path(out, &file.path);
                         let src = manifest::gen_path(dir, &file.path);
-                        done.push((i, assemble(format, &src, &obj).map(|()| obj)));
+                        done.push((i, (row.assemble)(target, &src, &obj).map(|()| obj)));
                     }
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("nasm worker panicked")).collect()
+        handles.into_iter().map(|h| h.join().expect("assembler worker panicked")).collect()
     });
     let mut objects: Vec<Option<PathBuf>> = vec![None; files.len()];
     for (i, r) in done.into_iter().flatten() {
@@ -149,16 +175,23 @@ fn object_path(out: &Path, asm: &str) -> PathBuf {
 }
 
 /// nasm with the flags crypto-sys's build passes (compile.rs: NASM_FLAGS and `-f`).
-fn assemble(format: &str, src: &Path, obj: &Path) -> Result<()> {
-    let out = Command::new("nasm")
-        .args(NASM_FLAGS)
-        .args(["-f", format, "-o"])
-        .arg(obj)
-        .arg(src)
-        .output()
-        .context("running nasm")?;
+fn nasm(target: &Target, src: &Path, obj: &Path) -> Result<()> {
+    let mut cmd = Command::new("nasm");
+    cmd.args(NASM_FLAGS).args(["-f", target.nasm_format, "-o"]).arg(obj).arg(src);
+    run_assembler(cmd)
+}
+
+/// clang-19's integrated assembler for mingw, as cc drives it for a `.s` file.
+fn clang_mingw(_: &Target, src: &Path, obj: &Path) -> Result<()> {
+    let mut cmd = Command::new("clang-19");
+    cmd.args(["--target=x86_64-w64-mingw32", "-c", "-o"]).arg(obj).arg(src);
+    run_assembler(cmd)
+}
+
+fn run_assembler(mut cmd: Command) -> Result<()> {
+    let out = cmd.output().with_context(|| format!("running {cmd:?}"))?;
     if !out.status.success() {
-        bail!("nasm failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr));
+        bail!("{cmd:?} failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr));
     }
     Ok(())
 }
@@ -199,11 +232,17 @@ fn avx512_free(files: &[AsmFile], objects: &[PathBuf]) -> Result<()> {
 
 /// Each AVX-512 entry point of the target's table: real code in `asm`, a stub elsewhere,
 /// measured in the object as the distance to the next global symbol or the end of `.text`.
-fn entry_points(target: &Target, set: &AsmSet, m: &Manifest, out: &Path) -> Result<String> {
+fn entry_points(
+    row: &Row,
+    target: &Target,
+    set: &AsmSet,
+    m: &Manifest,
+    out: &Path,
+) -> Result<String> {
     let want_real = set.allowed.contains(&Feature::Avx512);
     let mut shown = Vec::new();
     for fp in target.fast_paths {
-        let file = AsmSyntax::Nasm.rename(fp.file);
+        let file = row.syntax.rename(fp.file);
         ensure!(m.asm_file(&file).is_some(), "the manifest has no {file}");
         let obj = object_path(out, &file);
         let size = global_sizes(&obj)?
@@ -261,10 +300,10 @@ mod tests {
         assert!(!avx512_operand("vpermq ymm2,ymm1,0x1b"));
     }
 
-    /// The step alone: `cargo test -p xtask -- --ignored vc_win64a`.
+    /// The step alone: `cargo test -p xtask -- --ignored assembled_rows`.
     #[test]
-    #[ignore = "needs nasm and mingw binutils, and generates the VC-WIN64A sets if missing"]
-    fn vc_win64a_objects() {
+    #[ignore = "needs nasm, clang-19 and mingw binutils; generates the sets if missing"]
+    fn assembled_rows() {
         super::run().unwrap();
     }
 }
