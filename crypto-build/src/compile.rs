@@ -106,6 +106,7 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     }
     let include_dir = job.out_dir.join("include");
     install_headers(&src_root, &c_dir, &include_dir)?;
+    install_cmake_config(&c_dir, &job.out_dir.join(CMAKE_DIR))?;
     let compiled = cache.compiled.load(Ordering::Relaxed);
     Ok(Artifacts { lib_dir, include_dir, units: m.units.len(), compiled })
 }
@@ -404,6 +405,22 @@ fn archive(base: &cc::Build, dir: &Path, name: &str, objs: &[PathBuf]) -> Result
         // lib.exe reports on stdout, ar on stderr.
         let (o, e) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         bail!("archiving {} failed: {o}{e}", lib.display());
+    }
+    Ok(())
+}
+
+/// Where in OUT_DIR OpenSSL's CMake config files go; a prefix has them in `lib/cmake/OpenSSL`.
+pub const CMAKE_DIR: &str = "cmake";
+pub const CMAKE_FILES: &[&str] = &["OpenSSLConfig.cmake", "OpenSSLConfigVersion.cmake"];
+
+/// OpenSSL's exporters for CMake, as its Makefile made them for this configuration.
+fn install_cmake_config(c_dir: &Path, dest: &Path) -> Result<()> {
+    fs::create_dir_all(dest)?;
+    for name in CMAKE_FILES {
+        let from = manifest::gen_path(c_dir, &format!("exporters/{name}"));
+        fs::copy(&from, dest.join(name)).with_context(|| {
+            format!("copying {}; regenerate the sets with `cargo xtask generate`", from.display())
+        })?;
     }
     Ok(())
 }

@@ -180,6 +180,10 @@ fn install_prefix(out_dir: &Path, prefix: &Path, summary: &str) -> Result<()> {
         n.ends_with(".h")
     })?;
     write_pkg_config(out_dir, &tmp.join("lib/pkgconfig"))?;
+    let cmake = tmp.join("lib/cmake/OpenSSL");
+    copy_dir(&out_dir.join(crypto_build::compile::CMAKE_DIR), &cmake, |n| {
+        crypto_build::compile::CMAKE_FILES.contains(&n)
+    })?;
     fs::copy(out_dir.join(build_script::PLAN_FILE), tmp.join(PREFIX_PLAN))?;
     fs::write(tmp.join(PREFIX_MARKER), summary)?;
     let old = parent.join(format!(".{}.old-{}", name.to_string_lossy(), std::process::id()));

@@ -4,6 +4,7 @@ mod assembled;
 mod bench;
 mod bench_windows;
 mod build;
+mod consumers;
 mod detect;
 mod driver;
 mod flags;

@@ -79,9 +79,11 @@ impl Test {
             cmd!(sh, "{cargo} xtask toolchains --check").run().map_err(Into::into)
         })?;
         drop(_variant);
-        steps.run("prefix: openssl-sys and the C driver", || {
+        steps.run("prefix: openssl-sys, pkg-config, CMake and the C driver", || {
             prefix_consumer(sh, cargo)
                 .context("openssl-sys against `cargo xtask build --prefix`")?;
+            let prefix = crate::project_root().join("target/prefix");
+            crate::consumers::run(sh, &prefix).context("C build systems against the prefix")?;
             crate::driver::native_step(sh, &crate::project_root().join("target/prefix"))
         })?;
         steps.run("sanitizers", || crate::sanitize::run(sh).context("the sanitizer step"))?;
@@ -234,20 +236,26 @@ fn c_probe_refused(sh: &Shell, cargo: &str) -> Result<()> {
     Ok(())
 }
 
-/// Installs a prefix and builds a small openssl-sys program against it, statically.
+/// Installs a prefix and builds a small openssl-sys program against it, statically: found
+/// through OPENSSL_DIR, then through PKG_CONFIG_PATH alone, as openssl-sys's users point it.
 fn prefix_consumer(sh: &Shell, cargo: &str) -> Result<()> {
     let root = crate::project_root();
     let prefix = root.join("target/prefix");
     cmd!(sh, "{cargo} xtask build --prefix {prefix}").run()?;
-    let _dir = sh.push_env("OPENSSL_DIR", &prefix);
     let _static = sh.push_env("OPENSSL_STATIC", "1");
     let manifest = root.join("xtask/tests/prefix-consumer/Cargo.toml");
     let target_dir = root.join("target/prefix-consumer");
-    // openssl-sys's build script reruns only when the variables change, not the libraries:
-    // a rerun must link the prefix just installed, not keep the last run's program.
-    cmd!(sh, "{cargo} clean -p openssl-sys --manifest-path {manifest} --target-dir {target_dir}")
-        .run()?;
-    cmd!(sh, "{cargo} run --manifest-path {manifest} --target-dir {target_dir}").run()?;
+    let pkgconfig = prefix.join("lib/pkgconfig");
+    for (var, value) in [("OPENSSL_DIR", &prefix), ("PKG_CONFIG_PATH", &pkgconfig)] {
+        let _found = sh.push_env(var, value);
+        // openssl-sys's build script reruns only when the variables change, not the
+        // libraries: a rerun must link the prefix just installed.
+        cmd!(sh, "{cargo} clean -p openssl-sys --manifest-path {manifest} --target-dir {target_dir}")
+            .run()?;
+        cmd!(sh, "{cargo} run --manifest-path {manifest} --target-dir {target_dir}")
+            .run()
+            .with_context(|| format!("openssl-sys finding the prefix through {var}"))?;
+    }
     Ok(())
 }
 

@@ -282,6 +282,9 @@ for my $lib (['crypto', 'libcrypto'], ['ssl', 'libssl']) {
 }
 # Every generated header of the libraries, including those Configure itself writes.
 $gen{$_} = 1 for grep { /\.(h|inc)$/ && !m{^(apps|test|fuzz)/} } keys %{$u->{generate}};
+# What `make install_sw` installs for CMake's find_package(OpenSSL CONFIG): its paths are
+# relative to the file, so they do not depend on the prefix Configure was given.
+$gen{$_} = 1 for grep { m{^exporters/[^/]+\.cmake$} } keys %{$u->{generate}};
 print "gen\t$_\n" for sort keys %gen;
 "#;
 
