@@ -7,6 +7,7 @@ use crate::detect::{self, Assembler};
 use crate::generate::lock::{self, Lock};
 use crate::generate::Config;
 use crate::manifest::Manifest;
+use crate::progress::Progress;
 use crate::select::{self, Facts, Plan, Policy};
 use crate::{compile, generate, manifest, sha256};
 use anyhow::{bail, Context, Result};
@@ -160,6 +161,8 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
             lock_path.display()
         );
     }
+    let progress = Progress::from_env(&config.out_dir.join("obj"));
+    progress.phase("probe");
     let lock = Lock::load(&config.lock_dir)?;
     let sets_root = crate::packed::restore(&config.sets_root, config.target.name, &config.out_dir)
         .context("restoring the packaged sets")?;
@@ -222,8 +225,10 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         assembler: &assembler,
         target: config.target,
         base,
+        progress: &progress,
     };
     let artifacts = compile::compile(&job)?;
+    progress.phase("done");
     write_facts(config, &plan, &assembler, &artifacts)?;
     let ex_libs: String = c_manifest.ex_libs.iter().map(|l| format!("{l}\n")).collect();
     fs::write(config.out_dir.join(EX_LIBS_FILE), ex_libs)?;

@@ -5,6 +5,7 @@ use crate::data::{AsmSyntax, Target, NASM_FLAGS};
 use crate::detect::{self, Assembler};
 use crate::generate::set_dir;
 use crate::manifest::{self, Lib, Manifest};
+use crate::progress::Progress;
 use crate::select::Plan;
 use crate::sha256;
 use anyhow::{bail, Context, Result};
@@ -29,6 +30,7 @@ pub struct Job<'a> {
     pub target: &'static Target,
     /// A configured cc::Build (target, compiler, env) to clone per flag group.
     pub base: cc::Build,
+    pub progress: &'a Progress,
 }
 
 /// What a successful compile leaves in `out_dir`.
@@ -45,6 +47,8 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     let src_root = openssl_src::source_dir();
     let c_dir = job.sets_root.join(m.key());
     let cache = ObjectCache::new(cache_dir(job.out_dir), m)?;
+    job.progress.units(m.units.len());
+    job.progress.phase("compile");
     let prefix_maps = prefix_map_flags(&job.base, &stable_names(job, &src_root, &c_dir));
     let mut builds = Vec::new();
     for ((lib, group, is_asm), mut units) in units_by_group(job)? {
@@ -76,16 +80,16 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
         let handles: Vec<_> = builds
             .iter_mut()
             .map(|(lib, group, build, units)| {
-                let (lib, group, cache) = (*lib, *group, &cache);
+                let (lib, group, cache, progress) = (*lib, *group, &cache, job.progress);
                 let words = &m.groups[group];
                 let nasm = (job.assembler.syntax == AsmSyntax::Nasm)
                     .then_some((job.assembler, job.target.nasm_format));
                 scope.spawn(move || {
                     let objs = match nasm {
                         Some((asm, format)) if is_nasm_group(units) => {
-                            cache.assemble_nasm(asm, format, units)
+                            cache.assemble_nasm(asm, format, units, progress)
                         }
-                        _ => cache.compile(build, words, units),
+                        _ => cache.compile(build, words, units, progress),
                     };
                     let objs = objs.map_err(|e| {
                         anyhow::anyhow!("compiling OpenSSL ({} group {group}): {e:#}", lib.name())
@@ -101,6 +105,7 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
         objects.entry(lib).or_default().extend(objs?);
     }
     let lib_dir = job.out_dir.join("lib");
+    job.progress.phase("archive");
     for (lib, objs) in &objects {
         archive(&job.base, &lib_dir, lib.name(), objs)?;
     }
@@ -219,6 +224,7 @@ impl ObjectCache {
         build: &mut cc::Build,
         words: &[String],
         units: &[Source],
+        progress: &Progress,
     ) -> Result<Vec<PathBuf>> {
         let tool = build.try_get_compiler()?;
         // Include paths name the set's directory; what they hold is in c_config.
@@ -246,11 +252,13 @@ impl ObjectCache {
         let keyed = self.keyed(&base, units, "o");
         let stale: Vec<&(&Source, PathBuf)> = keyed.iter().filter(|(_, o)| !o.exists()).collect();
         if !stale.is_empty() {
+            progress.will_compile(stale.len());
             build.files(stale.iter().map(|(u, _)| &u.path));
             let fresh = build.try_compile_intermediates()?;
             for ((_, cached), obj) in stale.iter().zip(&fresh) {
                 self.store(obj, cached)?;
             }
+            progress.compiled(stale.len());
         }
         Ok(keyed.into_iter().map(|(_, o)| o).collect())
     }
@@ -286,6 +294,7 @@ impl ObjectCache {
         asm: &Assembler,
         format: &str,
         units: &[Source],
+        progress: &Progress,
     ) -> Result<Vec<PathBuf>> {
         let base = format!("nasm\n{}\n{format}\n{NASM_FLAGS:?}", self.identity(&asm.driver));
         let keyed = self.keyed(&base, units, "obj");
@@ -307,10 +316,12 @@ impl ObjectCache {
             for f in NASM_FLAGS {
                 nasm.flag(f);
             }
+            progress.will_compile(batch.len());
             let objs = nasm.compile_objects().map_err(|e| anyhow::anyhow!("nasm: {e}"))?;
             for ((_, cached), obj) in batch.iter().zip(&objs) {
                 self.store(obj, cached)?;
             }
+            progress.compiled(batch.len());
             let _ = fs::remove_dir_all(&tmp);
             stale = rest;
         }
@@ -492,7 +503,7 @@ mod tests {
             let cache = ObjectCache::new(dir.join(checkout).join("objcache"), &Manifest::default());
             let unit =
                 Source { path: src, rel: "crypto/unit.c".into(), identity: "1".into(), size: 1 };
-            let objs = cache.unwrap().compile(&mut b, &[], &[unit]).unwrap();
+            let objs = cache.unwrap().compile(&mut b, &[], &[unit], &Progress::default()).unwrap();
             made.push((objs[0].file_name().unwrap().to_owned(), fs::read(&objs[0]).unwrap()));
         }
         assert_eq!(made[0].0, made[1].0, "the cache key depends on the checkout's path");
@@ -532,7 +543,9 @@ mod tests {
             let host = "x86_64-unknown-linux-gnu";
             b.compiler(&cc).target(host).host(host).opt_level(0).cargo_metadata(false);
             b.out_dir(dir.join("obj"));
-            let objs = cache.compile(&mut b, &[], std::slice::from_ref(&unit)).unwrap();
+            let objs = cache
+                .compile(&mut b, &[], std::slice::from_ref(&unit), &Progress::default())
+                .unwrap();
             assert!(objs[0].starts_with(&cache_dir) && objs[0].exists(), "{objs:?}");
             fs::read_dir(&cache_dir).unwrap().count()
         };

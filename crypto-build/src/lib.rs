@@ -9,5 +9,6 @@ pub mod detect;
 pub mod generate;
 pub mod manifest;
 pub mod packed;
+pub mod progress;
 pub mod select;
 pub mod sha256;

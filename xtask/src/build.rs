@@ -34,6 +34,13 @@ impl Build {
             check_prefix(prefix)?;
         }
         let started = Instant::now();
+        let progress_file = crate::project_root()
+            .join("target")
+            .join(format!("crypto-sys-progress-{}", std::process::id()));
+        // In the process's environment: the build runs in cargo's child, or in this process
+        // for a target without a Rust std.
+        std::env::set_var(crypto_build::progress::PROGRESS_VAR, &progress_file);
+        let _watch = crate::progress::BuildWatch::start(progress_file);
         let _asm = assembler.map(|a| sh.push_env(ASSEMBLER_VAR, a.name()));
         let _variant = variant.map(|v| sh.push_env(C_VARIANT_VAR, v.name()));
         let _strict = self.strict.then(|| sh.push_env(STRICT_VAR, "1"));
@@ -140,19 +147,19 @@ pub fn build_crypto_sys(
             .context("building crypto-sys")?;
     messages
         .lines()
-        .filter(|l| l.contains(r#""reason":"build-script-executed""#))
-        .filter(|l| l.contains("crypto-sys"))
-        .find_map(|l| json_string_field(l, "out_dir"))
-        .map(PathBuf::from)
+        .find_map(crypto_sys_out_dir)
         .context("cargo reported no build-script run for crypto-sys")
 }
 
-/// The value of a string field in one line of cargo's JSON (paths have no escapes but `\\`).
-pub(crate) fn json_string_field(line: &str, field: &str) -> Option<String> {
-    let key = format!("\"{field}\":\"");
-    let rest = &line[line.find(&key)? + key.len()..];
-    let end = rest.find('"')?;
-    Some(rest[..end].replace("\\\\", "\\"))
+/// crypto-sys's OUT_DIR, from cargo's JSON message that its build script ran.
+pub(crate) fn crypto_sys_out_dir(line: &str) -> Option<PathBuf> {
+    let v: serde_json::Value = serde_json::from_str(line).ok()?;
+    let package = v["package_id"].as_str()?;
+    // A workspace member's id ends `/crypto-sys#0.1.0`, an unpacked crate's
+    // `/crypto-sys-0.1.0#crypto-sys@0.1.0`.
+    let ours = package.contains("/crypto-sys#") || package.contains("#crypto-sys@");
+    (v["reason"] == "build-script-executed" && ours)
+        .then(|| v["out_dir"].as_str().map(PathBuf::from))?
 }
 
 /// An existing prefix may only be replaced if we installed it.
@@ -259,10 +266,13 @@ mod tests {
     #[test]
     fn reads_out_dir_from_cargo_json() {
         let line = r#"{"reason":"build-script-executed","package_id":"path+file:///w/crypto-sys#0.1.0","out_dir":"/w/target/debug/build/crypto-sys-1/out"}"#;
-        assert_eq!(
-            json_string_field(line, "out_dir").unwrap(),
-            "/w/target/debug/build/crypto-sys-1/out"
-        );
+        let out = PathBuf::from("/w/target/debug/build/crypto-sys-1/out");
+        assert_eq!(crypto_sys_out_dir(line), Some(out.clone()));
+        let packaged = line.replace("crypto-sys#0.1.0", "crypto-sys-0.1.0#crypto-sys@0.1.0");
+        assert_eq!(crypto_sys_out_dir(&packaged), Some(out));
+        let other = line.replace("crypto-sys#", "openssl-sys#");
+        assert_eq!(crypto_sys_out_dir(&other), None);
+        assert_eq!(crypto_sys_out_dir("not json"), None);
     }
 
     #[test]

@@ -211,16 +211,8 @@ fn build_script_started(line: &str, e: &mut Events) {
 
 /// cargo's JSON message for crypto-sys's finished build script, with its OUT_DIR.
 fn build_script_done(line: &str, e: &mut Events) {
-    if !line.contains(r#""reason":"build-script-executed""#) {
-        return;
-    }
-    let package = crate::build::json_string_field(line, "package_id").unwrap_or_default();
-    // A workspace member's id ends `/crypto-sys#0.1.0`, an unpacked crate's
-    // `/crypto-sys-0.1.0#crypto-sys@0.1.0`.
-    if package.contains("/crypto-sys#") || package.contains("#crypto-sys@") {
-        if let Some(out_dir) = crate::build::json_string_field(line, "out_dir") {
-            e.finished = Some((Instant::now(), PathBuf::from(out_dir)));
-        }
+    if let Some(out_dir) = crate::build::crypto_sys_out_dir(line) {
+        e.finished = Some((Instant::now(), out_dir));
     }
 }
 

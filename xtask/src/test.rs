@@ -250,8 +250,11 @@ fn prefix_consumer(sh: &Shell, cargo: &str) -> Result<()> {
         let _found = sh.push_env(var, value);
         // openssl-sys's build script reruns only when the variables change, not the
         // libraries: a rerun must link the prefix just installed.
-        cmd!(sh, "{cargo} clean -p openssl-sys --manifest-path {manifest} --target-dir {target_dir}")
-            .run()?;
+        cmd!(
+            sh,
+            "{cargo} clean -p openssl-sys --manifest-path {manifest} --target-dir {target_dir}"
+        )
+        .run()?;
         cmd!(sh, "{cargo} run --manifest-path {manifest} --target-dir {target_dir}")
             .run()
             .with_context(|| format!("openssl-sys finding the prefix through {var}"))?;

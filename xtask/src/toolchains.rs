@@ -117,6 +117,8 @@ fn render(sh: &Shell) -> Result<String> {
         let target = row.target.map(|t| ["--target", t]).into_iter().flatten();
         let asm = row.assembler.map(|a| ["--assembler", a]).into_iter().flatten();
         let json = cmd!(sh, "{exe} detect --json {target...} {asm...}").read()?;
+        let json: serde_json::Value =
+            serde_json::from_str(&json).context("reading `detect --json`")?;
         let downgraded = downgraded_paths(&json);
         if downgraded != row.downgraded {
             bail!(
@@ -157,28 +159,22 @@ pub fn plan_text(row: &Row) -> String {
 }
 
 /// Paths of the downgraded files in `detect --json` output.
-fn downgraded_paths(json: &str) -> Vec<String> {
-    let list = json.split("\"downgrades\":[").nth(1).unwrap_or("");
-    list.split("{\"path\":\"")
-        .skip(1)
-        .filter_map(|p| p.split('"').next())
-        .map(String::from)
-        .collect()
+fn downgraded_paths(json: &serde_json::Value) -> Vec<String> {
+    let list = json["downgrades"].as_array().map(Vec::as_slice).unwrap_or_default();
+    list.iter().filter_map(|d| d["path"].as_str()).map(String::from).collect()
 }
 
-fn field(json: &str, name: &str) -> String {
-    let key = format!("\"{name}\":\"");
-    json.find(&key)
-        .map(|i| json[i + key.len()..].split('"').next().unwrap_or("").to_string())
-        .unwrap_or_default()
+fn field(json: &serde_json::Value, name: &str) -> String {
+    json[name].as_str().unwrap_or_default().to_string()
 }
 
-fn rejected(json: &str) -> String {
-    let probes = json.split("\"probes\":{").nth(1).and_then(|r| r.split('}').next()).unwrap_or("");
+fn rejected(json: &serde_json::Value) -> String {
+    let probes = json["probes"].as_object();
     let no: Vec<&str> = probes
-        .split(',')
-        .filter(|p| p.ends_with(":false"))
-        .map(|p| p.trim_end_matches(":false").trim_matches('"'))
+        .into_iter()
+        .flatten()
+        .filter(|(_, ok)| ok.as_bool() == Some(false))
+        .map(|(name, _)| name.as_str())
         .collect();
     if no.is_empty() {
         "none".into()
