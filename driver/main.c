@@ -8,8 +8,9 @@
  * Build with -DDRIVER_X86_64_ASM when the prefix has x86_64 asm: only then do
  * OPENSSL_ia32cap_P and the asm's eligibility functions exist to be reported.
  */
-/* EC_GROUP_method_of and EC_GFp_mont_method are deprecated, but still the only way to see
- * which EC_METHOD (nistp or generic Montgomery) a curve got. */
+/* EC_GROUP_method_of and the EC_GFp_*_method functions are deprecated, but still the only way
+ * to see which EC_METHOD a curve got: nistp, or the generic Montgomery arithmetic (with bn
+ * asm) or NIST fast reduction (no-asm builds). */
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include "driver.h"
 
@@ -37,6 +38,7 @@ void path_report(void)
     } curves[] = { { "P-224", NID_secp224r1 }, { "P-384", NID_secp384r1 },
                    { "P-521", NID_secp521r1 } };
     size_t i;
+    const EC_METHOD *method;
 #ifdef DRIVER_X86_64_ASM
     /* Read after OPENSSL_init_crypto, so an OPENSSL_ia32cap mask is already applied. */
     printf("path asm x86_64\npath ia32cap_P");
@@ -54,8 +56,9 @@ void path_report(void)
         EC_GROUP *group = EC_GROUP_new_by_curve_name(curves[i].nid);
         if (group == NULL)
             die("OpenSSL has no %s group", curves[i].name);
+        method = EC_GROUP_method_of(group);
         printf("path nistp %s %d\n", curves[i].name,
-               EC_GROUP_method_of(group) != EC_GFp_mont_method());
+               method != EC_GFp_mont_method() && method != EC_GFp_nist_method());
         EC_GROUP_free(group);
     }
 }

@@ -138,6 +138,7 @@ extern "C" {
     fn EC_GROUP_free(group: *mut core::ffi::c_void);
     fn EC_GROUP_method_of(group: *const core::ffi::c_void) -> *const core::ffi::c_void;
     fn EC_GFp_mont_method() -> *const core::ffi::c_void;
+    fn EC_GFp_nist_method() -> *const core::ffi::c_void;
 }
 
 /// P-224, P-384 and P-521: the curves only the `ec_nistp_64_gcc_128` C variant speeds up.
@@ -148,14 +149,16 @@ const NISTP_CURVES: &[(&str, core::ffi::c_int)] = &[
 ];
 
 /// For each curve the `ec_nistp_64_gcc_128` variant covers, whether OpenSSL gives it the
-/// 64-bit nistp code (true) or its generic Montgomery arithmetic (false).
+/// 64-bit nistp code (true) or its generic arithmetic (false): Montgomery where OpenSSL has
+/// bn asm, the NIST fast reduction (`EC_GFp_nist_method`) in a no-asm build.
 pub fn ec_nistp_curves() -> Vec<(&'static str, bool)> {
     NISTP_CURVES
         .iter()
         .map(|&(name, nid)| unsafe {
             let group = EC_GROUP_new_by_curve_name(nid);
             assert!(!group.is_null(), "OpenSSL has no {name} group");
-            let specialised = EC_GROUP_method_of(group) != EC_GFp_mont_method();
+            let method = EC_GROUP_method_of(group);
+            let specialised = method != EC_GFp_mont_method() && method != EC_GFp_nist_method();
             EC_GROUP_free(group);
             (name, specialised)
         })

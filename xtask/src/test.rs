@@ -452,4 +452,15 @@ mod tests {
             super::sccache_build(&sh, &cargo).unwrap();
         }
     }
+
+    /// The prefix's consumers on their own: `cargo test -p xtask -- --ignored prefix_step`.
+    #[test]
+    #[ignore = "installs a prefix and builds openssl-sys and C programs against it"]
+    fn prefix_step() {
+        let sh = xshell::Shell::new().unwrap();
+        sh.change_dir(crate::project_root());
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        super::prefix_consumer(&sh, &cargo).unwrap();
+        crate::consumers::run(&sh, &crate::project_root().join("target/prefix")).unwrap();
+    }
 }
