@@ -83,10 +83,11 @@ impl Shown {
         let in_flight = count_objects(&s.obj_dir);
         let done = (s.compiled + in_flight).min(s.to_compile);
         let text = match s.phase.as_str() {
-            "compile" if s.to_compile > 0 => format!(
-                "crypto-sys: compile: {done}/{} units ({} in all, the rest cached)",
-                s.to_compile, s.units
-            ),
+            "compile" if s.to_compile > 0 => {
+                let cached = s.units.saturating_sub(s.to_compile);
+                let cached = if cached > 0 { format!(", {cached} cached") } else { String::new() };
+                format!("crypto-sys: compile: {done}/{} units{cached}", s.to_compile)
+            }
             "compile" => format!("crypto-sys: compile: {} units, all cached so far", s.units),
             "probe" => "crypto-sys: probe: the C compiler and assembler".to_string(),
             other => format!("crypto-sys: {other}"),
