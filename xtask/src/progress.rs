@@ -97,7 +97,7 @@ impl Shown {
             self.line_open = true;
             return;
         }
-        let quarter = if s.to_compile > 0 { done * 4 / s.to_compile } else { 0 };
+        let quarter = (done * 4).checked_div(s.to_compile).unwrap_or(0);
         if s.phase != self.phase || (s.phase == "compile" && quarter > self.quarter && quarter < 4)
         {
             eprintln!("{text}");
