@@ -162,16 +162,36 @@ pub(crate) fn crypto_sys_out_dir(line: &str) -> Option<PathBuf> {
         .then(|| v["out_dir"].as_str().map(PathBuf::from))?
 }
 
-/// An existing prefix may only be replaced if we installed it.
+/// Before anything is built: an existing prefix may only be replaced if we installed it, and
+/// the install, which is staged beside the prefix, must be able to write there.
 fn check_prefix(prefix: &Path) -> Result<()> {
     let is_empty = |p: &Path| fs::read_dir(p).map(|mut d| d.next().is_none()).unwrap_or(false);
-    if prefix.exists() && !prefix.join(PREFIX_MARKER).exists() && !is_empty(prefix) {
+    let absolute = std::path::absolute(prefix)?;
+    let existing = absolute.ancestors().find(|a| a.exists()).unwrap_or(Path::new("/"));
+    if !existing.is_dir() {
+        bail!(
+            "{} is a file, not a directory; choose a new or empty directory for --prefix",
+            existing.display()
+        );
+    }
+    if existing == absolute && !prefix.join(PREFIX_MARKER).exists() && !is_empty(prefix) {
         bail!(
             "{} exists and is not a prefix installed by `cargo xtask build --prefix`; \
              choose a new or empty directory",
             prefix.display()
         );
     }
+    let parent =
+        if existing == absolute { absolute.parent().unwrap_or(existing) } else { existing };
+    let probe = parent.join(format!(".crypto-sys-write-probe-{}", std::process::id()));
+    if let Err(e) = fs::create_dir(&probe) {
+        bail!(
+            "cannot write in {} ({e}), where the prefix is staged; choose a directory you can \
+             write to",
+            parent.display()
+        );
+    }
+    let _ = fs::remove_dir(&probe);
     Ok(())
 }
 
@@ -285,6 +305,16 @@ mod tests {
         assert!(e.contains("is not a prefix installed by"), "{e}");
         fs::write(dir.join(PREFIX_MARKER), "x").unwrap();
         check_prefix(&dir).unwrap();
+
+        let file = dir.join("precious.txt");
+        let e = check_prefix(&file).unwrap_err().to_string();
+        assert!(e.contains("precious.txt is a file, not a directory"), "{e}");
+        let e = check_prefix(&file.join("under-a-file")).unwrap_err().to_string();
+        assert!(e.contains("precious.txt is a file, not a directory"), "{e}");
+        // procfs takes no new directories, even from root.
+        let e = check_prefix(Path::new("/proc/crypto-sys-prefix")).unwrap_err().to_string();
+        assert!(e.contains("cannot write in /proc"), "{e}");
+        assert_eq!(fs::read_to_string(&file).unwrap(), "x");
         fs::remove_dir_all(&dir).unwrap();
     }
 }

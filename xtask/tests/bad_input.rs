@@ -222,3 +222,34 @@ fn xtask_build_for_an_unsupported_target_lists_the_supported_ones() {
     println!("{}", lines[0]);
     assert!(!root().join("target/riscv64gc-unknown-linux-gnu").exists(), "{t}");
 }
+
+/// `--prefix` onto a file, or onto a directory that is not ours: one line, before anything is
+/// built, and the file or directory as it was.
+#[test]
+fn xtask_build_refuses_a_prefix_it_cannot_use_before_building() {
+    let dir = std::env::temp_dir().join(format!("xtask-bad-prefix-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("not-ours")).unwrap();
+    std::fs::write(dir.join("a-file"), "keep").unwrap();
+    std::fs::write(dir.join("not-ours/keep.txt"), "keep").unwrap();
+    for (prefix, want) in [
+        (dir.join("a-file"), "is a file, not a directory"),
+        (dir.join("not-ours"), "is not a prefix installed by"),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .arg("build")
+            .arg("--prefix")
+            .arg(&prefix)
+            .output()
+            .unwrap();
+        let t = text(&o);
+        assert!(!o.status.success(), "{t}");
+        // One line, so refused up front: a cargo build would have printed its own.
+        assert_eq!(t.trim().lines().count(), 1, "one line:\n{t}");
+        assert!(t.contains(want), "{t}");
+        println!("{}", t.trim());
+    }
+    assert_eq!(std::fs::read_to_string(dir.join("a-file")).unwrap(), "keep");
+    assert_eq!(std::fs::read_to_string(dir.join("not-ours/keep.txt")).unwrap(), "keep");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
