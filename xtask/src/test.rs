@@ -60,16 +60,8 @@ impl Test {
             cmd!(sh, "{cargo} xtask verify").run().context("verify, set asm_avx2")?;
             known_answers_on_every_path(sh, cargo, "asm_avx2")
         })?;
-        // no_asm's C configuration is compiled once, by a compiler that fails the C
-        // variant's probe, so the build also shows OpenSSL's default C configuration.
         steps.run("set no_asm, C probe refused: tests, verify, every code path", || {
-            let _env = sh.push_env(ASM_SET_VAR, "no_asm");
-            // Its verify also proves that none of the wide entry points is linked.
-            c_probe_refused(sh, cargo).context("a C compiler that fails the __uint128_t probe")?;
-            let _cc = sh.push_env("CC", crate::project_root().join(CC_WITHOUT_INT128));
-            let _expect = sh.push_env(EXPECT_VAR, "");
-            let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, "none");
-            known_answers_on_every_path(sh, cargo, "no_asm")
+            no_asm_step(sh, cargo)
         })?;
         steps.run("other toolchains", || {
             for row in Row::host().skip(1).filter(|r| r.runs_rust_tests()) {
@@ -206,6 +198,18 @@ fn toolchain(sh: &Shell, cargo: &str, row: &crate::toolchains::Row) -> Result<()
     cmd!(sh, "{cargo} test -p crypto-sys").run()?;
     cmd!(sh, "{cargo} xtask verify").run()?;
     Ok(())
+}
+
+/// no_asm's C configuration, compiled once, by a compiler that fails the C variant's probe:
+/// the build also shows OpenSSL's default C configuration.
+fn no_asm_step(sh: &Shell, cargo: &str) -> Result<()> {
+    let _env = sh.push_env(ASM_SET_VAR, "no_asm");
+    let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, "none");
+    // Its verify also proves that none of the wide entry points is linked.
+    c_probe_refused(sh, cargo).context("a C compiler that fails the __uint128_t probe")?;
+    let _cc = sh.push_env("CC", crate::project_root().join(CC_WITHOUT_INT128));
+    let _expect = sh.push_env(EXPECT_VAR, "");
+    known_answers_on_every_path(sh, cargo, "no_asm")
 }
 
 /// The default C configuration, reported once, when the C compiler fails the variant's probe;
@@ -462,5 +466,15 @@ mod tests {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         super::prefix_consumer(&sh, &cargo).unwrap();
         crate::consumers::run(&sh, &crate::project_root().join("target/prefix")).unwrap();
+    }
+
+    /// The no_asm step on its own: `cargo test -p xtask -- --ignored no_asm_step`.
+    #[test]
+    #[ignore = "builds OpenSSL's no_asm configuration; cargo xtask test runs it"]
+    fn no_asm_step() {
+        let sh = xshell::Shell::new().unwrap();
+        sh.change_dir(crate::project_root());
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        super::no_asm_step(&sh, &cargo).unwrap();
     }
 }
