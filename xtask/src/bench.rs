@@ -142,7 +142,7 @@ fn cost_table(cost: &Cost) -> String {
 }
 
 fn cargo() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
+    crate::cargo()
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -21,7 +21,7 @@ struct Contender {
 /// Builds the three prefixes and drivers, runs `rounds` interleaved rounds of `seconds` per
 /// figure, and prints the medians and their ratios.
 pub fn run(sh: &Shell, rounds: usize, seconds: f64) -> Result<()> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let cargo = crate::cargo();
     let root = crate::project_root();
     let native = root.join("target/bench-windows/native");
     let (gas, nasm) =

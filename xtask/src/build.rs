@@ -133,7 +133,7 @@ pub fn build_crypto_sys(
     choice: Option<SetChoice>,
     triple: &str,
 ) -> Result<PathBuf> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let cargo = crate::cargo();
     let args = cargo_args.unwrap_or_default();
     let _env = choice.map(|c| {
         (
@@ -158,8 +158,10 @@ pub(crate) fn crypto_sys_out_dir(line: &str) -> Option<PathBuf> {
     // A workspace member's id ends `/crypto-sys#0.1.0`, an unpacked crate's
     // `/crypto-sys-0.1.0#crypto-sys@0.1.0`.
     let ours = package.contains("/crypto-sys#") || package.contains("#crypto-sys@");
-    (v["reason"] == "build-script-executed" && ours)
-        .then(|| v["out_dir"].as_str().map(PathBuf::from))?
+    if v["reason"] != "build-script-executed" || !ours {
+        return None;
+    }
+    v["out_dir"].as_str().map(PathBuf::from)
 }
 
 /// Before anything is built: an existing prefix may only be replaced if we installed it, and

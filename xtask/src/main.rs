@@ -56,3 +56,17 @@ fn run() -> anyhow::Result<()> {
 pub fn project_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
+
+/// The cargo that runs xtask (`CARGO`), for the cargo commands xtask runs in turn.
+pub fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
+}
+
+/// For the ignored tests that run one step of `cargo xtask test` alone: a shell in the
+/// workspace, and the cargo to run.
+#[cfg(test)]
+pub fn step_shell() -> (xshell::Shell, String) {
+    let sh = xshell::Shell::new().unwrap();
+    sh.change_dir(project_root());
+    (sh, cargo())
+}

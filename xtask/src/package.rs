@@ -19,7 +19,7 @@ impl Package {
         let sets = root.join("crypto-sys/sets");
         let _cleanup = RemoveOnDrop(sets.clone());
         install_sets(&root, &sets)?;
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let cargo = crate::cargo();
         let pkgs = ["-p", "crypto-build", "-p", "crypto-sys"];
         // The crate is built from its .crate by `cargo xtask test`, with perl off PATH.
         cmd!(sh, "{cargo} package --no-verify --allow-dirty {pkgs...}").run()?;

@@ -30,7 +30,7 @@ impl Test {
         if self.assembled {
             return crate::assembled::run().context("the assembled-only rows");
         }
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let cargo = crate::cargo();
         let cargo = cargo.as_str();
         let mut steps = Steps::default();
         steps.run("fmt and clippy", || {
@@ -438,9 +438,7 @@ mod tests {
     #[test]
     #[ignore = "builds OpenSSL from the .crate, debug and release at once; cargo xtask test runs it"]
     fn package_step() {
-        let sh = xshell::Shell::new().unwrap();
-        sh.change_dir(crate::project_root());
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let (sh, cargo) = crate::step_shell();
         super::package_consumer(&sh, &cargo).unwrap();
     }
 
@@ -449,9 +447,7 @@ mod tests {
     #[test]
     #[ignore = "compiles libssl through sccache twice; cargo xtask test runs it once"]
     fn sccache_step_twice() {
-        let sh = xshell::Shell::new().unwrap();
-        sh.change_dir(crate::project_root());
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let (sh, cargo) = crate::step_shell();
         for _ in 0..2 {
             super::sccache_build(&sh, &cargo).unwrap();
         }
@@ -461,9 +457,7 @@ mod tests {
     #[test]
     #[ignore = "installs a prefix and builds openssl-sys and C programs against it"]
     fn prefix_step() {
-        let sh = xshell::Shell::new().unwrap();
-        sh.change_dir(crate::project_root());
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let (sh, cargo) = crate::step_shell();
         super::prefix_consumer(&sh, &cargo).unwrap();
         crate::consumers::run(&sh, &crate::project_root().join("target/prefix")).unwrap();
     }
@@ -472,9 +466,7 @@ mod tests {
     #[test]
     #[ignore = "builds OpenSSL's no_asm configuration; cargo xtask test runs it"]
     fn no_asm_step() {
-        let sh = xshell::Shell::new().unwrap();
-        sh.change_dir(crate::project_root());
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let (sh, cargo) = crate::step_shell();
         super::no_asm_step(&sh, &cargo).unwrap();
     }
 }

@@ -39,7 +39,7 @@ impl Verify {
         if !problems.is_empty() {
             bail!("verify: {}", problems.join("; "));
         }
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let cargo = crate::cargo();
         cmd!(sh, "{cargo} test -q -p crypto-sys --test fast_paths")
             .run()
             .context("verify: the eligibility functions disagree with the CPU and the plan")?;

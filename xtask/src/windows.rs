@@ -183,9 +183,7 @@ mod tests {
     #[test]
     #[ignore = "builds OpenSSL for Windows with each row and set; cargo xtask test runs it"]
     fn windows_matrix() {
-        let sh = xshell::Shell::new().unwrap();
-        sh.change_dir(crate::project_root());
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let (sh, cargo) = crate::step_shell();
         super::run(&sh, &cargo).unwrap();
     }
 }
