@@ -145,7 +145,7 @@ pub fn run() -> Result<()> {
     for m in &built.inputs {
         println!("cargo:rerun-if-changed={}", m.display());
     }
-    emit_link(&built.artifacts, &built.c_manifest, &built.plan);
+    emit_link(&built.artifacts, &built.c_manifest, &built.plan, config.legacy);
     Ok(())
 }
 
@@ -211,7 +211,7 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         }
         format!("{} ({})", select::describe(&plan), toolchain.join("; "))
     });
-    let c_manifest = facts.c_manifest(&plan)?;
+    let c_manifest = facts.c_manifest(&plan)?.with_legacy(config.legacy);
     let manifests = facts.loaded.iter().map(|m| sets_root.join(m.key()));
     let manifests = manifests.map(|dir| dir.join(manifest::FILE_NAME));
     // The lock vouches for the manifests: a changed or removed lock checks them again.
@@ -224,8 +224,10 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         out_dir: &config.out_dir,
         assembler: &assembler,
         target: config.target,
+        buildinf: buildinf(config, &plan, &assembler, &compiler, &c_manifest),
         base,
         progress: &progress,
+        apps: config.apps,
     };
     let artifacts = compile::compile(&job)?;
     progress.phase("done");
@@ -235,7 +237,34 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
     Ok(Built { plan, assembler, artifacts, c_manifest, warning, inputs })
 }
 
-fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan) {
+/// crypto/buildinf.h naming what was built, for `OpenSSL_version(OPENSSL_PLATFORM)` and
+/// `OPENSSL_CFLAGS` (`openssl version -a`). No date and no path, so the build stays
+/// reproducible.
+fn buildinf(c: &BuildConfig, plan: &Plan, asm: &Assembler, cc: &cc::Tool, m: &Manifest) -> String {
+    let platform = format!(
+        "platform: {} (crypto-sys: set {} requested {}, {}, C variant {}, legacy provider {})",
+        c.target.name,
+        plan.c_set.name,
+        plan.requested.name(),
+        asm.describe(),
+        plan.c_variant.map_or("none", |v| v.name),
+        if c.legacy { "built in" } else { "left out" },
+    );
+    let name = cc.path().file_name().map_or("cc".into(), |n| n.to_string_lossy());
+    let compiler = format!("compiler: {name} {}", m.cflags.join(" "));
+    // ASCII throughout, so Rust's quoting is C's.
+    let quoted = |s: &str| format!("{s:?}");
+    format!(
+        "/* Written by crypto-sys's build for this build's set, assembler and C variant. */\n\
+         #define PLATFORM {}\n\
+         #define DATE \"built on: reproducible build, date unspecified\"\n\
+         static const char compiler_flags[] = {};\n",
+        quoted(&platform),
+        quoted(&compiler)
+    )
+}
+
+fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan, legacy: bool) {
     println!("cargo:rustc-link-search=native={}", a.lib_dir.display());
     println!("cargo:rustc-link-lib=static=ssl");
     println!("cargo:rustc-link-lib=static=crypto");
@@ -248,6 +277,7 @@ fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan) {
     println!("cargo:version={}", m.openssl);
     println!("cargo:asm_set={}", plan.c_set.name);
     println!("cargo:c_variant={}", plan.c_variant.map_or("none", |v| v.name));
+    println!("cargo:legacy={}", u8::from(legacy));
     // Lets crypto-sys declare the asm's capability functions only when they are linked.
     println!("cargo:rustc-check-cfg=cfg(crypto_sys_asm)");
     if !plan.files.is_empty() {
@@ -278,6 +308,7 @@ fn write_facts(
             "Option<&str>",
             format!("{:?}", plan.variant_refused.map(|v| v.name)),
         ),
+        ("LEGACY_PROVIDER", "bool", format!("{:?}", c.legacy)),
         ("ASSEMBLER_KIND", "&str", format!("{:?}", asm.kind.name())),
         ("ASSEMBLER_VERSION", "&str", format!("{:?}", asm.version.as_deref().unwrap_or(""))),
         ("INCLUDE_DIR", "&str", format!("{:?}", a.include_dir.display().to_string())),
@@ -290,10 +321,11 @@ fn write_facts(
     }
     fs::write(c.out_dir.join("build_info.rs"), rs)?;
     let summary = format!(
-        "set {} (requested {}), C {}, {}, {} units ({} asm, {} compiled), {} downgraded\n",
+        "set {} (requested {}), C {}{}, {}, {} units ({} asm, {} compiled), {} downgraded\n",
         plan.c_set.name,
         plan.requested.name(),
         plan.c_variant.map_or("default", |v| v.name),
+        if c.legacy { "" } else { " without the legacy provider" },
         asm.describe(),
         units,
         plan.files.len(),

@@ -31,6 +31,10 @@ pub struct Job<'a> {
     /// A configured cc::Build (target, compiler, env) to clone per flag group.
     pub base: cc::Build,
     pub progress: &'a Progress,
+    /// Also link the `openssl` program from the manifest's `apps` units.
+    pub apps: bool,
+    /// crypto/buildinf.h as this build writes it (what `openssl version -a` reports).
+    pub buildinf: String,
 }
 
 /// What a successful compile leaves in `out_dir`.
@@ -40,22 +44,37 @@ pub struct Artifacts {
     pub units: usize,
     /// Units this build compiled (the rest came from the object cache).
     pub compiled: usize,
+    /// The `openssl` program, when asked for.
+    pub program: Option<PathBuf>,
 }
+
+/// The unit that includes crypto/buildinf.h, and where this build's copy goes.
+const BUILDINF_UNIT: &str = "crypto/cversion.c";
+const BUILDINF_DIR: &str = "buildinf";
 
 pub fn compile(job: &Job) -> Result<Artifacts> {
     let m = job.c_manifest;
     let src_root = openssl_src::source_dir();
     let c_dir = job.sets_root.join(m.key());
     let cache = ObjectCache::new(cache_dir(job.out_dir), m)?;
-    job.progress.units(m.units.len());
+    let by_group = units_by_group(job)?;
+    let units = by_group.values().map(Vec::len).sum();
+    job.progress.units(units);
     job.progress.phase("compile");
+    let buildinf_dir = job.out_dir.join(BUILDINF_DIR);
+    fs::create_dir_all(&buildinf_dir)?;
+    fs::write(buildinf_dir.join("buildinf.h"), &job.buildinf)?;
     let prefix_maps = prefix_map_flags(&job.base, &stable_names(job, &src_root, &c_dir));
     let mut builds = Vec::new();
-    for ((lib, group, is_asm), mut units) in units_by_group(job)? {
+    for ((lib, group, is_asm), mut units) in by_group {
         let mut build = job.base.clone();
         build.out_dir(job.out_dir.join("obj").join(format!("{}-{group}-{is_asm}", lib.name())));
         if is_asm {
             build.compiler(&job.assembler.driver);
+        }
+        // Ahead of the set's own copy, which names no set, assembler or variant.
+        if units.iter().any(|u| u.rel == BUILDINF_UNIT) {
+            build.include(&buildinf_dir);
         }
         for f in m.cflags.iter().filter(|f| !owned_by_cc(job.target, f)).chain(&prefix_maps) {
             build.flag(f);
@@ -100,20 +119,49 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
             .collect();
         handles.into_iter().map(|h| h.join().expect("compile thread panicked")).collect()
     });
-    let mut objects: BTreeMap<Lib, Vec<PathBuf>> = BTreeMap::new();
+    // Group order, the same in every build, whatever order the groups finished in.
+    let mut objects: BTreeMap<Option<&str>, Vec<PathBuf>> = BTreeMap::new();
     for (lib, objs) in results {
-        objects.entry(lib).or_default().extend(objs?);
+        objects.entry(lib.archive()).or_default().extend(objs?);
     }
     let lib_dir = job.out_dir.join("lib");
     job.progress.phase("archive");
-    for (lib, objs) in &objects {
-        archive(&job.base, &lib_dir, lib.name(), objs)?;
+    for (name, objs) in &objects {
+        if let Some(name) = name {
+            archive(&job.base, &lib_dir, name, objs)?;
+        }
     }
+    let program = match objects.get(&None) {
+        Some(objs) => Some(link_program(job, &lib_dir, objs)?),
+        None => None,
+    };
     let include_dir = job.out_dir.join("include");
     install_headers(&src_root, &c_dir, &include_dir)?;
     install_cmake_config(&c_dir, &job.out_dir.join(CMAKE_DIR))?;
     let compiled = cache.compiled.load(Ordering::Relaxed);
-    Ok(Artifacts { lib_dir, include_dir, units: m.units.len(), compiled })
+    Ok(Artifacts { lib_dir, include_dir, units, compiled, program })
+}
+
+/// Links `bin/openssl` as OpenSSL's Makefile does: the program's objects, libssl, libcrypto
+/// and Configure's ex_libs, by the C compiler driver.
+fn link_program(job: &Job, lib_dir: &Path, objs: &[PathBuf]) -> Result<PathBuf> {
+    job.progress.phase("link");
+    let tool = job.base.try_get_compiler().context("finding the C compiler")?;
+    if tool.is_like_msvc() {
+        bail!("linking the openssl program with MSVC is not supported yet; build without apps");
+    }
+    let bin = job.out_dir.join("bin");
+    fs::create_dir_all(&bin)?;
+    let program = bin.join(format!("openssl{}", job.target.exe_suffix));
+    let mut cmd = tool.to_command();
+    cmd.arg("-o").arg(&program).args(objs);
+    cmd.arg(lib_dir.join("libssl.a")).arg(lib_dir.join("libcrypto.a"));
+    cmd.args(job.c_manifest.ex_libs.iter().map(|l| format!("-l{l}")));
+    let out = cmd.output().with_context(|| format!("running {cmd:?}"))?;
+    if !out.status.success() {
+        bail!("linking {} failed: {}", program.display(), String::from_utf8_lossy(&out.stderr));
+    }
+    Ok(program)
 }
 
 /// The name each path-dependent directory of the build takes inside the objects (`__FILE__`
@@ -355,7 +403,7 @@ fn units_by_group(job: &Job) -> Result<BTreeMap<(Lib, usize, bool), Vec<Source>>
     let src_root = openssl_src::source_dir();
     let c_dir = job.sets_root.join(m.key());
     let mut groups: BTreeMap<(Lib, usize, bool), Vec<Source>> = BTreeMap::new();
-    for u in &m.units {
+    for u in m.units.iter().filter(|u| job.apps || u.lib != Lib::Apps) {
         let is_asm = AsmSyntax::of_path(&u.path).is_some();
         // The assembler's rendering of the file, which may not be Configure's own.
         let rel = if is_asm { job.assembler.syntax.rename(&u.path) } else { u.path.clone() };
@@ -380,7 +428,10 @@ fn units_by_group(job: &Job) -> Result<BTreeMap<(Lib, usize, bool), Vec<Source>>
         let meta = fs::metadata(&path).with_context(|| format!("reading {}", path.display()))?;
         let size = meta.len();
         // openssl-src's files are immutable in the registry: size and mtime identify them.
-        let identity = identity.unwrap_or_else(|| format!("{size} {:?}", meta.modified().ok()));
+        let mut identity = identity.unwrap_or_else(|| format!("{size} {:?}", meta.modified().ok()));
+        if u.path == BUILDINF_UNIT {
+            identity += &sha256::hex(job.buildinf.as_bytes());
+        }
         let source = Source { path, rel, identity, size };
         groups.entry((u.lib, u.group, is_asm)).or_default().push(source);
     }

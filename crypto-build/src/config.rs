@@ -103,6 +103,10 @@ pub struct BuildConfig {
     /// set is checked against it, wherever `sets_root` points.
     pub lock_dir: PathBuf,
     pub jobs: usize,
+    /// Whether the legacy provider is built in: crypto-sys's `legacy` feature (default).
+    pub legacy: bool,
+    /// Whether the `openssl` program is linked too (`OUT_DIR/bin`).
+    pub apps: bool,
 }
 
 /// Environment variables a user may set, with what they accept.
@@ -113,6 +117,9 @@ pub const ALLOW_DOWNGRADE_VAR: &str = "CRYPTO_SYS_ALLOW_DOWNGRADE";
 pub const ASSEMBLER_VAR: &str = "CRYPTO_SYS_ASSEMBLER";
 pub const SETS_DIR_VAR: &str = "CRYPTO_SYS_SETS_DIR";
 pub const NASM_VAR: &str = "NASM";
+pub const APPS_VAR: &str = "CRYPTO_SYS_APPS";
+/// Set by cargo when crypto-sys's `legacy` feature is on.
+const LEGACY_FEATURE_VAR: &str = "CARGO_FEATURE_LEGACY";
 
 /// A user variable; under cargo, announced so that changing it reruns the build script.
 fn var(cargo: bool, name: &str) -> Option<String> {
@@ -189,6 +196,9 @@ impl BuildConfig {
         };
         let flag = |name: &str| var(name).map_or(Ok(false), |v| parse_bool(name, &v));
         let strict = flag(STRICT_VAR)?;
+        let apps = flag(APPS_VAR)?;
+        // Without cargo (`xtask build --target`) the caller says; on by default as under cargo.
+        let legacy = !cargo || std::env::var_os(LEGACY_FEATURE_VAR).is_some();
         let allow_downgrade = flag(ALLOW_DOWNGRADE_VAR)?;
         let assembler = match var(ASSEMBLER_VAR) {
             Some(v) => {
@@ -215,6 +225,8 @@ impl BuildConfig {
             packaged,
             lock_dir,
             jobs,
+            legacy,
+            apps,
         })
     }
 }

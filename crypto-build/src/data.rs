@@ -27,6 +27,32 @@ pub const CONFIGURE_COMMON: &[&str] = &[
     "--openssldir=/usr/local/ssl",
 ];
 
+/// The legacy provider (DES, RC2, RC4, MD4, … and the PKCS#12 files they protect), built into
+/// libcrypto as openssl-sys's `vendored` build has it, and left out by crypto-sys's
+/// `--no-default-features` (no `legacy` feature) or `cargo xtask build --no-legacy`. Leaving it
+/// out is what Configure's `no-legacy` does: the units below go, and `define` with them.
+/// Generation checks this against a real `no-legacy` Configure of each target's `asm` set.
+pub struct BuiltInProvider {
+    /// Configure's option that leaves it out.
+    pub configure_off: &'static str,
+    /// Static libraries whose objects are the provider's.
+    pub libs: &'static [&'static str],
+    /// Sources linked into libcrypto directly that are the provider's.
+    pub sources: &'static [&'static str],
+    /// The define that registers it as built in (`-D` word of libcrypto's units).
+    pub define: &'static str,
+    /// A symbol only its objects define; `cargo xtask verify` looks for it.
+    pub marker: &'static str,
+}
+
+pub const LEGACY: BuiltInProvider = BuiltInProvider {
+    configure_off: "no-legacy",
+    libs: &["providers/liblegacy.a"],
+    sources: &["providers/legacyprov.c"],
+    define: "-DSTATIC_LEGACY",
+    marker: "ossl_legacy_provider_init",
+};
+
 /// The assembler a set is generated for, as the perlasm scripts will see it.
 /// The generator fakes exactly these banners, whatever the host has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,6 +169,8 @@ pub struct Target {
     pub cc_owned_flags: &'static [&'static str],
     /// Expected fast paths in the `asm` set: (file, symbol that must hold real code).
     pub fast_paths: &'static [FastPath],
+    /// What the target's programs are named with (`openssl.exe`).
+    pub exe_suffix: &'static str,
 }
 
 /// The C compiler a target's perlasm probes meet.
@@ -224,7 +252,7 @@ pub const TARGETS: &[Target] = &[
              predefined: GCC_X86_64_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
              c_variants: C_VARIANTS, cc_owned_flags: &[],
              triples: &["x86_64-unknown-linux-gnu", "x86_64-unknown-linux-musl"],
-             fast_paths: X86_64_FAST_PATHS },
+             fast_paths: X86_64_FAST_PATHS, exe_suffix: "" },
     Target { name: "mingw64", syntaxes: &[Gas, Nasm], default_syntax: Gas, nasm_format: "win64",
              cc_hint: "install mingw-w64's gcc (Debian: apt install gcc-mingw-w64-x86-64), \
                        or name a compiler in CC_x86_64_pc_windows_gnu",
@@ -232,7 +260,7 @@ pub const TARGETS: &[Target] = &[
              predefined: GCC_X86_64_MINGW, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
              c_variants: C_VARIANTS, cc_owned_flags: &[],
              triples: &["x86_64-pc-windows-gnu"],
-             fast_paths: X86_64_FAST_PATHS },
+             fast_paths: X86_64_FAST_PATHS, exe_suffix: ".exe" },
     // cl.exe has no __uint128_t, so no C variant: its probe could never pass, and every
     // default build would print a downgrade. Configure's `/Zi /Fdossl_static.pdb` would
     // make parallel cl processes share one .pdb, and its `/MT` would fight the CRT cc picks.
@@ -242,7 +270,7 @@ pub const TARGETS: &[Target] = &[
              noexecstack: false, predefined: &[], cc_kind: CcKind::Msvc, scheme: Scheme::Nmake,
              c_variants: &[], cc_owned_flags: &["/Zi", "/Fd", "/MT", "/MD"],
              triples: &["x86_64-pc-windows-msvc"],
-             fast_paths: X86_64_FAST_PATHS },
+             fast_paths: X86_64_FAST_PATHS, exe_suffix: ".exe" },
 ];
 
 /// A C-configuration variant: Configure options that change only C sources and defines, never
@@ -579,6 +607,41 @@ pub const X86_64_CODE_PATHS: &[CodePath] = &[
         cpu_needs: &[],
         observe: &[Bit(CAP_AESNI, false, "AES-NI code"), Bit(CAP_AVX, false, "AVX code"),
                    Bit(CAP_AVX2, false, "AVX2 code"), Observe::Group(NO_AVX512)] },
+];
+
+/// One Apple clang release line, for reports only: what the upstream LLVM of an Apple banner
+/// is, since Apple numbers its clang after Xcode. The probes still decide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AppleClangRelease {
+    /// Leading components of the `clang-…` build; "1500" covers every 1500.x.y.
+    pub build: &'static str,
+    /// The version the banner prints with that build (`Apple clang version 15.0.0`).
+    pub apple_version: &'static str,
+    /// The upstream LLVM major release it corresponds to.
+    pub llvm: u32,
+    pub xcode: &'static str,
+}
+
+/// From Wikipedia's "Xcode" page, table "Toolchain versions" (its LLVM column), as Boost.Config
+/// (boost/config/compiler/clang_version.hpp) and Qt (qcompilerdetection.h) also map it; the
+/// builds are the ones those Xcode releases print. Xcode 26 (clang-1700.3+, clang-2100) is
+/// left out until a source maps it: such banners report "LLVM equivalent unknown".
+pub const APPLE_CLANG_RELEASES: &[AppleClangRelease] = &[
+    AppleClangRelease { build: "900", apple_version: "9.0.0", llvm: 4, xcode: "9.0–9.2" },
+    AppleClangRelease { build: "902", apple_version: "9.1.0", llvm: 5, xcode: "9.3–9.4" },
+    AppleClangRelease { build: "1000", apple_version: "10.0.0", llvm: 6, xcode: "10.0–10.1" },
+    AppleClangRelease { build: "1001", apple_version: "10.0.1", llvm: 7, xcode: "10.2–10.3" },
+    AppleClangRelease { build: "1100", apple_version: "11.0.0", llvm: 8, xcode: "11.0–11.3" },
+    AppleClangRelease { build: "1103", apple_version: "11.0.3", llvm: 9, xcode: "11.4–11.7" },
+    AppleClangRelease { build: "1200", apple_version: "12.0.0", llvm: 10, xcode: "12.0–12.4" },
+    AppleClangRelease { build: "1205", apple_version: "12.0.5", llvm: 11, xcode: "12.5" },
+    AppleClangRelease { build: "1300", apple_version: "13.0.0", llvm: 12, xcode: "13.0–13.2" },
+    AppleClangRelease { build: "1316", apple_version: "13.1.6", llvm: 13, xcode: "13.3–13.4" },
+    AppleClangRelease { build: "1400", apple_version: "14.0.0", llvm: 14, xcode: "14.0–14.2" },
+    AppleClangRelease { build: "1403", apple_version: "14.0.3", llvm: 15, xcode: "14.3" },
+    AppleClangRelease { build: "1500", apple_version: "15.0.0", llvm: 16, xcode: "15.x" },
+    AppleClangRelease { build: "1600", apple_version: "16.0.0", llvm: 17, xcode: "16.0–16.2" },
+    AppleClangRelease { build: "1700.0", apple_version: "17.0.0", llvm: 19, xcode: "16.3–16.4" },
 ];
 
 #[cfg(test)]

@@ -12,11 +12,15 @@ pub const FILE_NAME: &str = "manifest.tsv";
 pub const GEN_DIR: &str = "gen";
 const MAGIC: &str = "crypto-build-manifest\t1";
 
-/// Which static library a compile unit goes into.
+/// Where a compile unit goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Lib {
     Crypto,
     Ssl,
+    /// The built-in legacy provider's units: into libcrypto when it is on (`data::LEGACY`).
+    Legacy,
+    /// The `openssl` program (`apps/`), linked only when asked for.
+    Apps,
 }
 
 impl Lib {
@@ -24,15 +28,25 @@ impl Lib {
         match self {
             Lib::Crypto => "crypto",
             Lib::Ssl => "ssl",
+            Lib::Legacy => "legacy",
+            Lib::Apps => "apps",
         }
     }
 
-    fn parse(s: &str) -> Result<Lib> {
-        match s {
-            "crypto" => Ok(Lib::Crypto),
-            "ssl" => Ok(Lib::Ssl),
-            _ => bail!("unknown library `{s}`"),
+    /// The static library its objects are archived into; none for the program's.
+    pub fn archive(self) -> Option<&'static str> {
+        match self {
+            Lib::Crypto | Lib::Legacy => Some("crypto"),
+            Lib::Ssl => Some("ssl"),
+            Lib::Apps => None,
         }
+    }
+
+    pub fn parse(s: &str) -> Result<Lib> {
+        [Lib::Crypto, Lib::Ssl, Lib::Legacy, Lib::Apps]
+            .into_iter()
+            .find(|l| l.name() == s)
+            .with_context(|| format!("unknown library `{s}`"))
     }
 }
 
@@ -157,6 +171,25 @@ impl Manifest {
     }
 
     /// Where this configuration lives under the sets' root, and its name in the lock.
+    /// This configuration with the legacy provider left out when `legacy` is false, as
+    /// Configure's `no-legacy` leaves it (`data::LEGACY`): its units go, and its define
+    /// leaves every group.
+    pub fn with_legacy(&self, legacy: bool) -> Manifest {
+        let mut m = self.clone();
+        if !legacy {
+            m.units.retain(|u| u.lib != Lib::Legacy);
+            for g in &mut m.groups {
+                g.retain(|w| w != crate::data::LEGACY.define);
+            }
+        }
+        m
+    }
+
+    /// Each unit with its library and own words, for comparing two configurations.
+    pub fn resolved_units(&self) -> Vec<(Lib, &str, &[String])> {
+        self.units.iter().map(|u| (u.lib, u.path.as_str(), &self.groups[u.group][..])).collect()
+    }
+
     pub fn key(&self) -> String {
         key(&self.set, &self.target, &self.variant)
     }

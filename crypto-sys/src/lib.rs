@@ -44,6 +44,8 @@ pub struct BuildInfo {
     pub c_variant_refused: Option<&'static str>,
     /// The installed OpenSSL headers (`<include_dir>/openssl/*.h`) of this build.
     pub include_dir: &'static str,
+    /// Whether the legacy provider is built into libcrypto (the `legacy` feature).
+    pub legacy_provider: bool,
 }
 
 /// The facts fixed when this crate was built.
@@ -61,6 +63,7 @@ pub fn build_info() -> BuildInfo {
         c_variant: facts::C_VARIANT,
         c_variant_refused: facts::C_VARIANT_REFUSED,
         include_dir: facts::INCLUDE_DIR,
+        legacy_provider: facts::LEGACY_PROVIDER,
     }
 }
 

@@ -1070,8 +1070,10 @@ impl Drop for LibCtx {
 const LEGACY: &CStr = c"legacy";
 const DEFAULT: &CStr = c"default";
 
+#[cfg(feature = "legacy")]
 #[test]
 fn legacy_provider_is_built_in_and_serves_des_and_rc4() {
+    assert!(crypto_sys::build_info().legacy_provider);
     let ctx = LibCtx::with(&[DEFAULT, LEGACY]);
     // The textbook DES example (key 133457799BBCDFF1), as FIPS 46-3 defines the cipher.
     let des = ctx.fetch(c"DES-ECB").expect("DES-ECB from the legacy provider");
@@ -1105,6 +1107,20 @@ fn triple_des_sp800_67_example() {
     let c2 = cipher(cbc.get(), &key, &[0u8; 8], pt, true, false);
     assert_eq!(c2[..8], ct[..8]);
     assert_eq!(cipher(cbc.get(), &key, &[0u8; 8], &c2, false, false), pt);
+}
+
+/// Built without the `legacy` feature, as with Configure's `no-legacy`: the provider cannot be
+/// loaded, the legacy-only ciphers are not there, and only modern PKCS#12 files parse.
+#[cfg(not(feature = "legacy"))]
+#[test]
+fn without_the_legacy_feature_the_provider_is_left_out() {
+    assert!(!crypto_sys::build_info().legacy_provider);
+    let ctx = LibCtx::with(&[DEFAULT]);
+    assert!(unsafe { ffi::OSSL_PROVIDER_load(ctx.0, LEGACY.as_ptr()) }.is_null());
+    errors();
+    assert!(ctx.fetch(c"DES-ECB").is_none() && ctx.fetch(c"RC4").is_none());
+    assert!(parse_p12(&ctx, include_bytes!("data/pkcs12/legacy.p12"), P12_PASSWORD).is_none());
+    check_p12(&ctx, include_bytes!("data/pkcs12/modern.p12"));
 }
 
 const P12_PASSWORD: &CStr = c"crypto-sys";
@@ -1146,6 +1162,7 @@ fn check_p12(ctx: &LibCtx, der: &[u8]) -> (Owned<ffi::EVP_PKEY>, Owned<ffi::X509
     (key, cert)
 }
 
+#[cfg(feature = "legacy")]
 #[test]
 fn pkcs12_files_with_legacy_and_modern_protection_parse() {
     let legacy_p12 = include_bytes!("data/pkcs12/legacy.p12");
@@ -1185,6 +1202,7 @@ fn cms_round_trip(cms: Owned<ffi::CMS_ContentInfo>) -> Owned<ffi::CMS_ContentInf
     }
 }
 
+#[cfg(feature = "legacy")]
 #[test]
 fn cms_encrypt_decrypt_sign_verify_with_a_legacy_pkcs12_key() {
     let ctx = LibCtx::with(&[DEFAULT, LEGACY]);

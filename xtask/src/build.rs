@@ -1,12 +1,13 @@
 //! `cargo xtask build`: builds crypto-sys with a chosen set, prints one summary line, and
 //! optionally installs an OpenSSL-style prefix.
 
+use crate::driver::{Invocation, Runner};
 use crate::flags::Build;
 use anyhow::{bail, Context, Result};
 use crypto_build::build_script::{self, SUMMARY_FILE};
 use crypto_build::config::{
     per_target_var, AssemblerChoice, BuildConfig, SetChoice, VariantChoice, ALLOW_DOWNGRADE_VAR,
-    ASM_SET_VAR, ASSEMBLER_VAR, C_VARIANT_VAR, STRICT_VAR,
+    APPS_VAR, ASM_SET_VAR, ASSEMBLER_VAR, C_VARIANT_VAR, STRICT_VAR,
 };
 use crypto_build::data;
 use std::fs;
@@ -45,10 +46,14 @@ impl Build {
         let _variant = variant.map(|v| sh.push_env(C_VARIANT_VAR, v.name()));
         let _strict = self.strict.then(|| sh.push_env(STRICT_VAR, "1"));
         let _allow = self.allow_downgrade.then(|| sh.push_env(ALLOW_DOWNGRADE_VAR, "1"));
+        // Always said, so that a build without --apps does not keep an earlier build's program.
+        let _apps = sh.push_env(APPS_VAR, if self.apps { "1" } else { "0" });
         let out_dir = if rust_std_installed(sh, &triple)? {
             let target = self.target.as_ref().map(|t| format!("--target={t}"));
             let release = self.release.then(|| "--release".to_string());
-            let cargo_args: Vec<String> = target.into_iter().chain(release).collect();
+            let no_legacy = self.no_legacy.then(|| "--no-default-features".to_string());
+            let cargo_args: Vec<String> =
+                target.into_iter().chain(release).chain(no_legacy).collect();
             build_crypto_sys(sh, Some(&cargo_args), choice, &triple)?
         } else {
             let overrides = Overrides {
@@ -57,18 +62,57 @@ impl Build {
                 assembler,
                 strict: self.strict,
                 allow_downgrade: self.allow_downgrade,
+                legacy: !self.no_legacy,
             };
             build_without_cargo(sh, &triple, &overrides)?
         };
         let summary = fs::read_to_string(out_dir.join(SUMMARY_FILE))
             .with_context(|| format!("reading the build summary in {}", out_dir.display()))?;
         println!("crypto-sys ({triple}): {}, built in {:.1?}", summary.trim(), started.elapsed());
+        if self.apps {
+            report_program(&out_dir, &triple)?;
+        }
         if let Some(prefix) = &self.prefix {
             install_prefix(&out_dir, prefix, &summary)?;
             println!("installed prefix {}", prefix.display());
         }
         Ok(())
     }
+}
+
+/// `openssl version -a` of the program just linked, where it can run here; else why not.
+fn report_program(out_dir: &Path, triple: &str) -> Result<()> {
+    let program = program_path(out_dir)?;
+    let runner = match Runner::for_triple(triple) {
+        Ok(r) => r,
+        Err(why) => {
+            println!("{}: built, not run ({why})", program.display());
+            return Ok(());
+        }
+    };
+    let out = runner.run(&Invocation {
+        exe: &program,
+        args: &["version", "-a"],
+        cwd: out_dir,
+        env: &[],
+        log: &out_dir.join("openssl-version"),
+        timeout: runner.driver_timeout(),
+    })?;
+    if !out.status.success() {
+        bail!("{} version -a failed ({}): {}", program.display(), out.status, out.stderr);
+    }
+    println!("{}:\n  {}", program.display(), out.stdout.trim().replace('\n', "\n  "));
+    Ok(())
+}
+
+/// The program a build linked into `dir/bin` (a build's OUT_DIR, or a prefix).
+pub fn program_path(dir: &Path) -> Result<PathBuf> {
+    let bin = dir.join("bin");
+    let found = fs::read_dir(&bin).ok().into_iter().flatten().flatten().map(|e| e.path());
+    found
+        .into_iter()
+        .find(|p| p.file_stem().is_some_and(|s| s == "openssl"))
+        .with_context(|| format!("the build linked no openssl program in {}", bin.display()))
 }
 
 /// What the command line says over the user's variables, for the build without cargo (the
@@ -79,6 +123,7 @@ struct Overrides {
     assembler: Option<AssemblerChoice>,
     strict: bool,
     allow_downgrade: bool,
+    legacy: bool,
 }
 
 /// Whether rustup (or the sysroot) has the Rust std for `triple`, so cargo can build for it.
@@ -107,6 +152,7 @@ fn build_without_cargo(sh: &Shell, triple: &str, o: &Overrides) -> Result<PathBu
     config.assembler = o.assembler.or(config.assembler);
     config.strict |= o.strict;
     config.allow_downgrade |= o.allow_downgrade;
+    config.legacy = o.legacy;
     let mut base = cc::Build::new();
     base.target(triple).host(&host).out_dir(out_dir.join("cc")).cargo_metadata(false);
     let built = build_script::build(&config, base)?;
@@ -213,6 +259,11 @@ fn install_prefix(out_dir: &Path, prefix: &Path, summary: &str) -> Result<()> {
     copy_dir(&out_dir.join(crypto_build::compile::CMAKE_DIR), &cmake, |n| {
         crypto_build::compile::CMAKE_FILES.contains(&n)
     })?;
+    if out_dir.join("bin").exists() {
+        let program = program_path(out_dir)?;
+        fs::create_dir_all(tmp.join("bin"))?;
+        fs::copy(&program, tmp.join("bin").join(program.file_name().unwrap()))?;
+    }
     fs::copy(out_dir.join(build_script::PLAN_FILE), tmp.join(PREFIX_PLAN))?;
     fs::write(tmp.join(PREFIX_MARKER), summary)?;
     let old = parent.join(format!(".{}.old-{}", name.to_string_lossy(), std::process::id()));

@@ -555,6 +555,19 @@ fn wine() -> Result<PathBuf> {
 }
 
 impl Runner {
+    /// What runs a target's programs on this machine, or why nothing can.
+    pub fn for_triple(triple: &str) -> std::result::Result<Runner, String> {
+        let host = cfg!(all(target_arch = "x86_64", target_os = "linux"));
+        let runner = match triple {
+            t if t.starts_with("x86_64-") && t.contains("-linux-") && host => Runner::Native,
+            t if t.starts_with("x86_64-") && t.contains("-windows-") => Runner::Wine,
+            t if t.starts_with("aarch64-") && t.contains("-linux-") => Runner::QemuAarch64,
+            t => return Err(format!("no way to run {t} programs on this machine")),
+        };
+        runner.command(Path::new("probe")).map_err(|e| e.to_string())?;
+        Ok(runner)
+    }
+
     /// How long a whole driver run may take: natively seconds; wine's first start builds its
     /// prefix; qemu emulates every instruction.
     pub fn driver_timeout(self) -> Duration {

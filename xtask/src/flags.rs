@@ -12,29 +12,36 @@ cargo xtask <command>
       the outputs on disk, changing nothing. --root works on another copy of the sets.
   build [--asm-set auto|asm|asm_avx2|no_asm] [--c-variant auto|none|ec_nistp_64_gcc_128]
         [--assembler gas|clang|nasm] [--strict] [--allow-downgrade] [--target TRIPLE]
-        [--release] [--prefix DIR]
+        [--release] [--prefix DIR] [--no-legacy] [--apps]
       Build crypto-sys with that set and print one summary line. The options map to the
       variables CRYPTO_SYS_ASM_SET, CRYPTO_SYS_C_VARIANT, CRYPTO_SYS_ASSEMBLER,
-      CRYPTO_SYS_STRICT and CRYPTO_SYS_ALLOW_DOWNGRADE, which plain cargo builds read. --prefix also installs an
-      OpenSSL-style prefix (lib/libcrypto.a, lib/libssl.a, include/openssl) usable as
-      OPENSSL_DIR for openssl-sys with OPENSSL_STATIC=1.
+      CRYPTO_SYS_STRICT and CRYPTO_SYS_ALLOW_DOWNGRADE, which plain cargo builds read.
+      --no-legacy leaves the legacy provider out (crypto-sys without its `legacy` feature).
+      --apps also links the `openssl` program (CRYPTO_SYS_APPS=1) and runs `openssl version
+      -a` where the target's programs can run here. --prefix also installs an OpenSSL-style
+      prefix (include/openssl, lib/libcrypto.a, lib/libssl.a, lib/pkgconfig,
+      lib/cmake/OpenSSL, and bin/openssl with --apps), usable as OPENSSL_DIR for openssl-sys
+      with OPENSSL_STATIC=1, or through PKG_CONFIG_PATH.
   detect [--target T] [--asm-set S] [--c-variant V] [--assembler gas|clang|nasm] [--strict]
          [--allow-downgrade] [--json]
       Print the toolchain cc would use (honouring CC, CFLAGS, ...), its assembler and C
       probe results and the plan (per-file sets, C variant), without building anything.
-  bench [--sets asm,asm_avx2,no_asm] [--against openssl-src] [--cc COMPILER] [--windows] [--json FILE]
-        [--plot FILE] [--rounds N] [--seconds S]
-      Build the benchmark harness with each set (and openssl-src's own build), run them
-      interleaved for N rounds, and print each figure with its ratio to asm, then ours
-      against openssl-src built the same way. --cc adds asm and openssl-src built with
+  bench [--sets asm,asm_avx2,no_asm] [--against openssl-src,ring,aws-lc-rs] [--cc COMPILER]
+        [--windows] [--json FILE] [--plot FILE] [--rounds N] [--seconds S]
+      Build the benchmark harness with each set (and with each --against library: OpenSSL's
+      own build, ring and aws-lc-rs through their own APIs, any subset), run them interleaved
+      for N rounds, and print each figure with its ratio to asm, then ours against
+      openssl-src built the same way and against ring and aws-lc-rs (n/a where a library
+      lacks a figure), then clean build times. --cc adds asm and openssl-src built with
       CC=COMPILER. --windows instead compares the C driver's figures under wine (GNU as and
       nasm objects) with the native Linux build.
   package
       Make crypto-build and crypto-sys .crate files (crypto-sys carrying the pre-generated
       sets, checked against generate.lock) and run `cargo publish --dry-run` on them.
-  verify
+  verify [--no-legacy]
       Build, then check the linked libcrypto.a: fast paths taken from asm are real code,
-      downgraded ones are stubs, and the eligibility functions are true where the CPU allows.
+      downgraded ones are stubs, the legacy provider is linked (or, with --no-legacy, left
+      out as asked), and the eligibility functions are true where the CPU allows.
   toolchains [--check]
       Write docs/toolchains.md: each tested toolchain against the plan chosen for it.
   test [--sanitize | --assembled]
@@ -78,7 +85,9 @@ pub struct Bench {
 pub struct Package {}
 
 #[derive(Debug, Default)]
-pub struct Verify {}
+pub struct Verify {
+    pub no_legacy: bool,
+}
 
 #[derive(Debug, Default)]
 pub struct Toolchains {
@@ -120,6 +129,8 @@ pub struct Build {
     pub target: Option<String>,
     pub release: bool,
     pub prefix: Option<PathBuf>,
+    pub no_legacy: bool,
+    pub apps: bool,
 }
 
 pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
@@ -160,6 +171,8 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
                     "--target" => b.target = Some(v.take()?),
                     "--release" => b.release = true,
                     "--prefix" => b.prefix = Some(v.take()?.into()),
+                    "--no-legacy" => b.no_legacy = true,
+                    "--apps" => b.apps = true,
                     _ => return Ok(false),
                 }
                 Ok(true)
@@ -216,8 +229,17 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
             Command::Package(Package {})
         }
         "verify" => {
-            options("verify", args, |_, _| Ok(false))?;
-            Command::Verify(Verify {})
+            let mut v = Verify::default();
+            options("verify", args, |opt, _| {
+                Ok(match opt {
+                    "--no-legacy" => {
+                        v.no_legacy = true;
+                        true
+                    }
+                    _ => false,
+                })
+            })?;
+            Command::Verify(v)
         }
         "test" => {
             let mut t = Test::default();

@@ -71,13 +71,17 @@ impl Test {
             cmd!(sh, "{cargo} xtask toolchains --check").run().map_err(Into::into)
         })?;
         drop(_variant);
-        steps.run("prefix: openssl-sys, pkg-config, CMake and the C driver", || {
-            prefix_consumer(sh, cargo)
-                .context("openssl-sys against `cargo xtask build --prefix`")?;
-            let prefix = crate::project_root().join("target/prefix");
-            crate::consumers::run(sh, &prefix).context("C build systems against the prefix")?;
-            crate::driver::native_step(sh, &crate::project_root().join("target/prefix"))
-        })?;
+        steps.run(
+            "prefix: openssl-sys, pkg-config, CMake, bin/openssl and the C driver",
+            || {
+                prefix_consumer(sh, cargo)
+                    .context("openssl-sys against `cargo xtask build --prefix`")?;
+                let prefix = crate::project_root().join("target/prefix");
+                crate::consumers::run(sh, &prefix).context("C build systems against the prefix")?;
+                crate::apps::run(&prefix).context("the prefix's bin/openssl")?;
+                crate::driver::native_step(sh, &crate::project_root().join("target/prefix"))
+            },
+        )?;
         steps.run("sanitizers", || crate::sanitize::run(sh).context("the sanitizer step"))?;
         steps.run("Windows under wine", || {
             crate::windows::run(sh, cargo).context("x86_64-pc-windows-gnu under wine")
@@ -178,7 +182,8 @@ fn toolchain(sh: &Shell, cargo: &str, row: &crate::toolchains::Row) -> Result<()
     let _expect = sh.push_env(EXPECT_VAR, row.downgraded.join(","));
     let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, expected_variant(row));
     // CC differs from the previous step's, so the build script reruns and warns afresh.
-    let out = cmd!(sh, "{cargo} build -p crypto-sys").ignore_status().output()?;
+    let features = row.cargo_features();
+    let out = cmd!(sh, "{cargo} build -p crypto-sys {features...}").ignore_status().output()?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
         bail!("build failed:\n{stderr}");
@@ -195,8 +200,9 @@ fn toolchain(sh: &Shell, cargo: &str, row: &crate::toolchains::Row) -> Result<()
     for w in &warnings {
         println!("{w}");
     }
-    cmd!(sh, "{cargo} test -p crypto-sys").run()?;
-    cmd!(sh, "{cargo} xtask verify").run()?;
+    cmd!(sh, "{cargo} test -p crypto-sys {features...}").run()?;
+    let no_legacy = (!features.is_empty()).then_some("--no-legacy");
+    cmd!(sh, "{cargo} xtask verify {no_legacy...}").run()?;
     Ok(())
 }
 
@@ -245,7 +251,7 @@ fn c_probe_refused(sh: &Shell, cargo: &str) -> Result<()> {
 fn prefix_consumer(sh: &Shell, cargo: &str) -> Result<()> {
     let root = crate::project_root();
     let prefix = root.join("target/prefix");
-    cmd!(sh, "{cargo} xtask build --prefix {prefix}").run()?;
+    cmd!(sh, "{cargo} xtask build --prefix {prefix} --apps").run()?;
     let _static = sh.push_env("OPENSSL_STATIC", "1");
     let manifest = root.join("xtask/tests/prefix-consumer/Cargo.toml");
     let target_dir = root.join("target/prefix-consumer");
@@ -460,6 +466,7 @@ mod tests {
         let (sh, cargo) = crate::step_shell();
         super::prefix_consumer(&sh, &cargo).unwrap();
         crate::consumers::run(&sh, &crate::project_root().join("target/prefix")).unwrap();
+        crate::apps::run(&crate::project_root().join("target/prefix")).unwrap();
     }
 
     /// The no_asm step on its own: `cargo test -p xtask -- --ignored no_asm_step`.

@@ -26,6 +26,8 @@ pub struct Row {
 const NISTP: &str = "ec_nistp_64_gcc_128";
 
 const RUST: &str = "crypto-sys's Rust tests";
+/// One row also covers `--no-legacy`: its compile of all of OpenSSL's C is needed anyway.
+const RUST_NO_LEGACY: &str = "crypto-sys's Rust tests, built without the `legacy` feature";
 const WINE: &str = "C driver under wine, every code path, each set";
 /// no_asm has no asm, so its C configuration is built once, by the first Windows row.
 const WINE_ASM: &str = "C driver under wine, every code path, `asm` and `asm_avx2`";
@@ -49,7 +51,8 @@ pub const ROWS: &[Row] = &[
           downgraded: &["crypto/bn/rsaz-2k-avxifma.s", "crypto/bn/rsaz-3k-avxifma.s", "crypto/bn/rsaz-4k-avxifma.s"],
           c_variant: NISTP },
     Row { cc: "clang-16", target: None, assembler: None, tested: ASSEMBLED_16, downgraded: &[], c_variant: NISTP },
-    Row { cc: "clang-19", target: None, assembler: None, tested: RUST, downgraded: &[], c_variant: NISTP },
+    Row { cc: "clang-19", target: None, assembler: None, tested: RUST_NO_LEGACY, downgraded: &[],
+          c_variant: NISTP },
     Row { cc: "x86_64-w64-mingw32-gcc", target: WIN, assembler: None, tested: WINE, downgraded: &[],
           c_variant: NISTP },
     Row { cc: "x86_64-w64-mingw32-gcc", target: WIN, assembler: Some("nasm"), tested: WINE_ASM,
@@ -74,7 +77,16 @@ impl Row {
 
     /// Whether `cargo xtask test` builds crypto-sys with this row and runs its Rust tests.
     pub fn runs_rust_tests(&self) -> bool {
-        self.tested == RUST
+        matches!(self.tested, RUST | RUST_NO_LEGACY)
+    }
+
+    /// cargo's feature arguments for this row's build and tests.
+    pub fn cargo_features(&self) -> &'static [&'static str] {
+        if self.tested == RUST_NO_LEGACY {
+            &["--no-default-features"]
+        } else {
+            &[]
+        }
     }
 
     /// The rows of the host, which crypto-sys's Rust tests run with.

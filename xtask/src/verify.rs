@@ -23,7 +23,9 @@ impl Verify {
     pub fn run(self, sh: &Shell) -> Result<()> {
         let triple = crate::build::host_triple(sh)?;
         let target = data::target_for(&triple)?;
-        let out_dir = crate::build::build_crypto_sys(sh, None, None, &triple)?;
+        let features: &[String] =
+            if self.no_legacy { &["--no-default-features".to_string()][..] } else { &[] };
+        let out_dir = crate::build::build_crypto_sys(sh, Some(features), None, &triple)?;
         let plan = read_plan(&out_dir.join(PLAN_FILE))?;
         let sizes = symbol_sizes(sh, &out_dir.join("lib/libcrypto.a"))?;
         let wide = wide_files(&crate::project_root(), target.name)?;
@@ -36,16 +38,28 @@ impl Verify {
             check_no_asm(&wide, &sizes)
         };
         problems.extend(check_variant(&plan, &sizes));
+        problems.extend(check_legacy(!self.no_legacy, &sizes));
         if !problems.is_empty() {
             bail!("verify: {}", problems.join("; "));
         }
         let cargo = crate::cargo();
-        cmd!(sh, "{cargo} test -q -p crypto-sys --test fast_paths")
+        cmd!(sh, "{cargo} test -q -p crypto-sys {features...} --test fast_paths")
             .run()
             .context("verify: the eligibility functions disagree with the CPU and the plan")?;
         println!("verify: every fast path is what the plan says, and live where the CPU allows");
         Ok(())
     }
+}
+
+/// The legacy provider is linked exactly when it was asked for.
+fn check_legacy(wanted: bool, sizes: &BTreeMap<String, u64>) -> Option<String> {
+    let marker = data::LEGACY.marker;
+    let linked = sizes.contains_key(marker);
+    println!("legacy provider: {}", if linked { "built in" } else { "left out" });
+    (linked != wanted).then(|| {
+        let (want, is) = if wanted { ("built in", "missing") } else { ("left out", "linked") };
+        format!("the legacy provider should be {want}, but {marker} is {is}")
+    })
 }
 
 /// Every fast path whose linked code is not what the plan says, in words.

@@ -36,7 +36,10 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
         for set in sets_of(i) {
             let prefix = prefix_dir(&format!("{name}-{set}"));
             let started = std::time::Instant::now();
-            let out = build(sh, cargo, tc, &["--asm-set", set], &prefix)
+            // One build links bin/openssl.exe too: its C is compiled here anyway.
+            let apps = i == 0 && *set == "auto";
+            let args = [&["--asm-set", set][..], if apps { &["--apps"] } else { &[] }].concat();
+            let out = build(sh, cargo, tc, &args, &prefix)
                 .with_context(|| format!("Windows build with {name}, set {set}"))?;
             let built = started.elapsed();
             let want = usize::from(*set == "auto" && !tc.downgraded.is_empty());
@@ -52,6 +55,10 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
             }
             driver::check_prefix(sh, &driver::MINGW_X86_64, &prefix)
                 .with_context(|| format!("{name}, set {set}, under wine"))?;
+            if apps {
+                crate::apps::version(driver::Runner::Wine, &prefix)
+                    .with_context(|| format!("{name}: bin/openssl.exe under wine"))?;
+            }
             let checked = started.elapsed() - built;
             println!(
                 "windows: {name}, set {set}: built in {:.0} s, checked under wine in {:.0} s",

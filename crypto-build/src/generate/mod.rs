@@ -9,7 +9,7 @@ pub mod scan;
 
 pub use openssl::{copy_tree, HostTools};
 
-use crate::data::{AsmSet, AsmSyntax, CVariant, Target};
+use crate::data::{AsmSet, AsmSyntax, CVariant, Target, LEGACY};
 use crate::manifest::{self, AsmFile, FileHash, Lib, Manifest, Unit};
 use crate::sha256;
 use anyhow::{bail, Context, Result};
@@ -274,9 +274,41 @@ fn stage_one(tools: &HostTools, staging: &Staging, config: &Config, jobs: usize)
         m.asm = asm_texts.iter().map(|(p, t)| asm_entry(p, t)).collect::<Result<_>>()?;
         check_rendering_parity(&m)?;
     }
+    if config.variant.is_none() && config.set.name == LEGACY_CHECKED_SET {
+        check_legacy_rule(&scratch, &configure, &m).with_context(|| key.clone())?;
+    }
     write_atomic(&out.join(manifest::FILE_NAME), m.to_text().as_bytes())?;
     fs::remove_dir_all(&work)?;
     Ok(Staged { dir: out, manifest: m })
+}
+
+/// The set on which each target's generation proves `data::LEGACY` right: the one with the
+/// most asm, in case the provider ever brought asm of its own.
+const LEGACY_CHECKED_SET: &str = "asm";
+
+/// What a build leaves out without the legacy provider (`Manifest::with_legacy`) must be what
+/// Configure's `no-legacy` leaves out.
+fn check_legacy_rule(scratch: &Scratch, configure: &[&str], with: &Manifest) -> Result<()> {
+    if !with.units.iter().any(|u| u.lib == Lib::Legacy) {
+        bail!("no unit of the legacy provider found ({:?})", LEGACY.libs);
+    }
+    let layout = scratch.layout_reconfigured(configure, &[LEGACY.configure_off])?;
+    let mut real = Manifest::default();
+    add_units(&mut real, &layout.units)?;
+    let derived = with.with_legacy(false);
+    let (derived, real) = (derived.resolved_units(), real.resolved_units());
+    let differs = derived.iter().zip(&real).find(|(a, b)| a != b);
+    if let Some((a, b)) = differs.or((derived.len() != real.len()).then(|| (&derived[0], &real[0])))
+    {
+        bail!(
+            "leaving the legacy provider out as data::LEGACY says differs from Configure's `{}` \
+             ({} units against {}; first difference: {a:?} against {b:?})",
+            LEGACY.configure_off,
+            derived.len(),
+            real.len()
+        );
+    }
+    Ok(())
 }
 
 /// A variant takes its asm from its set's directory, so it must not want other asm files.
@@ -337,11 +369,7 @@ fn check_rendering_parity(m: &Manifest) -> Result<()> {
 /// Groups identical per-unit flag lists, so the manifest (and the compile) has few of them.
 fn add_units(m: &mut Manifest, units: &[(String, String, Vec<String>)]) -> Result<()> {
     for (lib, path, words) in units {
-        let lib = match lib.as_str() {
-            "crypto" => Lib::Crypto,
-            "ssl" => Lib::Ssl,
-            other => bail!("unexpected library `{other}` in configdata"),
-        };
+        let lib = Lib::parse(lib).context("in configdata's layout")?;
         let group = match m.groups.iter().position(|g| g == words) {
             Some(i) => i,
             None => {

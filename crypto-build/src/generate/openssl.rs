@@ -2,7 +2,7 @@
 //! and reads back what libcrypto and libssl are made of.
 
 use super::identity::FakeTools;
-use crate::data::{AsmIdentity, AsmSyntax, Scheme, Target, CONFIGURE_COMMON};
+use crate::data::{AsmIdentity, AsmSyntax, Scheme, Target, CONFIGURE_COMMON, LEGACY};
 use anyhow::{bail, Context, Result};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -128,7 +128,10 @@ impl<'a> Scratch<'a> {
     /// disabled entry except those naming the target, its build file or the config files.
     fn configdata_dump(&self) -> Result<String> {
         let mut text = String::new();
-        for (name, script) in [(".dump-layout.pl", DUMP_LAYOUT), (".dump-config.pl", DUMP_CONFIG)] {
+        let layout = dump_layout_script();
+        for (name, script) in
+            [(".dump-layout.pl", layout.as_str()), (".dump-config.pl", DUMP_CONFIG)]
+        {
             let path = self.dir.join(name);
             fs::write(&path, script)?;
             let mut cmd = self.command(&self.tools.perl);
@@ -172,7 +175,7 @@ impl<'a> Scratch<'a> {
 
     pub fn layout(&self) -> Result<Layout> {
         let script = self.dir.join(".dump-layout.pl");
-        fs::write(&script, DUMP_LAYOUT)?;
+        fs::write(&script, dump_layout_script())?;
         let mut cmd = self.command(&self.tools.perl);
         cmd.arg(&script);
         let out = capture(&mut cmd, "reading configdata.pm")?;
@@ -230,6 +233,29 @@ impl<'a> Scratch<'a> {
             .collect();
         Ok((words[..split].to_vec(), libs))
     }
+
+    /// Configures this scratch tree again with `extra` options and reads that layout. Only
+    /// for the end of a configuration's generation: Configure rewrites the Makefile.
+    pub fn layout_reconfigured(&self, options: &[&str], extra: &[&str]) -> Result<Layout> {
+        let all: Vec<&str> = options.iter().chain(extra).copied().collect();
+        match self.target.scheme {
+            Scheme::UnixMake => self.run_configure(self.target.name, &all, false)?,
+            Scheme::Nmake => {
+                let config = format!("--config={SHIM_FILE}");
+                let all: Vec<&str> = std::iter::once(config.as_str()).chain(all).collect();
+                self.run_configure(&format!("{}-crypto-build", self.target.name), &all, false)?
+            }
+        }
+        self.layout()
+    }
+}
+
+fn dump_layout_script() -> String {
+    let list =
+        |items: &[&str]| items.iter().map(|i| format!("'{i}'")).collect::<Vec<_>>().join(", ");
+    DUMP_LAYOUT
+        .replace("@LEGACY_LIBS@", &list(LEGACY.libs))
+        .replace("@LEGACY_SOURCES@", &list(LEGACY.sources))
 }
 
 fn parse_layout(out: &str) -> Result<Layout> {
@@ -252,15 +278,19 @@ fn parse_layout(out: &str) -> Result<Layout> {
     Ok(layout)
 }
 
-/// Walks %unified_info the way OpenSSL's gentemplate.pm does: a library given as a source
-/// contributes its objects, and so do the static libraries it depends on.
+/// Walks %unified_info the way OpenSSL's gentemplate.pm does: a library or program given as a
+/// source or dependency contributes its objects, and so do the static libraries it depends
+/// on. Objects of the legacy provider's libraries and sources (`LEGACY` in data.rs, put in
+/// by `legacy_rule`) are listed under `legacy`: they go into libcrypto only when it is on.
 const DUMP_LAYOUT: &str = r#"
 use strict; use warnings;
 use lib '.'; use configdata;
 my $u = \%unified_info;
 my (%seen_obj, %gen);
-sub libs_of { my ($lib) = @_;
-  my @out; my @todo = grep { /\.a$/ } @{$u->{sources}{$lib} // []};
+my %legacy_lib = map { $_ => 1 } (@LEGACY_LIBS@);
+my %legacy_src = map { $_ => 1 } (@LEGACY_SOURCES@);
+sub libs_of { my ($bin) = @_;
+  my @out; my @todo = grep { /\.a$/ } (@{$u->{sources}{$bin} // []}, @{$u->{depends}{$bin} // []});
   while (my $l = shift @todo) { next if grep { $_ eq $l } @out; push @out, $l;
     push @todo, grep { /\.a$/ } (@{$u->{sources}{$l} // []}, @{$u->{depends}{$l} // []}); }
   return @out; }
@@ -271,12 +301,13 @@ sub emit_objs { my ($name, $bin) = @_;
     my @incs = (@{$u->{includes}{$obj} // []}, @{$u->{includes}{$bin} // []});
     my @defs = (@{$u->{defines}{$obj} // []}, @{$u->{defines}{$bin} // []});
     for my $src (@srcs) {
+      my $lib = $name eq 'crypto' && ($legacy_lib{$bin} || $legacy_src{$src}) ? 'legacy' : $name;
       my @words = $src =~ /\.s$/ ? () : ((map { "-I$_" } @incs), (map { "-D$_" } @defs));
-      print join("\t", "unit", $name, $src, @words), "\n";
+      print join("\t", "unit", $lib, $src, @words), "\n";
     }
     for (@srcs, @{$u->{depends}{$obj} // []}) { $gen{$_} = 1 if $u->{generate}{$_}; }
   } }
-for my $lib (['crypto', 'libcrypto'], ['ssl', 'libssl']) {
+for my $lib (['crypto', 'libcrypto'], ['ssl', 'libssl'], ['apps', 'apps/openssl']) {
   my ($name, $bin) = @$lib;
   emit_objs($name, $_) for ($bin, libs_of($bin));
 }

@@ -1,0 +1,253 @@
+//! The prefix's `bin/openssl` (`cargo xtask build --apps`), as people check an OpenSSL build:
+//! `version -a` naming what was built, `speed` on AES-256-GCM, and a TLS 1.3 handshake
+//! between `s_server` and `s_client` on loopback, with a certificate made by `req`.
+
+use crate::driver::{Invocation, Runner};
+use anyhow::{bail, ensure, Context, Result};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs every check against `prefix/bin/openssl`, whose `version -a` must name the set, C
+/// variant and legacy provider of the prefix's build summary (`.crypto-sys-prefix`).
+pub fn run(prefix: &Path) -> Result<()> {
+    let openssl = prefix.join("bin/openssl");
+    ensure!(openssl.exists(), "{} is missing; build the prefix with --apps", openssl.display());
+    let work = crate::project_root().join("target/apps-test");
+    if work.exists() {
+        std::fs::remove_dir_all(&work)?;
+    }
+    std::fs::create_dir_all(&work)?;
+    // No openssl.cnf is installed (OPENSSLDIR is /usr/local/ssl): an empty one, as a user's.
+    let conf = work.join("openssl.cnf");
+    std::fs::write(&conf, "")?;
+    let tool = Tool { exe: &openssl, conf: &conf, cwd: &work };
+
+    version(Runner::Native, prefix)?;
+
+    let speed = tool.output(&["speed", "-seconds", "1", "-evp", "aes-256-gcm"])?;
+    let figures = speed_figures(&speed, "AES-256-GCM")
+        .with_context(|| format!("openssl speed printed no AES-256-GCM figures:\n{speed}"))?;
+    ensure!(figures.iter().all(|&f| f > 0.0), "openssl speed: a zero figure: {figures:?}");
+    println!("openssl speed -evp aes-256-gcm: {} block sizes measured", figures.len());
+
+    tls13_handshake(&tool)
+}
+
+/// `bin/openssl version -a` under `runner`, checked against the prefix's build summary.
+pub fn version(runner: Runner, prefix: &Path) -> Result<()> {
+    let summary = std::fs::read_to_string(prefix.join(crate::build::PREFIX_MARKER))?;
+    let program = crate::build::program_path(prefix)?;
+    let out = runner.run(&Invocation {
+        exe: &program,
+        args: &["version", "-a"],
+        cwd: prefix,
+        env: &[],
+        log: &prefix.join("bin/.version-a"),
+        timeout: runner.driver_timeout(),
+    })?;
+    ensure!(out.status.success(), "{} version -a failed: {}", program.display(), out.stderr);
+    check_version(&out.stdout.replace("\r\n", "\n"), &summary)?;
+    let platform = out.stdout.lines().find(|l| l.starts_with("platform: ")).unwrap_or("");
+    println!("{} version -a ({runner:?}): {}", program.display(), platform.trim());
+    Ok(())
+}
+
+struct Tool<'a> {
+    exe: &'a Path,
+    conf: &'a Path,
+    cwd: &'a Path,
+}
+
+impl Tool<'_> {
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(self.exe);
+        cmd.args(args).current_dir(self.cwd).env("OPENSSL_CONF", self.conf);
+        cmd
+    }
+
+    fn output(&self, args: &[&str]) -> Result<String> {
+        let out = self.command(args).stdin(Stdio::null()).output()?;
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        ensure!(
+            out.status.success(),
+            "openssl {} failed ({}): {}{}",
+            args.join(" "),
+            out.status,
+            text,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Ok(text)
+    }
+}
+
+/// `version -a` must give the version, and on its platform line the set, the C variant and
+/// the legacy provider of the build summary (`set asm (requested auto), C ec_nistp_…, …`).
+fn check_version(version: &str, summary: &str) -> Result<()> {
+    let first = version.lines().next().unwrap_or("");
+    ensure!(first.starts_with("OpenSSL 3.6.3 "), "openssl version -a: `{first}`");
+    let platform = version.lines().find(|l| l.starts_with("platform: ")).unwrap_or("");
+    let set = summary.split_whitespace().nth(1).context("the prefix summary names no set")?;
+    let variant = summary.split(", C ").nth(1).and_then(|r| r.split([',', ' ']).next());
+    let variant = match variant.context("the prefix summary names no C variant")? {
+        "default" => "none",
+        v => v,
+    };
+    let legacy =
+        if summary.contains("without the legacy provider") { "left out" } else { "built in" };
+    for want in [
+        format!("crypto-sys: set {set} "),
+        format!("C variant {variant},"),
+        format!("legacy provider {legacy})"),
+    ] {
+        ensure!(platform.contains(&want), "openssl version -a: `{platform}` lacks `{want}`");
+    }
+    ensure!(
+        version.lines().any(|l| l.starts_with("compiler: ") && l.contains("-O3")),
+        "openssl version -a names no compiler line with OpenSSL's flags:\n{version}"
+    );
+    ensure!(!version.contains("1970"), "version -a should carry no build date:\n{version}");
+    Ok(())
+}
+
+/// The figures of `openssl speed`'s result line for `name` (bytes per second, in thousands).
+fn speed_figures(speed: &str, name: &str) -> Option<Vec<f64>> {
+    let line = speed.lines().rev().find(|l| l.starts_with(name))?;
+    let figures: Vec<f64> = line[name.len()..]
+        .split_whitespace()
+        .map(|f| f.trim_end_matches('k').parse().ok())
+        .collect::<Option<_>>()?;
+    (!figures.is_empty()).then_some(figures)
+}
+
+/// A self-signed P-256 certificate from `req`, `s_server` on a free loopback port for one
+/// connection, and `s_client` verifying it and negotiating TLS 1.3.
+fn tls13_handshake(tool: &Tool) -> Result<()> {
+    tool.output(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-keyout",
+        "key.pem",
+        "-out",
+        "cert.pem",
+        "-subj",
+        "/CN=localhost",
+        "-days",
+        "2",
+        "-addext",
+        "subjectAltName=DNS:localhost",
+    ])?;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port().to_string();
+    let accept = format!("127.0.0.1:{port}");
+    let server = tool
+        .command(&[
+            "s_server", "-accept", &accept, "-cert", "cert.pem", "-key", "key.pem", "-tls1_3",
+            "-naccept", "1",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("starting openssl s_server")?;
+    let mut server = KillOnDrop(server);
+    wait_for_accept(&mut server.0)?;
+    let client = tool
+        .command(&[
+            "s_client",
+            "-connect",
+            &accept,
+            "-servername",
+            "localhost",
+            "-tls1_3",
+            "-CAfile",
+            "cert.pem",
+            "-verify_return_error",
+            "-verify_hostname",
+            "localhost",
+            "-brief",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .context("running openssl s_client")?;
+    // -brief reports the connection on stderr.
+    let report = String::from_utf8_lossy(&client.stderr);
+    ensure!(
+        client.status.success()
+            && report.contains("Protocol version: TLSv1.3")
+            && report.contains("Verification: OK"),
+        "s_client did not complete a verified TLS 1.3 handshake ({}):\n{report}",
+        client.status
+    );
+    let suite = report.lines().find(|l| l.contains("Ciphersuite")).unwrap_or("").trim();
+    println!("openssl s_server/s_client: TLS 1.3, {suite}, certificate verified");
+    Ok(())
+}
+
+/// Reads s_server's output until it says it listens; it exits on its own after one client.
+fn wait_for_accept(server: &mut Child) -> Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let out = server.stdout.take().context("s_server's output")?;
+    let mut lines = BufReader::new(out).lines();
+    while Instant::now() < deadline {
+        match lines.next().transpose()? {
+            Some(line) if line.starts_with("ACCEPT") => return Ok(()),
+            Some(_) => {}
+            None => bail!("openssl s_server exited before accepting ({:?})", server.try_wait()),
+        }
+    }
+    bail!("openssl s_server did not start listening within 60 s")
+}
+
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VERSION: &str = "OpenSSL 3.6.3 30 Sep 2025 (Library: OpenSSL 3.6.3 30 Sep 2025)\n\
+        built on: reproducible build, date unspecified\n\
+        platform: linux-x86_64 (crypto-sys: set asm requested auto, GNU as 2.40, C variant \
+        ec_nistp_64_gcc_128, legacy provider built in)\n\
+        options:  bn(64,64)\n\
+        compiler: cc -fPIC -pthread -m64 -Wa,--noexecstack -Wall -O3 -DNDEBUG\n";
+    const SUMMARY: &str = "set asm (requested auto), C ec_nistp_64_gcc_128, GNU as 2.40, \
+        1122 units (79 asm, 0 compiled), 0 downgraded\n";
+
+    #[test]
+    fn version_must_name_the_built_set_variant_and_provider() {
+        check_version(VERSION, SUMMARY).unwrap();
+        let other_set = SUMMARY.replacen("set asm", "set asm_avx2", 1);
+        assert!(check_version(VERSION, &other_set).is_err());
+        let plain = SUMMARY.replace("C ec_nistp_64_gcc_128", "C default");
+        let e = check_version(VERSION, &plain).unwrap_err().to_string();
+        assert!(e.contains("lacks `C variant none,`"), "{e}");
+        let no_legacy = SUMMARY
+            .replace("ec_nistp_64_gcc_128,", "ec_nistp_64_gcc_128 without the legacy provider,");
+        assert!(check_version(VERSION, &no_legacy).is_err());
+        assert!(check_version(&VERSION.replace("3.6.3", "3.0.2"), SUMMARY).is_err());
+    }
+
+    #[test]
+    fn speed_figures_are_read_from_the_result_line() {
+        let speed = "Doing AES-256-GCM ops for 1s on 16 size blocks: 1 AES-256-GCM ops in 1s\n\
+            type             16 bytes     64 bytes    256 bytes   1024 bytes   8192 bytes  16384 bytes\n\
+            AES-256-GCM     612345.67k  1834567.89k  4012345.12k  6523456.78k  9123456.00k  9234567.11k\n";
+        let f = speed_figures(speed, "AES-256-GCM").unwrap();
+        assert_eq!(f.len(), 6);
+        assert_eq!(f[0], 612345.67);
+        assert!(speed_figures("nothing here", "AES-256-GCM").is_none());
+    }
+}
