@@ -1,16 +1,20 @@
 //! Uses the `openssl` crate (through openssl-sys), linked statically against our prefix:
-//! a known-answer AES-256-GCM vector, RSA-2048 sign and verify, and a TLS 1.3 handshake over
-//! loopback TCP with a certificate made here.
+//! a known-answer AES-256-GCM vector, RSA-2048 sign and verify, a TLS 1.3 handshake over
+//! loopback TCP with a certificate made here, and what openssl-sys's `vendored` users get from
+//! the legacy provider: DES and RC4 known answers, and PKCS#12 files protected with RC2-40
+//! and 3DES (as most in the wild) and with the 3.x defaults.
 
 use openssl::asn1::Asn1Time;
 use openssl::ec::{EcGroup, EcKey};
 use openssl::hash::MessageDigest;
 use openssl::nid::Nid;
+use openssl::pkcs12::Pkcs12;
 use openssl::pkey::{PKey, Private};
+use openssl::provider::Provider;
 use openssl::rsa::Rsa;
 use openssl::sign::{Signer, Verifier};
 use openssl::ssl::{SslAcceptor, SslConnector, SslMethod, SslVerifyMode, SslVersion};
-use openssl::symm::{encrypt_aead, Cipher};
+use openssl::symm::{encrypt, encrypt_aead, Cipher};
 use openssl::x509::{X509NameBuilder, X509};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -28,7 +32,11 @@ fn main() {
     aes_256_gcm_known_answer();
     rsa_2048_sign_and_verify();
     tls13_handshake_over_loopback();
-    println!("prefix consumer: {version}: SHA-256, AES-256-GCM, RSA-2048 and TLS 1.3 ok");
+    legacy_provider();
+    println!(
+        "prefix consumer: {version}: SHA-256, AES-256-GCM, RSA-2048, TLS 1.3, and through the \
+         legacy provider DES, RC4 and PKCS#12 (RC2-40/3DES and AES-256) ok"
+    );
 }
 
 /// FIPS 180-2 "abc", through openssl-sys directly.
@@ -123,4 +131,36 @@ fn tls13_handshake_over_loopback() {
     tls.read_exact(&mut buf).unwrap();
     assert_eq!(&buf, b"pong");
     server.join().unwrap();
+}
+
+/// crypto-sys's fixtures: the same certificate and key, made by a real OpenSSL
+/// (crypto-sys/tests/data/pkcs12/README.md).
+const LEGACY_P12: &[u8] = include_bytes!("../../../../crypto-sys/tests/data/pkcs12/legacy.p12");
+const MODERN_P12: &[u8] = include_bytes!("../../../../crypto-sys/tests/data/pkcs12/modern.p12");
+
+fn parse_p12(der: &[u8]) -> Result<openssl::pkcs12::ParsedPkcs12_2, openssl::error::ErrorStack> {
+    Pkcs12::from_der(der)?.parse2("crypto-sys")
+}
+
+fn legacy_provider() {
+    // Without the legacy provider the RC2-40 bag cannot be decrypted: the fixture needs it.
+    assert!(parse_p12(LEGACY_P12).is_err(), "RC2-40 decrypted without the legacy provider");
+    // As openssl crate users load it; the default provider stays available.
+    let _legacy = Provider::try_load(None, "legacy", true).expect("loading the legacy provider");
+    // The textbook DES example (key 133457799BBCDFF1), as FIPS 46-3 defines the cipher.
+    let des =
+        encrypt(Cipher::des_ecb(), &unhex("133457799bbcdff1"), None, &unhex("0123456789abcdef"));
+    assert_eq!(des.unwrap()[..8], unhex("85e813540f0ab405")[..]);
+    // RFC 6229, 128-bit key 0x0102…10, keystream bytes 0–31.
+    let rc4 = encrypt(Cipher::rc4(), &unhex("0102030405060708090a0b0c0d0e0f10"), None, &[0u8; 32]);
+    let want = "9ac7cc9a609d1ef7b2932899cde41b975248c4959014126a6e8a84f11d1a9e1c";
+    assert_eq!(rc4.unwrap(), unhex(want));
+    for (name, der) in [("RC2-40/3DES", LEGACY_P12), ("AES-256/PBKDF2", MODERN_P12)] {
+        let p12 = parse_p12(der).unwrap_or_else(|e| panic!("PKCS#12 {name}: {e}"));
+        let (cert, key) = (p12.cert.unwrap(), p12.pkey.unwrap());
+        let digest = cert.digest(MessageDigest::sha256()).unwrap();
+        let want = "88ee4c5a54e2c2189087680bd9a285779363912bec3bdb61039243800d651ee2";
+        assert_eq!(digest.to_vec(), unhex(want), "PKCS#12 {name}: certificate");
+        assert!(cert.public_key().unwrap().public_eq(&key), "PKCS#12 {name}: key and cert");
+    }
 }
