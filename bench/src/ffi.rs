@@ -23,6 +23,7 @@ pub const EVP_CTRL_AEAD_GET_TAG: c_int = 0x10;
 pub const EVP_PKEY_RSA: c_int = 6;
 pub const EVP_PKEY_EC: c_int = 408;
 pub const EVP_PKEY_X25519: c_int = 1034;
+pub const EVP_PKEY_ED25519: c_int = 1087;
 pub const NID_SECP224R1: c_int = 713;
 pub const NID_X9_62_PRIME256V1: c_int = 415;
 pub const NID_SECP384R1: c_int = 715;
@@ -107,6 +108,7 @@ extern "C" {
     pub fn EVP_PKEY_CTX_set_rsa_keygen_bits(ctx: *mut EVP_PKEY_CTX, bits: c_int) -> c_int;
     pub fn EVP_PKEY_CTX_set_ec_paramgen_curve_nid(ctx: *mut EVP_PKEY_CTX, nid: c_int) -> c_int;
     pub fn EVP_PKEY_free(pkey: *mut EVP_PKEY);
+    pub fn EVP_PKEY_get_base_id(pkey: *const EVP_PKEY) -> c_int;
     pub fn EVP_PKEY_derive_init(ctx: *mut EVP_PKEY_CTX) -> c_int;
     pub fn EVP_PKEY_derive_set_peer(ctx: *mut EVP_PKEY_CTX, peer: *mut EVP_PKEY) -> c_int;
     pub fn EVP_PKEY_derive(ctx: *mut EVP_PKEY_CTX, key: *mut c_uchar, keylen: *mut usize) -> c_int;
