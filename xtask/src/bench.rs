@@ -1,5 +1,6 @@
-//! `cargo xtask bench`: every set (and optionally openssl-src's own build) measured in one run,
-//! interleaved round by round, reported as a table of figures and ratios, JSON and an SVG chart.
+//! `cargo xtask bench`: every set (and optionally openssl-src's own build, ring and aws-lc-rs)
+//! measured in one run, interleaved round by round, reported as a table of figures and ratios,
+//! JSON and an SVG chart.
 
 use crate::flags::Bench;
 use anyhow::{bail, Context, Result};
@@ -13,6 +14,43 @@ use std::time::Instant;
 use xshell::{cmd, Shell};
 
 const OPENSSL_SRC: &str = "openssl-src";
+
+/// What `--against` accepts: other builds of the same figures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Library {
+    /// OpenSSL built by its own Configure and make, through openssl-sys's vendored build.
+    OpensslSrc,
+    /// ring and aws-lc-rs, through their own Rust APIs (each a harness feature of its own).
+    Ring,
+    AwsLcRs,
+}
+
+impl Library {
+    const ALL: [Library; 3] = [Library::OpensslSrc, Library::Ring, Library::AwsLcRs];
+
+    fn name(self) -> &'static str {
+        match self {
+            Library::OpensslSrc => OPENSSL_SRC,
+            Library::Ring => "ring",
+            Library::AwsLcRs => "aws-lc-rs",
+        }
+    }
+}
+
+/// `--against`'s comma list, in the order given, each once.
+fn parse_against(list: &str) -> Result<Vec<Library>> {
+    let mut libs = Vec::new();
+    for name in list.split(',').map(str::trim) {
+        let Some(lib) = Library::ALL.into_iter().find(|l| l.name() == name) else {
+            let accepted: Vec<&str> = Library::ALL.iter().map(|l| l.name()).collect();
+            bail!("unknown --against `{name}`; accepted: {}", accepted.join(", "));
+        };
+        if !libs.contains(&lib) {
+            libs.push(lib);
+        }
+    }
+    Ok(libs)
+}
 
 /// One measured build: its label and binary.
 struct Contender {
@@ -37,7 +75,8 @@ impl Compiler {
 /// (ours, theirs): a crypto-sys build and the openssl-src build made the same way.
 type Pair = (String, String);
 
-/// figure -> (unit, label -> best value over the rounds)
+/// figure -> (unit, label -> best value over the rounds). NaN: that contender cannot do the
+/// figure (its harness printed `n/a`, or nothing); shown as `n/a`, in JSON as null.
 type Results = BTreeMap<String, (String, BTreeMap<String, f64>)>;
 
 impl Bench {
@@ -57,13 +96,10 @@ impl Bench {
             SetChoice::parse(s)?;
         }
         // Checked before any build, so that a typo costs nothing.
-        let against = match self.against.as_deref() {
-            None => false,
-            Some(OPENSSL_SRC) => true,
-            Some(other) => bail!("unknown --against `{other}`; accepted: {OPENSSL_SRC}"),
-        };
+        let against = self.against.as_deref().map(parse_against).transpose()?.unwrap_or_default();
         let cc = self.cc.as_deref().map(Compiler::find).transpose()?;
-        let cost = if against { Some(build_cost(sh)?) } else { None };
+        let (cost, libraries) =
+            if against.is_empty() { Default::default() } else { build_cost(sh, &against)? };
         let mut contenders = Vec::new();
         for set in &sets {
             contenders.push(build_set(sh, set, Profile::Release, None)?);
@@ -75,22 +111,25 @@ impl Bench {
         if let Some(cc) = &cc {
             contenders.push(build_set(sh, "asm", Profile::Release, Some(cc))?);
         }
-        if against {
+        if against.contains(&Library::OpensslSrc) {
             contenders.push(build_openssl_src(sh, None)?);
             if let Some(cc) = &cc {
                 contenders.push(build_openssl_src(sh, Some(cc))?);
             }
         }
+        // Built (from clean, timed) by build_cost.
+        contenders.extend(libraries);
         let results =
             measure(sh, &contenders, self.rounds.unwrap_or(3), self.seconds.unwrap_or(0.3))?;
         let labels: Vec<&str> = contenders.iter().map(|c| c.label.as_str()).collect();
-        let pairs = pairs(&labels);
+        let (pairs, others) = (pairs(&labels), library_pairs(&labels));
         print!("{}", table(&results, &labels));
         print!("{}", pair_table(&results, &pairs));
-        let cost = cost.unwrap_or_default();
+        print!("{}", library_table(&results, &others));
         print!("{}", cost_table(&cost));
         if let Some(path) = &self.json {
-            fs::write(path, json(&results, &cost, &pairs))
+            let all: Vec<Pair> = pairs.into_iter().chain(others).collect();
+            fs::write(path, json(&results, &cost, &all))
                 .with_context(|| format!("writing {}", path.display()))?;
         }
         if let Some(path) = &self.plot {
@@ -105,25 +144,48 @@ impl Bench {
 type Cost = Vec<(&'static str, f64)>;
 
 /// Builds from clean in throwaway target directories: crypto-sys with asm, a switch to
-/// asm_avx2, a no-op rebuild, and openssl-sys's vendored build (openssl-src) for comparison.
-fn build_cost(sh: &Shell) -> Result<Cost> {
+/// asm_avx2 and a no-op rebuild, then each library asked for: openssl-sys's vendored build
+/// (openssl-src), and the harness on ring and on aws-lc-rs, whose binaries are kept as their
+/// contenders (they are built nowhere else).
+fn build_cost(sh: &Shell, against: &[Library]) -> Result<(Cost, Vec<Contender>)> {
     let cargo = cargo();
     let root = crate::project_root().join("target/bench-cost");
     let _ = fs::remove_dir_all(&root);
-    let (ours, theirs) = (root.join("crypto-sys"), root.join("openssl-src"));
+    let ours = root.join("crypto-sys");
     let ours = || cmd!(sh, "{cargo} build -q --release -p crypto-bench --target-dir {ours}");
-    let theirs = vendored_build(sh, &theirs.display().to_string()).arg("-q");
-    Ok(vec![
-        ("crypto-sys clean build (asm)", timed(sh, "asm", ours())?),
-        ("crypto-sys set switch (asm -> asm_avx2)", timed(sh, "asm_avx2", ours())?),
-        ("crypto-sys no-op rebuild", timed(sh, "asm_avx2", ours())?),
-        ("openssl-src clean build (vendored)", timed(sh, "asm", theirs)?),
-    ])
+    let mut cost = vec![
+        ("crypto-sys clean build (asm)", timed(sh, Some("asm"), ours())?),
+        ("crypto-sys set switch (asm -> asm_avx2)", timed(sh, Some("asm_avx2"), ours())?),
+        ("crypto-sys no-op rebuild", timed(sh, Some("asm_avx2"), ours())?),
+    ];
+    let mut contenders = Vec::new();
+    for &lib in against {
+        let dir = root.join(lib.name()).display().to_string();
+        match lib {
+            Library::OpensslSrc => {
+                let theirs = vendored_build(sh, &dir).arg("-q");
+                cost.push(("openssl-src clean build (vendored)", timed(sh, None, theirs)?));
+            }
+            Library::Ring | Library::AwsLcRs => {
+                let (name, label) = match lib {
+                    Library::Ring => ("ring", "ring clean build (harness)"),
+                    _ => ("aws-lc-rs", "aws-lc-rs clean build (harness)"),
+                };
+                let build = cmd!(
+                    sh,
+                    "{cargo} build -q --release -p crypto-bench --no-default-features --features {name} --target-dir {dir}"
+                );
+                cost.push((label, timed(sh, None, build)?));
+                contenders.push(keep(&format!("{dir}/release/crypto-bench"), name)?);
+            }
+        }
+    }
+    Ok((cost, contenders))
 }
 
-/// Seconds one build command takes with CRYPTO_SYS_ASM_SET=`set`.
-fn timed(sh: &Shell, set: &str, build: xshell::Cmd<'_>) -> Result<f64> {
-    let _set = sh.push_env(ASM_SET_VAR, set);
+/// Seconds one build command takes, with CRYPTO_SYS_ASM_SET=`set` when given.
+fn timed(sh: &Shell, set: Option<&str>, build: xshell::Cmd<'_>) -> Result<f64> {
+    let _set = set.map(|set| sh.push_env(ASM_SET_VAR, set));
     let started = Instant::now();
     build.run()?;
     let secs = started.elapsed().as_secs_f64();
@@ -208,7 +270,8 @@ fn keep(built: &str, label: &str) -> Result<Contender> {
     Ok(Contender { label: label.into(), exe })
 }
 
-/// Runs every contender once per round, interleaved, keeping each figure's best value.
+/// Runs every contender once per round, interleaved, keeping each figure's best value; a figure
+/// a contender cannot do is NaN (see `Results`).
 fn measure(sh: &Shell, contenders: &[Contender], rounds: usize, seconds: f64) -> Result<Results> {
     let mut results = Results::new();
     let total = rounds * contenders.len();
@@ -219,19 +282,53 @@ fn measure(sh: &Shell, contenders: &[Contender], rounds: usize, seconds: f64) ->
             let exe = &c.exe;
             let out = cmd!(sh, "{exe} {secs}").quiet().read()?;
             for line in out.lines() {
-                let f: Vec<&str> = line.split('\t').collect();
-                let [figure, unit, value] = f[..] else { bail!("bad harness line `{line}`") };
-                let value: f64 = value.parse().with_context(|| format!("bad value in `{line}`"))?;
+                let (figure, unit, value) = parse_line(line)?;
                 let entry =
                     results.entry(figure.into()).or_insert_with(|| (unit.into(), BTreeMap::new()));
-                let best = entry.1.entry(c.label.clone()).or_insert(0.0);
+                let best = entry.1.entry(c.label.clone()).or_insert(f64::NAN);
+                // f64::max keeps the number over a NaN.
                 *best = best.max(value);
             }
         }
     }
     progress(total, total, "done");
     eprintln!();
+    let labels: Vec<&str> = contenders.iter().map(|c| c.label.as_str()).collect();
+    for figure in fill_missing(&mut results, &labels) {
+        eprintln!("warning: no figure `{figure}` from every contender; shown as n/a");
+    }
     Ok(results)
+}
+
+/// One harness line, `figure<TAB>unit<TAB>value`, where `n/a` is NaN.
+fn parse_line(line: &str) -> Result<(&str, &str, f64)> {
+    let f: Vec<&str> = line.split('\t').collect();
+    let [figure, unit, value] = f[..] else { bail!("bad harness line `{line}`") };
+    let value = match value {
+        "n/a" => f64::NAN,
+        v => v.parse().with_context(|| format!("bad value in `{line}`"))?,
+    };
+    Ok((figure, unit, value))
+}
+
+/// Makes every figure's cell of every label NaN where the harness printed nothing, so that a
+/// gap is shown rather than dropped; returns the figures that had such gaps (a harness names
+/// the figures its library lacks, so these are worth a warning).
+fn fill_missing(results: &mut Results, labels: &[&str]) -> Vec<String> {
+    let mut gaps = Vec::new();
+    for (figure, (_, values)) in results.iter_mut() {
+        let mut gap = false;
+        for l in labels {
+            values.entry(l.to_string()).or_insert_with(|| {
+                gap = true;
+                f64::NAN
+            });
+        }
+        if gap {
+            gaps.push(figure.clone());
+        }
+    }
+    gaps
 }
 
 fn progress(done: usize, total: usize, what: &str) {
@@ -251,15 +348,32 @@ fn table(results: &Results, labels: &[&str]) -> String {
     out.push('\n');
     for (figure, (unit, values)) in results {
         let _ = write!(out, "{figure:<42} {unit:>5}");
-        let b = values.get(base).copied().unwrap_or(f64::NAN);
+        let b = value(values, base);
         for l in labels {
-            let v = values.get(*l).copied().unwrap_or(f64::NAN);
-            let _ = write!(out, " {v:>w$.1} {:>6.2}", v / b, w = l.len().max(12));
+            let v = value(values, l);
+            let _ = write!(out, " {:>w$} {:>6}", cell(v, 1), cell(v / b, 2), w = l.len().max(12));
         }
         out.push('\n');
     }
-    let _ = writeln!(out, "ratios are to `{base}`; higher is faster");
+    let _ = writeln!(
+        out,
+        "ratios are to `{base}`; higher is faster; n/a: not measured, see docs/bench.md"
+    );
     out
+}
+
+/// A label's value for one figure; NaN when it has none.
+fn value(values: &BTreeMap<String, f64>, label: &str) -> f64 {
+    values.get(label).copied().unwrap_or(f64::NAN)
+}
+
+/// A table cell: the number with `decimals`, or `n/a` where there is none.
+fn cell(x: f64, decimals: usize) -> String {
+    if x.is_finite() {
+        format!("{x:.decimals$}")
+    } else {
+        "n/a".into()
+    }
 }
 
 /// Pairs each openssl-src build with the `asm` build made the same way (`openssl-src-X` with
@@ -275,10 +389,19 @@ fn pairs(labels: &[&str]) -> Vec<Pair> {
         .collect()
 }
 
+/// Pairs `asm` (or, without it, the first contender) with ring and with aws-lc-rs.
+fn library_pairs(labels: &[&str]) -> Vec<Pair> {
+    let Some(ours) = labels.iter().find(|l| **l == "asm").or(labels.first()) else {
+        return Vec::new();
+    };
+    let others = [Library::Ring, Library::AwsLcRs].map(Library::name);
+    let theirs = labels.iter().filter(|l| others.contains(l));
+    theirs.map(|t| (ours.to_string(), t.to_string())).collect()
+}
+
 /// ours / theirs for one figure; NaN when either is missing.
 fn ratio(values: &BTreeMap<String, f64>, (ours, theirs): &Pair) -> f64 {
-    let get = |l: &String| values.get(l).copied().unwrap_or(f64::NAN);
-    get(ours) / get(theirs)
+    value(values, ours) / value(values, theirs)
 }
 
 /// Geometric mean of the finite ratios: the fair average of ratios; NaN when there are none.
@@ -287,14 +410,27 @@ fn geomean(ratios: impl Iterator<Item = f64>) -> f64 {
     (logs.iter().sum::<f64>() / logs.len() as f64).exp()
 }
 
-/// Each pair's ratio per figure and their geometric mean; empty without pairs.
+/// Each openssl-src pair's ratio per figure and their geometric mean; empty without pairs.
 fn pair_table(results: &Results, pairs: &[Pair]) -> String {
+    ratio_table("ours vs openssl-src built the same way", results, pairs)
+}
+
+/// Ours against ring and aws-lc-rs; empty without them.
+fn library_table(results: &Results, pairs: &[Pair]) -> String {
+    let t = ratio_table("ours vs ring and aws-lc-rs, each through its own API", results, pairs);
+    if t.is_empty() {
+        return t;
+    }
+    t + "n/a: the library lacks the figure; geometric means are over the figures both have\n"
+}
+
+/// Each pair's ratio per figure and their geometric mean; empty without pairs.
+fn ratio_table(title: &str, results: &Results, pairs: &[Pair]) -> String {
     if pairs.is_empty() {
         return String::new();
     }
     let heads: Vec<String> = pairs.iter().map(|(o, t)| format!("{o} / {t}")).collect();
-    let mut out =
-        format!("\nours vs openssl-src built the same way\n{:<42} {:>5}", "figure", "unit");
+    let mut out = format!("\n{title}\n{:<42} {:>5}", "figure", "unit");
     for h in &heads {
         let _ = write!(out, "  {h:>8}");
     }
@@ -302,7 +438,7 @@ fn pair_table(results: &Results, pairs: &[Pair]) -> String {
     let mut row = |figure: &str, unit: &str, ratios: Vec<f64>| {
         let _ = write!(out, "{figure:<42} {unit:>5}");
         for (h, r) in heads.iter().zip(ratios) {
-            let _ = write!(out, "  {r:>w$.2}", w = h.len().max(8));
+            let _ = write!(out, "  {:>w$}", cell(r, 2), w = h.len().max(8));
         }
         out.push('\n');
     };
@@ -315,10 +451,10 @@ fn pair_table(results: &Results, pairs: &[Pair]) -> String {
     out
 }
 
-/// A number for JSON, which has no NaN.
-fn json_num(x: f64) -> String {
+/// A number for JSON with `decimals`; null for NaN, which JSON lacks.
+fn json_num(x: f64, decimals: usize) -> String {
     if x.is_finite() {
-        format!("{x:.3}")
+        format!("{x:.decimals$}")
     } else {
         "null".into()
     }
@@ -328,7 +464,8 @@ fn json(results: &Results, cost: &Cost, pairs: &[Pair]) -> String {
     let figures: Vec<String> = results
         .iter()
         .map(|(figure, (unit, values))| {
-            let v: Vec<String> = values.iter().map(|(l, x)| format!("\"{l}\":{x:.1}")).collect();
+            let v: Vec<String> =
+                values.iter().map(|(l, x)| format!("\"{l}\":{}", json_num(*x, 1))).collect();
             format!(
                 "{{\"figure\":\"{figure}\",\"unit\":\"{unit}\",\"values\":{{{}}}}}",
                 v.join(",")
@@ -340,14 +477,16 @@ fn json(results: &Results, cost: &Cost, pairs: &[Pair]) -> String {
         .map(|p| {
             let ratios: Vec<String> = results
                 .iter()
-                .map(|(figure, (_, values))| format!("\"{figure}\":{}", json_num(ratio(values, p))))
+                .map(|(figure, (_, values))| {
+                    format!("\"{figure}\":{}", json_num(ratio(values, p), 3))
+                })
                 .collect();
             let mean = geomean(results.values().map(|(_, v)| ratio(v, p)));
             format!(
                 "{{\"ours\":\"{}\",\"theirs\":\"{}\",\"geomean\":{},\"ratios\":{{{}}}}}",
                 p.0,
                 p.1,
-                json_num(mean),
+                json_num(mean, 3),
                 ratios.join(",")
             )
         })
@@ -363,9 +502,12 @@ fn json(results: &Results, cost: &Cost, pairs: &[Pair]) -> String {
 
 /// Horizontal bars: for each figure, one bar per contender, scaled to the figure's best.
 fn svg(results: &Results, labels: &[&str]) -> String {
-    // Enough for every contender: three sets, asm-debug, asm-<cc> and two openssl-src builds.
-    const COLOURS: [&str; 8] =
-        ["#1b7837", "#762a83", "#d6604d", "#4393c3", "#878787", "#e08214", "#5aae61", "#b2182b"];
+    // Enough for every contender: three sets, asm-debug, asm-<cc>, two openssl-src builds, ring
+    // and aws-lc-rs.
+    const COLOURS: [&str; 10] = [
+        "#1b7837", "#762a83", "#d6604d", "#4393c3", "#878787", "#e08214", "#5aae61", "#b2182b",
+        "#01665e", "#8c510a",
+    ];
     let (label_w, bar_w, bar_h) = (300.0, 420.0, 12.0);
     let row_h = bar_h * labels.len() as f64 + 10.0;
     let height = 40.0 + row_h * results.len() as f64 + 20.0 * labels.len() as f64;
@@ -376,12 +518,23 @@ fn svg(results: &Results, labels: &[&str]) -> String {
     s += "<text x=\"10\" y=\"20\" font-size=\"14\">cargo xtask bench: each figure relative to its best</text>\n";
     for (row, (figure, (unit, values))) in results.iter().enumerate() {
         let y = 40.0 + row as f64 * row_h;
+        // f64::max passes over NaN, so a missing cell never scales the bars.
         let best = values.values().cloned().fold(0.0, f64::max);
         let _ = writeln!(s, "<text x=\"10\" y=\"{:.0}\">{figure} ({unit})</text>", y + bar_h);
         for (i, l) in labels.iter().enumerate() {
-            let v = values.get(*l).copied().unwrap_or(0.0);
-            let w = if best > 0.0 { bar_w * v / best } else { 0.0 };
             let by = y + i as f64 * bar_h;
+            let v = value(values, l);
+            if !v.is_finite() {
+                let _ = writeln!(
+                    s,
+                    "<text x=\"{:.1}\" y=\"{:.0}\" fill=\"{}\">n/a</text>",
+                    label_w + 4.0,
+                    by + bar_h - 3.0,
+                    COLOURS[i % COLOURS.len()]
+                );
+                continue;
+            }
+            let w = if best > 0.0 { bar_w * v / best } else { 0.0 };
             let _ = writeln!(
                 s,
                 "<rect x=\"{label_w}\" y=\"{by:.0}\" width=\"{w:.1}\" height=\"{:.0}\" fill=\"{}\"/><text x=\"{:.1}\" y=\"{:.0}\">{v:.0}</text>",
@@ -463,7 +616,7 @@ mod tests {
         let t = pair_table(&r, &p);
         assert!(t.contains("asm / openssl-src  asm-clang-19 / openssl-src-clang-19"), "{t}");
         assert_eq!(cells(&t, "ECDH P-384 derive"), ["op/s", "1.25", "0.90"], "{t}");
-        assert_eq!(cells(&t, "X25519 derive"), ["op/s", "0.80", "NaN"], "{t}");
+        assert_eq!(cells(&t, "X25519 derive"), ["op/s", "0.80", "n/a"], "{t}");
         // sqrt(1.25 * 0.80) = 1; the missing figure leaves 0.90 alone.
         assert_eq!(cells(&t, "geometric mean"), ["1.00", "0.90"], "{t}");
     }
@@ -533,5 +686,121 @@ mod tests {
         for l in labels {
             assert!(s.contains(&format!(">{l}</text>")), "{l} missing from {s}");
         }
+    }
+
+    /// asm, ring and aws-lc-rs: ring lacks P-521 (its harness says `n/a`), aws-lc-rs printed
+    /// nothing for Poly1305.
+    fn with_libraries() -> (Results, Vec<&'static str>) {
+        let labels = vec!["asm", "ring", "aws-lc-rs"];
+        let mut r = Results::new();
+        let lines = [
+            ("asm", "ECDSA P-521 sign\top/s\t4000.0"),
+            ("ring", "ECDSA P-521 sign\top/s\tn/a"),
+            ("aws-lc-rs", "ECDSA P-521 sign\top/s\t5000.0"),
+            ("asm", "Poly1305 16 KiB\tMB/s\t12000.0"),
+            ("ring", "Poly1305 16 KiB\tMB/s\tn/a"),
+            ("asm", "X25519 derive\top/s\t30000.0"),
+            ("ring", "X25519 derive\top/s\t15000.0"),
+            ("aws-lc-rs", "X25519 derive\top/s\t40000.0"),
+        ];
+        for (label, line) in lines {
+            let (figure, unit, v) = parse_line(line).unwrap();
+            let entry = r.entry(figure.into()).or_insert_with(|| (unit.into(), BTreeMap::new()));
+            entry.1.insert(label.into(), v);
+        }
+        assert_eq!(fill_missing(&mut r, &labels), ["Poly1305 16 KiB"]);
+        (r, labels)
+    }
+
+    #[test]
+    fn against_takes_a_list_of_known_libraries() {
+        let all = parse_against("openssl-src,ring,aws-lc-rs").unwrap();
+        assert_eq!(all, Library::ALL);
+        assert_eq!(
+            parse_against("aws-lc-rs, ring,aws-lc-rs").unwrap(),
+            [Library::AwsLcRs, Library::Ring]
+        );
+        let e = parse_against("ring,boringssl").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown --against `boringssl`; accepted: openssl-src, ring, aws-lc-rs"
+        );
+        assert!(parse_against("ring,").is_err());
+    }
+
+    #[test]
+    fn harness_lines_carry_numbers_or_n_a() {
+        assert_eq!(
+            parse_line("SHA-256 16 KiB\tMB/s\t1760.5").unwrap(),
+            ("SHA-256 16 KiB", "MB/s", 1760.5)
+        );
+        assert!(parse_line("Poly1305 1 KiB\tMB/s\tn/a").unwrap().2.is_nan());
+        assert!(parse_line("Poly1305 1 KiB\tMB/s").is_err());
+        assert!(parse_line("Poly1305 1 KiB\tMB/s\tfast").is_err());
+    }
+
+    #[test]
+    fn missing_cells_say_n_a_in_the_tables() {
+        let (r, labels) = with_libraries();
+        let t = table(&r, &labels);
+        assert_eq!(
+            cells(&t, "ECDSA P-521 sign"),
+            ["op/s", "4000.0", "1.00", "n/a", "n/a", "5000.0", "1.25"],
+            "{t}"
+        );
+        assert_eq!(
+            cells(&t, "Poly1305 16 KiB"),
+            ["MB/s", "12000.0", "1.00", "n/a", "n/a", "n/a", "n/a"],
+            "{t}"
+        );
+        let pairs = library_pairs(&labels);
+        assert_eq!(pairs, [("asm".into(), "ring".into()), ("asm".into(), "aws-lc-rs".into())]);
+        let t = library_table(&r, &pairs);
+        assert!(t.contains("asm / ring  asm / aws-lc-rs"), "{t}");
+        assert_eq!(cells(&t, "ECDSA P-521 sign"), ["op/s", "n/a", "0.80"], "{t}");
+        assert_eq!(cells(&t, "X25519 derive"), ["op/s", "2.00", "0.75"], "{t}");
+        // Over the figures both have: ring's only ratio is 2; sqrt(0.8 * 0.75).
+        assert_eq!(cells(&t, "geometric mean"), ["2.00", "0.77"], "{t}");
+        assert!(t.contains("n/a: the library lacks the figure"), "{t}");
+        // Neither library: no table.
+        assert!(library_pairs(&["asm", OPENSSL_SRC]).is_empty());
+        assert_eq!(library_table(&r, &[]), "");
+    }
+
+    #[test]
+    fn missing_cells_are_null_in_json_and_n_a_in_the_chart() {
+        let (r, labels) = with_libraries();
+        let j = json(&r, &Cost::new(), &library_pairs(&labels));
+        assert!(j.contains("{\"figure\":\"Poly1305 16 KiB\",\"unit\":\"MB/s\",\"values\":{\"asm\":12000.0,\"aws-lc-rs\":null,\"ring\":null}}"), "{j}");
+        assert!(j.contains("\"ours\":\"asm\",\"theirs\":\"ring\",\"geomean\":2.000,\"ratios\":{\"ECDSA P-521 sign\":null,\"Poly1305 16 KiB\":null,\"X25519 derive\":2.000}"), "{j}");
+        let s = svg(&r, &labels);
+        assert_eq!(s.matches(">n/a</text>").count(), 3, "{s}");
+        // The bars are scaled to the best number, never to a missing one: aws-lc-rs's 5000
+        // op/s is the full width, asm's 4000 four fifths.
+        assert!(s.contains("width=\"420.0\"") && s.contains("width=\"336.0\""), "{s}");
+        assert!(!s.contains("NaN"), "{s}");
+    }
+
+    #[test]
+    fn svg_has_a_colour_for_every_library_too() {
+        let (r, _) = paired();
+        let labels = [
+            "asm",
+            "asm_avx2",
+            "no_asm",
+            "asm-debug",
+            "asm-clang-19",
+            OPENSSL_SRC,
+            "openssl-src-clang-19",
+            "ring",
+            "aws-lc-rs",
+        ];
+        let s = svg(&r, &labels);
+        let legend: std::collections::BTreeSet<&str> = s
+            .lines()
+            .filter(|l| l.contains("x=\"10\"") && l.contains("<rect"))
+            .filter_map(|l| l.split("fill=\"").nth(1)?.split('"').next())
+            .collect();
+        assert_eq!(legend.len(), labels.len(), "{s}");
     }
 }
