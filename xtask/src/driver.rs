@@ -1298,6 +1298,17 @@ int main(int argc, char **argv)
     }
 
     #[test]
+    fn each_triple_gets_its_runner_or_the_reason_there_is_none() {
+        assert_eq!(Runner::for_triple("x86_64-unknown-linux-gnu"), Ok(Runner::Native));
+        let e = Runner::for_triple("riscv64gc-unknown-linux-gnu").unwrap_err();
+        assert_eq!(e, "no way to run riscv64gc-unknown-linux-gnu programs on this machine");
+        match (wine(), Runner::for_triple("x86_64-pc-windows-gnu")) {
+            (Ok(_), runner) => assert_eq!(runner, Ok(Runner::Wine)),
+            (Err(_), runner) => assert_eq!(runner.unwrap_err(), "wine not found: install wine64"),
+        }
+    }
+
+    #[test]
     fn qemu_runner_runs_an_aarch64_program() {
         if which::which("qemu-aarch64").is_err() || require_cc(&AARCH64_LINUX).is_err() {
             return skipped("qemu-aarch64 or aarch64-linux-gnu-gcc not installed");
