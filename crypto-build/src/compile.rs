@@ -133,7 +133,11 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     }
     let program = match objects.get(&None) {
         Some(objs) => Some(link_program(job, &lib_dir, objs)?),
-        None => None,
+        None => {
+            // An earlier build's program is not this build's.
+            let _ = fs::remove_dir_all(job.out_dir.join("bin"));
+            None
+        }
     };
     let include_dir = job.out_dir.join("include");
     install_headers(&src_root, &c_dir, &include_dir)?;
@@ -403,7 +407,10 @@ fn units_by_group(job: &Job) -> Result<BTreeMap<(Lib, usize, bool), Vec<Source>>
     let src_root = openssl_src::source_dir();
     let c_dir = job.sets_root.join(m.key());
     let mut groups: BTreeMap<(Lib, usize, bool), Vec<Source>> = BTreeMap::new();
-    for u in m.units.iter().filter(|u| job.apps || u.lib != Lib::Apps) {
+    // A Windows program's version resource (`apps/openssl.rc`) only describes the file; the
+    // program is the same without it, and no resource compiler is needed.
+    let wanted = |u: &&manifest::Unit| (job.apps || u.lib != Lib::Apps) && !u.path.ends_with(".rc");
+    for u in m.units.iter().filter(wanted) {
         let is_asm = AsmSyntax::of_path(&u.path).is_some();
         // The assembler's rendering of the file, which may not be Configure's own.
         let rel = if is_asm { job.assembler.syntax.rename(&u.path) } else { u.path.clone() };

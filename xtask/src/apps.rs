@@ -5,7 +5,7 @@
 use crate::driver::{Invocation, Runner};
 use anyhow::{bail, ensure, Context, Result};
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -38,20 +38,33 @@ pub fn run(prefix: &Path) -> Result<()> {
 /// `bin/openssl version -a` under `runner`, checked against the prefix's build summary.
 pub fn version(runner: Runner, prefix: &Path) -> Result<()> {
     let summary = std::fs::read_to_string(prefix.join(crate::build::PREFIX_MARKER))?;
-    let program = crate::build::program_path(prefix)?;
+    let (program, text) = version_output(runner, prefix)?;
+    check_version(&text, &summary)?;
+    let platform = text.lines().find(|l| l.starts_with("platform: ")).unwrap_or("");
+    println!("{} version -a ({runner:?}): {}", program.display(), platform.trim());
+    Ok(())
+}
+
+/// The program in `dir/bin` (a prefix, or a build's OUT_DIR) and its `version -a`.
+pub fn version_output(runner: Runner, dir: &Path) -> Result<(PathBuf, String)> {
+    let program = crate::build::program_path(dir)?;
     let out = runner.run(&Invocation {
         exe: &program,
         args: &["version", "-a"],
-        cwd: prefix,
+        cwd: dir,
         env: &[],
-        log: &prefix.join("bin/.version-a"),
+        log: &dir.join("bin/.version-a"),
         timeout: runner.driver_timeout(),
     })?;
-    ensure!(out.status.success(), "{} version -a failed: {}", program.display(), out.stderr);
-    check_version(&out.stdout.replace("\r\n", "\n"), &summary)?;
-    let platform = out.stdout.lines().find(|l| l.starts_with("platform: ")).unwrap_or("");
-    println!("{} version -a ({runner:?}): {}", program.display(), platform.trim());
-    Ok(())
+    ensure!(
+        out.status.success(),
+        "{} version -a failed ({}): {}",
+        program.display(),
+        out.status,
+        out.stderr
+    );
+    // Windows programs end their lines with CR LF.
+    Ok((program, out.stdout.replace("\r\n", "\n")))
 }
 
 struct Tool<'a> {

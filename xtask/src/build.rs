@@ -1,7 +1,7 @@
 //! `cargo xtask build`: builds crypto-sys with a chosen set, prints one summary line, and
 //! optionally installs an OpenSSL-style prefix.
 
-use crate::driver::{Invocation, Runner};
+use crate::driver::Runner;
 use crate::flags::Build;
 use anyhow::{bail, Context, Result};
 use crypto_build::build_script::{self, SUMMARY_FILE};
@@ -63,6 +63,7 @@ impl Build {
                 strict: self.strict,
                 allow_downgrade: self.allow_downgrade,
                 legacy: !self.no_legacy,
+                apps: self.apps,
             };
             build_without_cargo(sh, &triple, &overrides)?
         };
@@ -82,26 +83,13 @@ impl Build {
 
 /// `openssl version -a` of the program just linked, where it can run here; else why not.
 fn report_program(out_dir: &Path, triple: &str) -> Result<()> {
-    let program = program_path(out_dir)?;
-    let runner = match Runner::for_triple(triple) {
-        Ok(r) => r,
-        Err(why) => {
-            println!("{}: built, not run ({why})", program.display());
-            return Ok(());
+    match Runner::for_triple(triple) {
+        Ok(runner) => {
+            let (program, text) = crate::apps::version_output(runner, out_dir)?;
+            println!("{}:\n  {}", program.display(), text.trim().replace('\n', "\n  "));
         }
-    };
-    let out = runner.run(&Invocation {
-        exe: &program,
-        args: &["version", "-a"],
-        cwd: out_dir,
-        env: &[],
-        log: &out_dir.join("openssl-version"),
-        timeout: runner.driver_timeout(),
-    })?;
-    if !out.status.success() {
-        bail!("{} version -a failed ({}): {}", program.display(), out.status, out.stderr);
+        Err(why) => println!("{}: built, not run ({why})", program_path(out_dir)?.display()),
     }
-    println!("{}:\n  {}", program.display(), out.stdout.trim().replace('\n', "\n  "));
     Ok(())
 }
 
@@ -124,6 +112,7 @@ struct Overrides {
     strict: bool,
     allow_downgrade: bool,
     legacy: bool,
+    apps: bool,
 }
 
 /// Whether rustup (or the sysroot) has the Rust std for `triple`, so cargo can build for it.
@@ -153,6 +142,7 @@ fn build_without_cargo(sh: &Shell, triple: &str, o: &Overrides) -> Result<PathBu
     config.strict |= o.strict;
     config.allow_downgrade |= o.allow_downgrade;
     config.legacy = o.legacy;
+    config.apps = o.apps;
     let mut base = cc::Build::new();
     base.target(triple).host(&host).out_dir(out_dir.join("cc")).cargo_metadata(false);
     let built = build_script::build(&config, base)?;
