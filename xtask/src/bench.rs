@@ -357,7 +357,7 @@ fn table(results: &Results, labels: &[&str]) -> String {
     }
     let _ = writeln!(
         out,
-        "ratios are to `{base}`; higher is faster; n/a: not measured, see docs/bench.md"
+        "ratios are to `{base}`; higher is faster; n/a: the contender lacks the figure"
     );
     out
 }
