@@ -84,7 +84,8 @@ impl Test {
         )?;
         steps.run("sanitizers", || crate::sanitize::run(sh).context("the sanitizer step"))?;
         steps.run("Windows under wine", || {
-            crate::windows::run(sh, cargo).context("x86_64-pc-windows-gnu under wine")
+            crate::windows::run(sh, cargo, crate::windows::Matrix::Ci)
+                .context("x86_64-pc-windows-gnu under wine")
         })?;
         steps.run("assembled only: VC-WIN64A, mingw64 by clang-19, linux by clang-16", || {
             crate::assembled::run().context("the rows that are only assembled")

@@ -28,8 +28,10 @@ const NISTP: &str = "ec_nistp_64_gcc_128";
 const RUST: &str = "crypto-sys's Rust tests";
 /// One row also covers `--no-legacy`: its compile of all of OpenSSL's C is needed anyway.
 const RUST_NO_LEGACY: &str = "crypto-sys's Rust tests, built without the `legacy` feature";
-const WINE: &str = "C driver under wine, every code path, each set";
-/// no_asm has no asm, so its C configuration is built once, by the first Windows row.
+/// no_asm has no asm, and its mingw C compile alone takes an eighth of CI: it is built, by
+/// the first Windows row, only in the full matrix (`--ignored windows_matrix`).
+const WINE: &str = "C driver under wine, every code path, `asm` and `asm_avx2`; `no_asm` \
+                    in the full matrix (`cargo test -p xtask -- --ignored windows_matrix`)";
 const WINE_ASM: &str = "C driver under wine, every code path, `asm` and `asm_avx2`";
 /// Between clang-14 and clang-19, which build and run: a third full compile costs ~130 s of CI.
 const ASSEMBLED_16: &str = "only assembled: every `.s` of each set by clang-16, exports \
