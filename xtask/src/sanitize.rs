@@ -57,6 +57,7 @@ pub fn run(sh: &Shell) -> Result<()> {
     let prefix = root.join(PREFIX);
     runtimes_link(sh)?;
     build_prefix(sh, &prefix)?;
+    crate::toolchains::Row::host_row(DRIVER.cc)?.check_prefix_plan(&prefix)?;
     every_c_object_instrumented(sh, &prefix)?;
     findings_fail(sh, &prefix).context("the sanitizer controls")?;
     driver::check_prefix(sh, &DRIVER, &prefix)?;
