@@ -44,8 +44,6 @@ pub struct Artifacts {
     pub units: usize,
     /// Units this build compiled (the rest came from the object cache).
     pub compiled: usize,
-    /// The `openssl` program, when asked for.
-    pub program: Option<PathBuf>,
 }
 
 /// The unit that includes crypto/buildinf.h, and where this build's copy goes.
@@ -131,24 +129,21 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
             archive(&job.base, &lib_dir, name, objs)?;
         }
     }
-    let program = match objects.get(&None) {
-        Some(objs) => Some(link_program(job, &lib_dir, objs)?),
-        None => {
-            // An earlier build's program is not this build's.
-            let _ = fs::remove_dir_all(job.out_dir.join("bin"));
-            None
-        }
-    };
+    match objects.get(&None) {
+        Some(objs) => link_program(job, &lib_dir, objs)?,
+        // An earlier build's program is not this build's.
+        None => drop(fs::remove_dir_all(job.out_dir.join("bin"))),
+    }
     let include_dir = job.out_dir.join("include");
     install_headers(&src_root, &c_dir, &include_dir)?;
     install_cmake_config(&c_dir, &job.out_dir.join(CMAKE_DIR))?;
     let compiled = cache.compiled.load(Ordering::Relaxed);
-    Ok(Artifacts { lib_dir, include_dir, units, compiled, program })
+    Ok(Artifacts { lib_dir, include_dir, units, compiled })
 }
 
-/// Links `bin/openssl` as OpenSSL's Makefile does: the program's objects, libssl, libcrypto
+/// Links `bin/openssl` (xtask finds it there) as OpenSSL's Makefile does: the program's objects, libssl, libcrypto
 /// and Configure's ex_libs, by the C compiler driver.
-fn link_program(job: &Job, lib_dir: &Path, objs: &[PathBuf]) -> Result<PathBuf> {
+fn link_program(job: &Job, lib_dir: &Path, objs: &[PathBuf]) -> Result<()> {
     job.progress.phase("link");
     let tool = job.base.try_get_compiler().context("finding the C compiler")?;
     if tool.is_like_msvc() {
@@ -165,7 +160,7 @@ fn link_program(job: &Job, lib_dir: &Path, objs: &[PathBuf]) -> Result<PathBuf> 
     if !out.status.success() {
         bail!("linking {} failed: {}", program.display(), String::from_utf8_lossy(&out.stderr));
     }
-    Ok(program)
+    Ok(())
 }
 
 /// The name each path-dependent directory of the build takes inside the objects (`__FILE__`

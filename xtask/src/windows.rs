@@ -54,12 +54,7 @@ pub fn run(sh: &Shell, cargo: &str, matrix: Matrix) -> Result<()> {
             let w = warnings(&out);
             ensure!(w.len() == want, "{name}, set {set}: expected {want} warning(s), got {w:?}");
             if *set == "auto" {
-                let from_avx2 = files_from(&prefix, "asm_avx2")?;
-                ensure!(
-                    from_avx2 == tc.downgraded,
-                    "{name}: asm_avx2 gave {from_avx2:?}, the toolchain table expects {:?}",
-                    tc.downgraded
-                );
+                tc.check_prefix_plan(&prefix)?;
             }
             driver::check_prefix(sh, &driver::MINGW_X86_64, &prefix)
                 .with_context(|| format!("{name}, set {set}, under wine"))?;
@@ -81,17 +76,6 @@ pub fn run(sh: &Shell, cargo: &str, matrix: Matrix) -> Result<()> {
 
 fn toolchain_name(tc: &Row) -> String {
     format!("{}+{}", tc.cc, tc.assembler.unwrap_or("its-as"))
-}
-
-/// The asm files a prefix's plan took from `set`.
-fn files_from(prefix: &Path, set: &str) -> Result<Vec<String>> {
-    let plan = std::fs::read_to_string(prefix.join(crate::build::PREFIX_PLAN))?;
-    Ok(plan
-        .lines()
-        .filter_map(|l| l.split_once('\t'))
-        .filter(|(p, s)| *s == set && !p.starts_with('#'))
-        .map(|(p, _)| p.to_string())
-        .collect())
 }
 
 fn prefix_dir(name: &str) -> PathBuf {
