@@ -83,7 +83,8 @@ use Feature::*;
 #[rustfmt::skip]
 pub const SETS: &[AsmSet] = &[
     AsmSet { name: "asm", configure: &[], identity: GAS_2_40, rank: 0,
-             allowed: &[Avx2, AdxBmi2, ShaNi, Avx512, Vaes512, Vpclmul512, Avx512Ifma, AvxIfma, Gfni] },
+             allowed: &[Avx2, AdxBmi2, ShaNi, Avx512, Vaes512, Vpclmul512, Avx512Ifma, AvxIfma, Gfni,
+                        Neon, ArmCrypto] },
     AsmSet { name: "asm_avx2", configure: &[], identity: GAS_2_23, rank: 1,
              allowed: &[Avx2, AdxBmi2, ShaNi] },
     AsmSet { name: "no_asm", configure: &["no-asm"], identity: GAS_2_40, rank: 2, allowed: &[] },
@@ -123,17 +124,40 @@ impl AsmSyntax {
         }
     }
 
-    /// The syntax of an asm path, by its extension; `None` for C and headers.
+    /// The syntax of an asm path, by its extension; `None` for C and headers. GNU as also
+    /// reads `.S`, which the C preprocessor sees first (OpenSSL's arm asm, with arm_arch.h).
     pub fn of_path(path: &str) -> Option<AsmSyntax> {
         let ext = path.rsplit_once('.')?.1;
+        let ext = if ext == "S" { "s" } else { ext };
         [AsmSyntax::Gas, AsmSyntax::Nasm].into_iter().find(|s| s.ext() == ext)
     }
 
-    /// `path` with its asm extension replaced by this syntax's.
+    /// `path` with its asm extension replaced by this syntax's (a `.S` stays one for GNU as).
     pub fn rename(self, path: &str) -> String {
         match path.rsplit_once('.') {
+            Some((_, ext)) if AsmSyntax::of_path(path) == Some(self) && ext == "S" => path.into(),
             Some((stem, _)) => format!("{stem}.{}", self.ext()),
             None => path.to_string(),
+        }
+    }
+}
+
+/// The instruction set a target's asm is written for, which decides how the scan reads it
+/// and which probes its assembler gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arch {
+    X86_64,
+    Aarch64,
+}
+
+impl Arch {
+    /// The feature classes of this architecture's asm, each with an assembler probe.
+    pub fn features(self) -> &'static [Feature] {
+        match self {
+            Arch::X86_64 => {
+                &[Avx2, AdxBmi2, ShaNi, Avx512, Vaes512, Vpclmul512, Avx512Ifma, AvxIfma, Gfni]
+            }
+            Arch::Aarch64 => &[Neon, ArmCrypto],
         }
     }
 }
@@ -143,6 +167,11 @@ impl AsmSyntax {
 pub struct Target {
     /// OpenSSL's Configure target name; also the directory name inside each set.
     pub name: &'static str,
+    pub arch: Arch,
+    /// The sets generated for it, by name, fastest first; the last is `no_asm`.
+    pub sets: &'static [&'static str],
+    /// What its object format puts before a C name (`_` on Mach-O).
+    pub symbol_prefix: &'static str,
     /// Rust target triples served by this row; the first match wins.
     pub triples: &'static [&'static str],
     /// Renderings of the asm: Configure's own first; each further one re-runs perlasm in its
@@ -167,10 +196,21 @@ pub struct Target {
     /// Prefixes of OpenSSL's library flags that the build leaves to cc, which sets them to
     /// match Rust's choices (the C runtime) and ours (no debug info).
     pub cc_owned_flags: &'static [&'static str],
-    /// Expected fast paths in the `asm` set: (file, symbol that must hold real code).
+    /// Expected fast paths: real code in the target's fastest set, a stub in its other asm sets.
     pub fast_paths: &'static [FastPath],
     /// What the target's programs are named with (`openssl.exe`).
     pub exe_suffix: &'static str,
+}
+
+impl Target {
+    /// Its sets, fastest first (SETS' order).
+    pub fn sets(&self) -> impl Iterator<Item = &'static AsmSet> + '_ {
+        SETS.iter().filter(|s| self.sets.contains(&s.name))
+    }
+
+    pub fn has_set(&self, set: &str) -> bool {
+        self.sets.contains(&set)
+    }
 }
 
 /// The C compiler a target's perlasm probes meet.
@@ -194,7 +234,8 @@ pub enum Scheme {
     Nmake,
 }
 
-/// An AVX-512 entry point that must be real code in `asm` and a stub in `asm_avx2`.
+/// An entry point that must be real code in the target's fastest set (AVX-512 on x86_64, where
+/// `asm_avx2` has a stub of it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FastPath {
     pub file: &'static str,
@@ -245,15 +286,77 @@ const GCC_X86_64_MINGW: &[(&str, &str)] = &[
 
 use AsmSyntax::{Gas, Nasm};
 
+const X86_64_SETS: &[&str] = &["asm", "asm_avx2", "no_asm"];
+/// asm_avx2 differs from asm only in x86_64 code.
+const ARM_SETS: &[&str] = &["asm", "no_asm"];
+
+/// gcc-aarch64-linux-gnu 12.
+const GCC_AARCH64_LINUX: &[(&str, &str)] = &[
+    ("__GNUC__", "12"),
+    ("__GNUC_MINOR__", "2"),
+    ("__aarch64__", "1"),
+    ("__AARCH64EL__", "1"),
+    ("__ARM_ARCH", "8"),
+    ("__ELF__", "1"),
+    ("__linux__", "1"),
+    ("__unix__", "1"),
+    ("__LP64__", "1"),
+    ("__SIZEOF_INT128__", "16"),
+    ("__ORDER_LITTLE_ENDIAN__", "1234"),
+    ("__BYTE_ORDER__", "__ORDER_LITTLE_ENDIAN__"),
+];
+
+/// Apple's clang, as clang-19 with `-target arm64-apple-macos11` reports it.
+const CLANG_ARM64_DARWIN: &[(&str, &str)] = &[
+    ("__clang__", "1"),
+    ("__clang_major__", "19"),
+    ("__GNUC__", "4"),
+    ("__APPLE_CC__", "6000"),
+    ("__APPLE__", "1"),
+    ("__MACH__", "1"),
+    ("__aarch64__", "1"),
+    ("__arm64__", "1"),
+    ("__ARM_ARCH", "8"),
+    ("__LP64__", "1"),
+    ("__SIZEOF_INT128__", "16"),
+    ("__ORDER_LITTLE_ENDIAN__", "1234"),
+    ("__BYTE_ORDER__", "__ORDER_LITTLE_ENDIAN__"),
+];
+
+/// Apple's clang for x86_64 (`-target x86_64-apple-macos11`).
+const CLANG_X86_64_DARWIN: &[(&str, &str)] = &[
+    ("__clang__", "1"),
+    ("__clang_major__", "19"),
+    ("__GNUC__", "4"),
+    ("__APPLE_CC__", "6000"),
+    ("__APPLE__", "1"),
+    ("__MACH__", "1"),
+    ("__x86_64__", "1"),
+    ("__x86_64", "1"),
+    ("__LP64__", "1"),
+    ("__SIZEOF_INT128__", "16"),
+    ("__ORDER_LITTLE_ENDIAN__", "1234"),
+    ("__BYTE_ORDER__", "__ORDER_LITTLE_ENDIAN__"),
+];
+
+/// The ARMv8 crypto-extension code of `asm`; no_asm has none of it.
+#[rustfmt::skip]
+const AARCH64_FAST_PATHS: &[FastPath] = &[
+    FastPath { file: "crypto/aes/aesv8-armx.S", symbol: "aes_v8_encrypt" },
+    FastPath { file: "crypto/modes/ghashv8-armx.S", symbol: "gcm_init_v8" },
+];
+
 #[rustfmt::skip]
 pub const TARGETS: &[Target] = &[
-    Target { name: "linux-x86_64", syntaxes: &[Gas], default_syntax: Gas, nasm_format: "elf64",
+    Target { name: "linux-x86_64", arch: Arch::X86_64, sets: X86_64_SETS, symbol_prefix: "",
+             syntaxes: &[Gas], default_syntax: Gas, nasm_format: "elf64",
              cc_hint: "install gcc or clang (Debian: apt install gcc)", noexecstack: true,
              predefined: GCC_X86_64_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
              c_variants: C_VARIANTS, cc_owned_flags: &[],
              triples: &["x86_64-unknown-linux-gnu", "x86_64-unknown-linux-musl"],
              fast_paths: X86_64_FAST_PATHS, exe_suffix: "" },
-    Target { name: "mingw64", syntaxes: &[Gas, Nasm], default_syntax: Gas, nasm_format: "win64",
+    Target { name: "mingw64", arch: Arch::X86_64, sets: X86_64_SETS, symbol_prefix: "",
+             syntaxes: &[Gas, Nasm], default_syntax: Gas, nasm_format: "win64",
              cc_hint: "install mingw-w64's gcc (Debian: apt install gcc-mingw-w64-x86-64), \
                        or name a compiler in CC_x86_64_pc_windows_gnu",
              noexecstack: false,
@@ -264,13 +367,40 @@ pub const TARGETS: &[Target] = &[
     // cl.exe has no __uint128_t, so no C variant: its probe could never pass, and every
     // default build would print a downgrade. Configure's `/Zi /Fdossl_static.pdb` would
     // make parallel cl processes share one .pdb, and its `/MT` would fight the CRT cc picks.
-    Target { name: "VC-WIN64A", syntaxes: &[Nasm], default_syntax: Nasm, nasm_format: "win64",
+    Target { name: "VC-WIN64A", arch: Arch::X86_64, sets: X86_64_SETS, symbol_prefix: "",
+             syntaxes: &[Nasm], default_syntax: Nasm, nasm_format: "win64",
              cc_hint: "install Visual Studio's C++ build tools and build from a developer \
                        prompt, or name a compiler in CC_x86_64_pc_windows_msvc",
              noexecstack: false, predefined: &[], cc_kind: CcKind::Msvc, scheme: Scheme::Nmake,
              c_variants: &[], cc_owned_flags: &["/Zi", "/Fd", "/MT", "/MD"],
              triples: &["x86_64-pc-windows-msvc"],
              fast_paths: X86_64_FAST_PATHS, exe_suffix: ".exe" },
+    Target { name: "linux-aarch64", arch: Arch::Aarch64, sets: ARM_SETS, symbol_prefix: "",
+             syntaxes: &[Gas], default_syntax: Gas, nasm_format: "",
+             cc_hint: "install gcc for aarch64 (Debian: apt install gcc-aarch64-linux-gnu \
+                       libc6-dev-arm64-cross), or name a compiler in CC_aarch64_unknown_linux_gnu",
+             noexecstack: true,
+             predefined: GCC_AARCH64_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
+             c_variants: C_VARIANTS, cc_owned_flags: &[],
+             triples: &["aarch64-unknown-linux-gnu", "aarch64-unknown-linux-musl"],
+             fast_paths: AARCH64_FAST_PATHS, exe_suffix: "" },
+    // Generated and assembled here; built only on macOS (no SDK on Linux).
+    Target { name: "darwin64-arm64-cc", arch: Arch::Aarch64, sets: ARM_SETS, symbol_prefix: "_",
+             syntaxes: &[Gas], default_syntax: Gas, nasm_format: "",
+             cc_hint: "install Xcode's command line tools (xcode-select --install)",
+             noexecstack: false,
+             predefined: CLANG_ARM64_DARWIN, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
+             c_variants: C_VARIANTS, cc_owned_flags: &[],
+             triples: &["aarch64-apple-darwin"],
+             fast_paths: AARCH64_FAST_PATHS, exe_suffix: "" },
+    Target { name: "darwin64-x86_64-cc", arch: Arch::X86_64, sets: X86_64_SETS, symbol_prefix: "_",
+             syntaxes: &[Gas], default_syntax: Gas, nasm_format: "macho64",
+             cc_hint: "install Xcode's command line tools (xcode-select --install)",
+             noexecstack: false,
+             predefined: CLANG_X86_64_DARWIN, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
+             c_variants: C_VARIANTS, cc_owned_flags: &[],
+             triples: &["x86_64-apple-darwin"],
+             fast_paths: X86_64_FAST_PATHS, exe_suffix: "" },
 ];
 
 /// A C-configuration variant: Configure options that change only C sources and defines, never
@@ -366,11 +496,17 @@ pub enum Feature {
     /// VEX-encoded IFMA (`{vex} vpmadd52luq`).
     AvxIfma,
     Gfni,
+    /// AArch64 Advanced SIMD on vector registers (`v0.16b`).
+    Neon,
+    /// The ARMv8 crypto extension written as mnemonics: AES, PMULL (64-bit), SHA-1, SHA-256.
+    ArmCrypto,
 }
 
 impl Feature {
-    pub const ALL: &'static [Feature] =
-        &[Avx2, AdxBmi2, ShaNi, Avx512, Vaes512, Vpclmul512, Avx512Ifma, AvxIfma, Gfni];
+    pub const ALL: &'static [Feature] = &[
+        Avx2, AdxBmi2, ShaNi, Avx512, Vaes512, Vpclmul512, Avx512Ifma, AvxIfma, Gfni, Neon,
+        ArmCrypto,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -383,6 +519,8 @@ impl Feature {
             Avx512Ifma => "avx512-ifma",
             AvxIfma => "avx-ifma",
             Gfni => "gfni",
+            Neon => "neon",
+            ArmCrypto => "armv8-crypto",
         }
     }
 

@@ -3,7 +3,7 @@
 //! downgrade is recorded, so it can be reported once.
 
 use crate::config::{SetChoice, VariantChoice};
-use crate::data::{AsmSet, AsmSyntax, CVariant, Feature, Target, SETS};
+use crate::data::{AsmSet, AsmSyntax, CVariant, Feature, Target};
 use crate::manifest::Manifest;
 use anyhow::{bail, Result};
 
@@ -64,12 +64,13 @@ pub struct Policy {
     pub allow_downgrade: bool,
 }
 
-fn asm_sets() -> impl Iterator<Item = &'static AsmSet> {
-    SETS.iter().filter(|s| !s.allowed.is_empty())
+/// The target's asm sets, fastest first.
+fn asm_sets(target: &'static Target) -> impl Iterator<Item = &'static AsmSet> {
+    target.sets().filter(|s| !s.allowed.is_empty())
 }
 
-fn no_asm() -> &'static AsmSet {
-    SETS.iter().find(|s| s.allowed.is_empty()).expect("SETS has a no-asm row")
+fn no_asm(target: &'static Target) -> &'static AsmSet {
+    target.sets().find(|s| s.allowed.is_empty()).expect("each target has a no-asm set")
 }
 
 pub fn plan(
@@ -85,7 +86,7 @@ pub fn plan(
         && plan.c_set.allowed.is_empty()
         && !plan.downgrades.is_empty()
     {
-        let slowest = asm_sets().last().expect("SETS has an asm row");
+        let slowest = asm_sets(facts.target()).last().expect("each target has an asm set");
         let needs: Vec<Feature> =
             facts.manifest(slowest)?.asm.iter().flat_map(|a| a.features.clone()).collect();
         let mut lacks: Vec<&str> = vec![];
@@ -109,9 +110,16 @@ pub fn plan(
 }
 
 fn asm_plan(choice: SetChoice, facts: &mut dyn Facts) -> Result<Plan> {
+    let target = facts.target();
     let wanted = match choice {
-        SetChoice::Auto => asm_sets().next().expect("SETS has an asm row"),
-        SetChoice::Named(s) => s,
+        SetChoice::Auto => asm_sets(target).next().expect("each target has an asm set"),
+        SetChoice::Named(s) if target.has_set(s.name) => s,
+        SetChoice::Named(s) => bail!(
+            "asm set `{}` is not generated for {}; accepted there: auto, {}",
+            s.name,
+            target.name,
+            target.sets.join(", ")
+        ),
     };
     let mut plan = Plan {
         requested: choice,
@@ -182,7 +190,8 @@ fn pick(
     facts: &mut dyn Facts,
 ) -> Result<(&'static AsmSet, Option<Downgrade>)> {
     let mut first_missing = None;
-    for set in asm_sets().filter(|s| s.rank >= wanted.rank) {
+    let target = facts.target();
+    for set in asm_sets(target).filter(|s| s.rank >= wanted.rank) {
         let Some(file) = facts.manifest(set)?.asm_file(path).cloned() else {
             continue;
         };
@@ -200,7 +209,8 @@ fn pick(
         first_missing.get_or_insert(missing);
     }
     let missing = first_missing.unwrap_or_default();
-    Ok((no_asm(), Some(Downgrade { path: path.into(), from: wanted, to: no_asm(), missing })))
+    let to = no_asm(target);
+    Ok((to, Some(Downgrade { path: path.into(), from: wanted, to, missing })))
 }
 
 fn enforce(plan: &Plan, policy: Policy) -> Result<()> {
@@ -371,6 +381,52 @@ mod tests {
         assert!(p.files.is_empty());
         assert_eq!(p.downgrades.len(), 1);
         assert_eq!(p.downgrades[0].path, "*");
+    }
+
+    fn arm(unsupported: &[Feature]) -> Fake {
+        use Feature::*;
+        Fake {
+            manifests: vec![
+                manifest("asm", &[("aesv8-armx.S", &[Neon, ArmCrypto]), ("sha1.S", &[Neon])]),
+                manifest("no_asm", &[]),
+            ],
+            target: "linux-aarch64",
+            ..fake(unsupported)
+        }
+    }
+
+    #[test]
+    fn an_arm_assembler_failing_a_class_takes_no_asm_as_a_whole_in_one_line() {
+        let p =
+            plan(SetChoice::Auto, VariantChoice::Auto, Policy::default(), &mut arm(&[])).unwrap();
+        assert_eq!(sets(&p), ["asm", "asm"]);
+        let p = plan(
+            SetChoice::Auto,
+            VariantChoice::Auto,
+            Policy::default(),
+            &mut arm(&[Feature::ArmCrypto]),
+        )
+        .unwrap();
+        assert_eq!((p.c_set.name, p.files.len()), ("no_asm", 0));
+        assert_eq!(
+            describe(&p),
+            "asm set `auto` downgraded: all files -> no_asm (missing armv8-crypto)"
+        );
+        let strict = Policy { strict: true, ..Policy::default() };
+        let e = plan(SetChoice::Auto, VariantChoice::Auto, strict, &mut arm(&[Feature::ArmCrypto]))
+            .unwrap_err();
+        assert!(e.to_string().starts_with("strict mode: asm set `auto` downgraded"), "{e}");
+    }
+
+    #[test]
+    fn a_set_the_target_lacks_is_refused_with_its_sets() {
+        let avx2 = SetChoice::Named(set_by_name("asm_avx2").unwrap());
+        let e = plan(avx2, VariantChoice::Auto, Policy::default(), &mut arm(&[])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "asm set `asm_avx2` is not generated for linux-aarch64; accepted there: auto, asm, \
+             no_asm"
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ pub mod probe;
 pub use banner::{parse_banners, AsmKind};
 
 use crate::config::AssemblerChoice;
-use crate::data::{AsmSyntax, Feature, Target};
+use crate::data::{Arch, AsmSyntax, Feature, Target};
 use anyhow::{bail, Result};
 use std::ffi::OsString;
 use std::fs;
@@ -39,6 +39,8 @@ impl Assembler {
     pub fn disagreements(&self) -> Vec<String> {
         banner::expected_support(self.kind, self.version.as_deref())
             .into_iter()
+            // Thresholds of another architecture's classes say nothing of this one.
+            .filter(|(f, _)| self.probes.iter().any(|(g, _)| g == f))
             .filter(|(f, expected)| self.supports(*f) != *expected)
             .map(|(f, expected)| {
                 let (said, did) =
@@ -86,7 +88,7 @@ pub fn assembler(
     match syntax_for(choice, target)? {
         AsmSyntax::Gas => {
             let (driver, args) = asm_driver(choice, c_compiler)?;
-            Ok(detect(&driver, &args, cache_dir))
+            Ok(detect(&driver, &args, target.arch, cache_dir))
         }
         AsmSyntax::Nasm => {
             let found = match nasm {
@@ -158,11 +160,14 @@ fn asm_driver(
     })
 }
 
-/// Identifies and probes a C compiler driver, caching the probes in `cache_dir` per toolchain.
-pub fn detect(driver: &Path, args: &[OsString], cache_dir: &Path) -> Assembler {
+/// Identifies and probes a C compiler driver with the snippets of `arch`, caching the probes
+/// in `cache_dir` per toolchain.
+pub fn detect(driver: &Path, args: &[OsString], arch: Arch, cache_dir: &Path) -> Assembler {
     let (kind, version, banners) = banner::identify(driver, args);
-    let probes = cached_probes(driver, &format!("{args:?}\n{banners}"), cache_dir, || {
-        probe::GAS_PROBES
+    let snippets = probe::gas_probes(arch);
+    let identity = format!("{arch:?}\n{args:?}\n{banners}");
+    let probes = cached_probes(driver, &identity, snippets.len(), cache_dir, || {
+        snippets
             .iter()
             .map(|(f, snippet)| (*f, probe::assembles(driver, args, snippet, cache_dir)))
             .collect()
@@ -178,7 +183,8 @@ pub fn detect_nasm(nasm: &Path, format: &str, cache_dir: &Path) -> Assembler {
         banner.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
     let version = banner::nasm_version(&banner);
     let kind = if version.is_some() { AsmKind::Nasm } else { AsmKind::Unknown };
-    let probes = cached_probes(nasm, &format!("{format}\n{banner}"), cache_dir, || {
+    let n = probe::NASM_PROBES.len();
+    let probes = cached_probes(nasm, &format!("{format}\n{banner}"), n, cache_dir, || {
         probe::NASM_PROBES
             .iter()
             .map(|(f, snippet)| (*f, probe::nasm_assembles(nasm, format, snippet, cache_dir)))
@@ -192,12 +198,13 @@ pub fn detect_nasm(nasm: &Path, format: &str, cache_dir: &Path) -> Assembler {
 fn cached_probes(
     tool: &Path,
     identity: &str,
+    count: usize,
     cache_dir: &Path,
     run: impl FnOnce() -> Vec<(Feature, bool)>,
 ) -> Vec<(Feature, bool)> {
     let key = format!("{}\n{identity}\n{}", tool.display(), stamp(tool));
     let cache = cache_dir.join(format!("probes-{}.txt", &crate::sha256::hex(key.as_bytes())[..16]));
-    read_cache(&cache).unwrap_or_else(|| {
+    read_cache(&cache).filter(|p| p.len() == count).unwrap_or_else(|| {
         let _ = fs::create_dir_all(cache_dir);
         let p = run();
         write_cache(&cache, &p);
@@ -232,7 +239,7 @@ fn read_cache(path: &Path) -> Option<Vec<(Feature, bool)>> {
             Some((Feature::from_name(f)?, ok == "yes"))
         })
         .collect();
-    probes.filter(|p| p.len() == Feature::ALL.len())
+    probes
 }
 
 fn write_cache(path: &Path, probes: &[(Feature, bool)]) {
@@ -253,7 +260,7 @@ mod tests {
         }
         let cache = std::env::temp_dir()
             .join(format!("crypto-build-probe-test-{}-{driver}", std::process::id()));
-        let a = detect(Path::new(driver), &[], &cache);
+        let a = detect(Path::new(driver), &[], Arch::X86_64, &cache);
         let _ = fs::remove_dir_all(&cache);
         Some(a)
     }
@@ -309,7 +316,7 @@ mod tests {
         let a = detect_nasm(Path::new("/nonexistent/nasm"), "elf64", &cache);
         let _ = fs::remove_dir_all(&cache);
         assert_eq!(a.kind, AsmKind::Unknown);
-        assert_eq!(unsupported(&a).len(), Feature::ALL.len());
+        assert_eq!(unsupported(&a).len(), probe::NASM_PROBES.len());
     }
 
     #[test]
@@ -323,10 +330,10 @@ mod tests {
         fs::write(&cc, script).unwrap();
         std::process::Command::new("chmod").arg("755").arg(&cc).status().unwrap();
         let calls = || fs::read_to_string(&log).unwrap_or_default().lines().count();
-        let cold = detect(&cc, &[], &dir);
+        let cold = detect(&cc, &[], Arch::X86_64, &dir);
         let after_cold = calls();
         assert_eq!(after_cold, 2 + probe::GAS_PROBES.len(), "two banners, then one run per probe");
-        let warm = detect(&cc, &[], &dir);
+        let warm = detect(&cc, &[], Arch::X86_64, &dir);
         assert_eq!(calls() - after_cold, 2, "warm detection reads only the banners");
         assert_eq!(warm, cold);
         fs::remove_dir_all(&dir).unwrap();

@@ -1,7 +1,7 @@
 //! Probe snippets: what the assembler can do is decided by having it assemble each one, and
 //! what the C compiler can do by having it compile each C variant's probe.
 
-use crate::data::Feature;
+use crate::data::{Arch, Feature};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::Path;
@@ -34,6 +34,22 @@ pub const NASM_PROBES: &[(Feature, &str)] = &[
     (Feature::AvxIfma, "{vex} vpmadd52luq ymm3, ymm2, ymm1\n"),
     (Feature::Gfni, "gf2p8affineqb xmm2, xmm1, 0\ngf2p8mulb xmm2, xmm1\n"),
 ];
+
+/// AArch64 snippets, in the forms OpenSSL's linux64 flavour writes them: crypto-extension
+/// files say `.arch armv8-a+crypto` themselves, so the probe does too.
+#[rustfmt::skip]
+pub const ARM_PROBES: &[(Feature, &str)] = &[
+    (Feature::Neon, "ld1 {v0.16b,v1.16b},[x0],#32\neor v0.16b,v1.16b,v2.16b\next v3.16b,v0.16b,v0.16b,#8\nrev32 v1.16b,v1.16b\numov x1,v0.d[1]\n"),
+    (Feature::ArmCrypto, ".arch armv8-a+crypto\naese v0.16b,v1.16b\naesmc v0.16b,v0.16b\naesd v0.16b,v1.16b\naesimc v0.16b,v0.16b\npmull2 v2.1q,v0.2d,v1.2d\npmull v2.1q,v0.1d,v1.1d\nsha256h q0,q1,v2.4s\nsha256su1 v0.4s,v1.4s,v2.4s\nsha1c q0,s1,v2.4s\n"),
+];
+
+/// The C-compiler-driven probes of an architecture.
+pub fn gas_probes(arch: Arch) -> &'static [(Feature, &'static str)] {
+    match arch {
+        Arch::X86_64 => GAS_PROBES,
+        Arch::Aarch64 => ARM_PROBES,
+    }
+}
 
 /// Assembles `snippet` with nasm (which reads only files); true when it succeeds.
 pub fn nasm_assembles(nasm: &Path, format: &str, snippet: &str, scratch: &Path) -> bool {

@@ -9,7 +9,7 @@ pub mod scan;
 
 pub use openssl::{copy_tree, HostTools};
 
-use crate::data::{AsmSet, AsmSyntax, CVariant, Target, LEGACY};
+use crate::data::{Arch, AsmSet, AsmSyntax, CVariant, Target, LEGACY};
 use crate::manifest::{self, AsmFile, FileHash, Lib, Manifest, Unit};
 use crate::sha256;
 use anyhow::{bail, Context, Result};
@@ -48,13 +48,13 @@ impl Config {
         root.join(self.key())
     }
 
-    /// Each set of each target, plain and with each of the target's C variants.
+    /// Each of `sets` that a target has, plain and with each of the target's C variants.
     pub fn expand(targets: &[&'static Target], sets: &[&'static AsmSet]) -> Vec<Config> {
         let mut out = Vec::new();
         for &target in targets {
             let variants = std::iter::once(None).chain(target.c_variants.iter().map(Some));
             let variants: Vec<Option<&'static CVariant>> = variants.collect();
-            for &set in sets {
+            for &set in sets.iter().filter(|s| target.has_set(s.name)) {
                 out.extend(variants.iter().map(|&variant| Config { target, set, variant }));
             }
         }
@@ -271,7 +271,8 @@ fn stage_one(tools: &HostTools, staging: &Staging, config: &Config, jobs: usize)
             .map(|p| Ok((p.clone(), fs::read_to_string(manifest::gen_path(&out, p))?)))
             .collect::<Result<_>>()?;
         scan::check_set(config.set, config.target, &asm_texts)?;
-        m.asm = asm_texts.iter().map(|(p, t)| asm_entry(p, t)).collect::<Result<_>>()?;
+        let arch = config.target.arch;
+        m.asm = asm_texts.iter().map(|(p, t)| asm_entry(p, t, arch)).collect::<Result<_>>()?;
         check_rendering_parity(&m)?;
     }
     if config.variant.is_none() && config.set.name == LEGACY_CHECKED_SET {
@@ -336,11 +337,11 @@ fn check_variants_keep_asm(staged: &[Staged]) -> Result<()> {
     Ok(())
 }
 
-fn asm_entry(path: &str, text: &str) -> Result<AsmFile> {
+fn asm_entry(path: &str, text: &str, arch: Arch) -> Result<AsmFile> {
     let syntax = scan::syntax_of(path)?;
     Ok(AsmFile {
         path: path.into(),
-        features: scan::features(text, syntax).into_iter().map(|(f, _)| f).collect(),
+        features: scan::features(text, syntax, arch).into_iter().map(|(f, _)| f).collect(),
         globals: scan::globals(text, syntax),
     })
 }
