@@ -60,7 +60,7 @@ fn assert_full_asm(o: &Output) {
     let t = text(o);
     assert!(o.status.success(), "{t}");
     assert!(
-        t.contains("plan: C from asm (ec_nistp_64_gcc_128 configuration), 39 asm files"),
+        t.contains("plan: C from asm (ec_nistp_64_gcc_128 configuration), 41 asm files"),
         "{t}"
     );
     assert!(t.contains("probe ec_nistp_64_gcc_128  compiles"), "{t}");
@@ -144,7 +144,7 @@ fn a_c_compiler_without_int128_gets_the_default_c_configuration_with_one_warning
     let t = text(&o);
     assert!(o.status.success(), "{t}");
     assert!(t.contains("probe ec_nistp_64_gcc_128  REJECTED"), "{t}");
-    assert!(t.contains("plan: C from asm (default configuration), 39 asm files"), "{t}");
+    assert!(t.contains("plan: C from asm (default configuration), 41 asm files"), "{t}");
     assert_eq!(warning_lines(&o), 1, "{t}");
     assert!(t.contains("warning: C variant `ec_nistp_64_gcc_128` off"), "{t}");
     let strict = detect(&cc, &["--strict"]);
@@ -231,7 +231,7 @@ fn msvc_takes_nasm_and_a_missing_one_is_one_line() {
     assert!(t.contains("toolchain: ") && t.contains("(nasm 2.16"), "{t}");
     assert!(!t.contains("REJECTED") && !t.contains("asm_avx2"), "{t}");
     // MSVC has no __uint128_t: no C variant is built for it, so none is probed or refused.
-    assert!(t.contains("plan: C from asm (default configuration), 39 asm files"), "{t}");
+    assert!(t.contains("plan: C from asm (default configuration), 41 asm files"), "{t}");
     assert!(!t.contains("ec_nistp"), "{t}");
     let line =
         |f: &str| t.lines().find(|l| l.trim_start().starts_with(f)).unwrap_or("").to_string();
@@ -264,4 +264,45 @@ fn which_nasm() -> Option<PathBuf> {
         .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
         .map(|d| d.join("nasm"))
         .find(|p| p.exists())
+}
+
+/// aarch64: `asm` and `no_asm` differ in their C configuration, so an assembler that fails a
+/// class takes `no_asm` as a whole, in one warning line; --strict refuses.
+#[test]
+fn an_arm_assembler_without_the_crypto_extension_takes_no_asm_as_a_whole() {
+    const TRIPLE: &str = "aarch64-unknown-linux-gnu";
+    if Command::new("aarch64-linux-gnu-gcc").arg("--version").output().is_err() {
+        eprintln!("skipped: aarch64-linux-gnu-gcc is not installed (.ci/run installs it)");
+        return;
+    }
+    let run = |cc: &Path, extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .args(["detect", "--target", TRIPLE])
+            .args(extra)
+            .env("CC_aarch64_unknown_linux_gnu", cc)
+            .output()
+            .unwrap()
+    };
+    let real = run(Path::new("aarch64-linux-gnu-gcc"), &["--strict"]);
+    let t = text(&real);
+    assert!(real.status.success(), "{t}");
+    assert!(t.contains("probe neon             assembles"), "{t}");
+    assert!(t.contains("probe armv8-crypto     assembles"), "{t}");
+    assert!(t.contains("plan: C from asm (ec_nistp_64_gcc_128 configuration), 25 asm files"), "{t}");
+    assert_eq!(warning_lines(&real), 0, "{t}");
+
+    let cc = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/aarch64-gcc-without-crypto");
+    let o = run(&cc, &[]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("probe armv8-crypto     REJECTED"), "{t}");
+    assert!(t.contains("plan: C from no_asm (ec_nistp_64_gcc_128 configuration), 0 asm files"), "{t}");
+    assert_eq!(warning_lines(&o), 1, "{t}");
+    assert!(
+        t.contains("warning: asm set `auto` downgraded: all files -> no_asm (missing armv8-crypto)"),
+        "{t}"
+    );
+    let strict = run(&cc, &["--strict"]);
+    assert!(!strict.status.success());
+    assert!(text(&strict).contains("strict mode: asm set `auto` downgraded"), "{}", text(&strict));
 }
