@@ -1,17 +1,21 @@
 //! Toolchain rows that are only assembled here, a step of `cargo xtask test`: every asm file
-//! of each set is assembled by the real assembler as crypto-sys's build would, and each object
-//! is read back: its exported symbols must be the manifest's, `asm_avx2`'s must hold no AVX-512
-//! instruction, and the AVX-512 entry points must be real code in `asm` and stubs in
-//! `asm_avx2`.
+//! of each of the target's sets is assembled by the real assembler as crypto-sys's build would
+//! (a `.S` through the C preprocessor with its unit's `-I` and `-D` words), and each object is
+//! read back by llvm-19's tools, which know PE/COFF, ELF and Mach-O alike: its exported
+//! symbols must be the manifest's, and on Mach-O also the Linux twin's with the `_` prefix;
+//! x86_64 `asm_avx2` objects must hold no AVX-512 instruction; the target's fast paths must
+//! be real code in its fastest set and stubs in its other asm sets.
 //! - VC-WIN64A, by nasm `-f win64`: there is no MSVC here to link or run its build.
 //! - mingw64's GNU as rendering, by clang-19's integrated assembler: mingw's C compile takes
 //!   about 400 s with clang here (windows.h in every unit), more than CI's time allows on top
 //!   of mingw gcc's, which the Windows step links and runs under wine.
 //! - linux-x86_64 by clang-16, between clang-14 and clang-19, which build and run the Rust
 //!   tests: the same probes pass as for clang-19, and a third full compile costs ~130 s.
+//! - darwin64-x86_64-cc and darwin64-arm64-cc by clang-19 for `*-apple-macos11`: there is no
+//!   macOS SDK here, so their C cannot be compiled, only their asm assembled.
 
 use anyhow::{bail, ensure, Context, Result};
-use crypto_build::data::{self, AsmSet, AsmSyntax, Feature, Target, NASM_FLAGS, SETS};
+use crypto_build::data::{self, Arch, AsmSet, AsmSyntax, Feature, Target, NASM_FLAGS};
 use crypto_build::generate::{self, Config};
 use crypto_build::manifest::{self, AsmFile, Manifest};
 use std::path::{Path, PathBuf};
@@ -25,17 +29,37 @@ struct Row {
     syntax: AsmSyntax,
     /// The program, for messages and the check that it is installed.
     tool: &'static str,
-    assemble: fn(&Target, &Path, &Path) -> Result<()>,
+    assemble: fn(&Asm) -> Result<()>,
+    /// The target whose rendering of the same perl scripts, in another flavour, must export
+    /// the same names (less the object format's prefix).
+    twin: Option<&'static str>,
 }
 
+/// One file to assemble.
+struct Asm<'a> {
+    target: &'a Target,
+    src: PathBuf,
+    obj: PathBuf,
+    /// The unit's `-I` (the set's gen dir and OpenSSL's source dir) and `-D` words, for a
+    /// `.S`, which the C preprocessor reads first; empty for a `.s` or `.asm`.
+    cpp: Vec<String>,
+}
+
+#[rustfmt::skip]
 const ROWS: &[Row] = &[
-    Row { target: "VC-WIN64A", syntax: AsmSyntax::Nasm, tool: "nasm", assemble: nasm },
-    Row { target: "mingw64", syntax: AsmSyntax::Gas, tool: "clang-19", assemble: clang_mingw },
-    Row { target: "linux-x86_64", syntax: AsmSyntax::Gas, tool: "clang-16", assemble: clang_16 },
+    Row { target: "VC-WIN64A", syntax: AsmSyntax::Nasm, tool: "nasm", assemble: nasm, twin: None },
+    Row { target: "mingw64", syntax: AsmSyntax::Gas, tool: "clang-19", assemble: clang_mingw,
+          twin: None },
+    Row { target: "linux-x86_64", syntax: AsmSyntax::Gas, tool: "clang-16", assemble: clang_16,
+          twin: None },
+    Row { target: "darwin64-x86_64-cc", syntax: AsmSyntax::Gas, tool: "clang-19",
+          assemble: clang_darwin_x86_64, twin: Some("linux-x86_64") },
+    Row { target: "darwin64-arm64-cc", syntax: AsmSyntax::Gas, tool: "clang-19",
+          assemble: clang_darwin_arm64, twin: Some("linux-aarch64") },
 ];
-/// binutils for PE/COFF, which read nasm's win64 objects (and ELF).
-const NM: &str = "x86_64-w64-mingw32-nm";
-const OBJDUMP: &str = "x86_64-w64-mingw32-objdump";
+/// llvm-19's binutils (Debian's llvm-19), which read every object format assembled here.
+const NM: &str = "llvm-nm-19";
+const OBJDUMP: &str = "llvm-objdump-19";
 
 /// Whether a line of objdump's Intel-syntax disassembly has an operand only AVX-512 has: a
 /// zmm register, a k-mask, or an xmm/ymm register numbered 16-31.
@@ -58,29 +82,60 @@ pub fn run() -> Result<()> {
         ensure!(which::which(tool).is_ok(), "{tool} is not installed; .ci/run installs it");
     }
     let root = crate::project_root();
+    let src_root = openssl_source_dir()?;
     for row in ROWS {
         let target = data::target_by_name(row.target)?;
         let out = root.join("target/assembled").join(format!("{}-{}", row.target, row.tool));
-        // Generated where missing, and every file equal to the committed lock.
-        let sets: Vec<&'static AsmSet> = SETS.iter().collect();
+        // Generated where missing, and every file equal to the committed lock; the twin's too.
+        let sets: Vec<&'static AsmSet> = target.sets().collect();
+        let mut targets = vec![target];
+        if let Some(twin) = row.twin {
+            targets.push(data::target_by_name(twin)?);
+        }
         let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
         let progress = crate::progress::generation;
-        generate::ensure_all(&root, &Config::expand(&[target], &sets), jobs, Some(&progress))
+        generate::ensure_all(&root, &Config::expand(&targets, &sets), jobs, Some(&progress))
             .with_context(|| format!("the {} sets against generate.lock", row.target))?;
-        for set in SETS {
+        for set in target.sets() {
             let dir = generate::set_dir(&root, set.name, row.target);
             let m = Manifest::load(&dir)?;
-            let checked =
-                check_set(row, target, set, &m, &dir, &out.join(set.name)).with_context(|| {
+            let checked = check_set(row, target, set, &m, &dir, &src_root, &out.join(set.name))
+                .with_context(|| {
                     format!("{}/{}, assembled by {}", set.name, row.target, row.tool)
                 })?;
             println!("{}/{}: {checked}", set.name, row.target);
             if row.target == "VC-WIN64A" && !m.asm.is_empty() {
                 println!("{}/{}: {}", set.name, row.target, same_as_mingw(&root, set, &m)?);
             }
+            if let Some(twin) = row.twin.filter(|_| !m.asm.is_empty()) {
+                let same = same_as_twin(&root, target, set, &m, twin)?;
+                println!("{}/{}: {same}", set.name, row.target);
+            }
         }
     }
     Ok(())
+}
+
+/// OpenSSL's source tree, where a `.S` finds headers such as `crypto/arm_arch.h`: openssl-src's
+/// package directory as cargo resolved it for crypto-build (xtask does not link openssl-src).
+fn openssl_source_dir() -> Result<PathBuf> {
+    let out = Command::new(crate::cargo())
+        .args(["metadata", "--format-version", "1"])
+        .current_dir(crate::project_root())
+        .output()
+        .context("running cargo metadata")?;
+    ensure!(out.status.success(), "cargo metadata: {}", String::from_utf8_lossy(&out.stderr));
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    let manifest = meta["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|p| p["name"] == "openssl-src")
+        .and_then(|p| p["manifest_path"].as_str())
+        .context("cargo metadata lists no openssl-src package")?;
+    let dir = Path::new(manifest).parent().context("openssl-src's manifest path")?.join("openssl");
+    ensure!(dir.join("crypto").is_dir(), "{} is not OpenSSL's source tree", dir.display());
+    Ok(dir)
 }
 
 /// How many `.asm` files equal mingw64's nasm rendering byte for byte: reported, as it is
@@ -98,6 +153,43 @@ fn same_as_mingw(root: &Path, set: &AsmSet, m: &Manifest) -> Result<String> {
     Ok(format!("{same} of {} asm files are byte-identical to mingw64's", m.asm.len()))
 }
 
+/// The same asm files as the twin target's manifest (the same perl scripts in another flavour),
+/// each exporting the twin's names with the target's symbol prefix. The objects were already
+/// read back against this manifest, so this ties them to the twin's too.
+fn same_as_twin(
+    root: &Path,
+    target: &Target,
+    set: &AsmSet,
+    m: &Manifest,
+    twin: &str,
+) -> Result<String> {
+    let theirs = Manifest::load(&generate::set_dir(root, set.name, twin))?;
+    for (a, b, name) in [(m, &theirs, target.name), (&theirs, m, twin)] {
+        if let Some(only) = a.asm.iter().find(|f| b.asm_file(&f.path).is_none()) {
+            bail!("{}/{name} lists {}, {}/{} does not", set.name, only.path, set.name, b.target);
+        }
+    }
+    for ours in &m.asm {
+        let theirs = theirs.asm_file(&ours.path).expect("both list the same files");
+        let mut want: Vec<String> =
+            theirs.globals.iter().map(|g| format!("{}{g}", target.symbol_prefix)).collect();
+        want.sort();
+        ensure!(
+            ours.globals == want,
+            "{}: {} exports {:?}, {twin}'s rendering {:?}",
+            ours.path,
+            target.name,
+            ours.globals,
+            theirs.globals
+        );
+    }
+    Ok(format!(
+        "{} asm files, each exporting {twin}'s names with `{}` before them",
+        m.asm.len(),
+        target.symbol_prefix
+    ))
+}
+
 /// One set: every asm file of the row's syntax assembled and read back; a summary line.
 fn check_set(
     row: &Row,
@@ -105,6 +197,7 @@ fn check_set(
     set: &AsmSet,
     m: &Manifest,
     dir: &Path,
+    src_root: &Path,
     out: &Path,
 ) -> Result<String> {
     if set.allowed.is_empty() {
@@ -116,9 +209,20 @@ fn check_set(
         m.asm.iter().filter(|a| AsmSyntax::of_path(&a.path) == Some(row.syntax)).cloned().collect();
     ensure!(!files.is_empty(), "the manifest lists no {:?} asm files", row.syntax);
     std::fs::create_dir_all(out)?;
-    let objects = assemble_all(row, target, dir, &files, out)?;
-    for (file, obj) in files.iter().zip(&objects) {
-        let exported = exports(obj)?;
+    let jobs = files
+        .iter()
+        .map(|f| {
+            Ok(Asm {
+                target,
+                src: manifest::gen_path(dir, &f.path),
+                obj: object_path(out, &f.path),
+                cpp: if f.path.ends_with(".S") { cpp_words(m, dir, src_root, f)? } else { vec![] },
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    assemble_all(row, &jobs, &files)?;
+    for (file, job) in files.iter().zip(&jobs) {
+        let exported = exports(&job.obj)?;
         ensure!(
             exported == file.globals,
             "{}: the object exports {exported:?}, the manifest lists {:?}",
@@ -126,51 +230,63 @@ fn check_set(
             file.globals
         );
     }
-    let wide = !set.allowed.contains(&Feature::Avx512);
+    let wide = target.arch == Arch::X86_64 && !set.allowed.contains(&Feature::Avx512);
     if wide {
-        avx512_free(&files, &objects)?;
+        avx512_free(&files, &jobs)?;
     }
     let paths = entry_points(row, target, set, m, out)?;
     let note = if wide { ", none with an AVX-512 operand" } else { "" };
     Ok(format!(
         "{} files assembled by {}, each exporting the manifest's symbols{note}; {paths}",
-        objects.len(),
+        jobs.len(),
         row.tool
     ))
 }
 
-/// Assembles every file, on every core; objects in `out`, in the order of `files`.
-fn assemble_all(
-    row: &Row,
-    target: &Target,
-    dir: &Path,
-    files: &[AsmFile],
-    out: &Path,
-) -> Result<Vec<PathBuf>> {
+/// The preprocessor words of a `.S` file's unit, as compile.rs passes them: each `-I` dir both
+/// in the set's gen dir and in OpenSSL's source tree, each `-D` as it is.
+fn cpp_words(m: &Manifest, dir: &Path, src_root: &Path, file: &AsmFile) -> Result<Vec<String>> {
+    let unit = m
+        .units
+        .iter()
+        .find(|u| u.path == file.path)
+        .with_context(|| format!("{} is no unit of the manifest", file.path))?;
+    let mut words = Vec::new();
+    for word in &m.groups[unit.group] {
+        match word.strip_prefix("-I") {
+            Some(inc) => {
+                words.push(format!("-I{}", manifest::gen_path(dir, inc).display()));
+                words.push(format!("-I{}", src_root.join(inc).display()));
+            }
+            None => words.push(word.clone()),
+        }
+    }
+    Ok(words)
+}
+
+/// Assembles every file, on every core.
+fn assemble_all(row: &Row, jobs: &[Asm], files: &[AsmFile]) -> Result<()> {
     let next = AtomicUsize::new(0);
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let done: Vec<Vec<(usize, Result<PathBuf>)>> = std::thread::scope(|scope| {
+    let done: Vec<Vec<(usize, Result<()>)>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 scope.spawn(|| {
                     let mut done = Vec::new();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(file) = files.get(i) else { return done };
-                        let obj = object_path(out, &file.path);
-                        let src = manifest::gen_path(dir, &file.path);
-                        done.push((i, (row.assemble)(target, &src, &obj).map(|()| obj)));
+                        let Some(job) = jobs.get(i) else { return done };
+                        done.push((i, (row.assemble)(job)));
                     }
                 })
             })
             .collect();
         handles.into_iter().map(|h| h.join().expect("assembler worker panicked")).collect()
     });
-    let mut objects: Vec<Option<PathBuf>> = vec![None; files.len()];
     for (i, r) in done.into_iter().flatten() {
-        objects[i] = Some(r.with_context(|| format!("assembling {}", files[i].path))?);
+        r.with_context(|| format!("assembling {}", files[i].path))?;
     }
-    Ok(objects.into_iter().map(|o| o.expect("every file was assembled")).collect())
+    Ok(())
 }
 
 fn object_path(out: &Path, asm: &str) -> PathBuf {
@@ -178,24 +294,35 @@ fn object_path(out: &Path, asm: &str) -> PathBuf {
 }
 
 /// nasm with the flags crypto-sys's build passes (compile.rs: NASM_FLAGS and `-f`).
-fn nasm(target: &Target, src: &Path, obj: &Path) -> Result<()> {
+fn nasm(job: &Asm) -> Result<()> {
     let mut cmd = Command::new("nasm");
-    cmd.args(NASM_FLAGS).args(["-f", target.nasm_format, "-o"]).arg(obj).arg(src);
+    cmd.args(NASM_FLAGS).args(["-f", job.target.nasm_format, "-o"]).arg(&job.obj).arg(&job.src);
     run_assembler(cmd)
 }
 
-/// clang-19's integrated assembler for mingw, as cc drives it for a `.s` file.
-fn clang_mingw(_: &Target, src: &Path, obj: &Path) -> Result<()> {
-    let mut cmd = Command::new("clang-19");
-    cmd.args(["--target=x86_64-w64-mingw32", "-c", "-o"]).arg(obj).arg(src);
+/// A clang's integrated assembler, as cc drives it for a `.s` or `.S` file.
+fn clang(clang: &str, target: Option<&str>, job: &Asm) -> Result<()> {
+    let mut cmd = Command::new(clang);
+    cmd.args(target.map(|t| format!("--target={t}"))).args(&job.cpp);
+    cmd.args(["-c", "-o"]).arg(&job.obj).arg(&job.src);
     run_assembler(cmd)
 }
 
-/// clang-16's integrated assembler, as cc drives it for a `.s` file on Linux.
-fn clang_16(_: &Target, src: &Path, obj: &Path) -> Result<()> {
-    let mut cmd = Command::new("clang-16");
-    cmd.args(["-c", "-o"]).arg(obj).arg(src);
-    run_assembler(cmd)
+fn clang_mingw(job: &Asm) -> Result<()> {
+    clang("clang-19", Some("x86_64-w64-mingw32"), job)
+}
+
+fn clang_16(job: &Asm) -> Result<()> {
+    clang("clang-16", None, job)
+}
+
+/// macOS 11 is the first with arm64, so one deployment target serves both rows.
+fn clang_darwin_x86_64(job: &Asm) -> Result<()> {
+    clang("clang-19", Some("x86_64-apple-macos11"), job)
+}
+
+fn clang_darwin_arm64(job: &Asm) -> Result<()> {
+    clang("clang-19", Some("arm64-apple-macos11"), job)
 }
 
 fn run_assembler(mut cmd: Command) -> Result<()> {
@@ -230,9 +357,9 @@ fn exports(obj: &Path) -> Result<Vec<String>> {
 }
 
 /// No object disassembles to an AVX-512 operand.
-fn avx512_free(files: &[AsmFile], objects: &[PathBuf]) -> Result<()> {
-    for (file, obj) in files.iter().zip(objects) {
-        let text = tool_output(OBJDUMP, &["-d", "-M", "intel"], obj)?;
+fn avx512_free(files: &[AsmFile], jobs: &[Asm]) -> Result<()> {
+    for (file, job) in files.iter().zip(jobs) {
+        let text = tool_output(OBJDUMP, &["-d", "-M", "intel"], &job.obj)?;
         if let Some(line) = text.lines().find(|l| avx512_operand(l)) {
             bail!("{}: AVX-512 code in an asm_avx2 object: `{}`", file.path, line.trim());
         }
@@ -240,8 +367,9 @@ fn avx512_free(files: &[AsmFile], objects: &[PathBuf]) -> Result<()> {
     Ok(())
 }
 
-/// Each AVX-512 entry point of the target's table: real code in `asm`, a stub elsewhere,
-/// measured in the object as the distance to the next global symbol or the end of `.text`.
+/// Each fast path of the target's table (AVX-512 on x86_64, ARMv8 crypto on arm64): real code
+/// in the target's fastest set, a stub in its other asm sets, measured in the object as the
+/// distance to the next global symbol or the end of the text section.
 fn entry_points(
     row: &Row,
     target: &Target,
@@ -249,32 +377,32 @@ fn entry_points(
     m: &Manifest,
     out: &Path,
 ) -> Result<String> {
-    let want_real = set.allowed.contains(&Feature::Avx512);
+    let want_real = target.sets().next().is_some_and(|s| s.name == set.name);
     let mut shown = Vec::new();
     for fp in target.fast_paths {
         let file = row.syntax.rename(fp.file);
         ensure!(m.asm_file(&file).is_some(), "the manifest has no {file}");
         let obj = object_path(out, &file);
+        let symbol = format!("{}{}", target.symbol_prefix, fp.symbol);
         let size = global_sizes(&obj)?
             .into_iter()
-            .find(|(s, _)| s == fp.symbol)
+            .find(|(s, _)| *s == symbol)
             .map(|(_, n)| n)
-            .with_context(|| format!("{file} does not define {}", fp.symbol))?;
+            .with_context(|| format!("{file} does not define {symbol}"))?;
         let real = size > crate::verify::STUB_MAX_BYTES;
         ensure!(
             real == want_real,
-            "{} in {file} is {size} bytes: it should be {}",
-            fp.symbol,
+            "{symbol} in {file} is {size} bytes: it should be {}",
             if want_real { "real code" } else { "a stub" }
         );
-        shown.push(format!("{} {size} B", fp.symbol));
+        shown.push(format!("{symbol} {size} B"));
     }
     let kind = if want_real { "real code" } else { "stubs" };
-    Ok(format!("AVX-512 entry points are {kind} ({})", shown.join(", ")))
+    Ok(format!("fast paths are {kind} ({})", shown.join(", ")))
 }
 
 /// Each global text symbol and its size up to the next global one at a higher address (a
-/// stub often has several names), or to `.text`'s end.
+/// stub often has several names), or to the text section's end (`.text`; Mach-O's `__text`).
 fn global_sizes(obj: &Path) -> Result<Vec<(String, u64)>> {
     let hex = |s: &str| u64::from_str_radix(s, 16).with_context(|| format!("address `{s}`"));
     let mut syms: Vec<(u64, String)> = Vec::new();
@@ -284,14 +412,18 @@ fn global_sizes(obj: &Path) -> Result<Vec<(String, u64)>> {
             syms.push((hex(addr)?, name.to_string()));
         }
     }
+    // `Idx Name Size VMA Type`: Mach-O may place data before the text.
     let headers = tool_output(OBJDUMP, &["-h"], obj)?;
-    let text_size = headers
+    let text = headers
         .lines()
         .map(|l| l.split_whitespace().collect::<Vec<_>>())
-        .find(|f| f.get(1) == Some(&".text"))
-        .and_then(|f| f.get(2).map(|s| hex(s)))
-        .context("no .text section in objdump -h")??;
-    let end = |a: u64| syms.iter().map(|(b, _)| *b).find(|b| *b > a).unwrap_or(text_size);
+        .find(|f| matches!(f.get(1), Some(&".text" | &"__text")))
+        .context("no text section in objdump -h")?;
+    let (size, vma) = match text[..] {
+        [_, _, size, vma, ..] => (hex(size)?, hex(vma)?),
+        _ => bail!("objdump -h: `{}`", text.join(" ")),
+    };
+    let end = |a: u64| syms.iter().map(|(b, _)| *b).find(|b| *b > a).unwrap_or(vma + size);
     Ok(syms.iter().map(|(a, n)| (n.clone(), end(*a) - a)).collect())
 }
 
@@ -312,7 +444,7 @@ mod tests {
 
     /// The step alone: `cargo test -p xtask -- --ignored assembled_rows`.
     #[test]
-    #[ignore = "needs nasm, clang-19 and mingw binutils; generates the sets if missing"]
+    #[ignore = "needs nasm, clang-16, clang-19 and llvm-19; generates the sets if missing"]
     fn assembled_rows() {
         super::run().unwrap();
     }
