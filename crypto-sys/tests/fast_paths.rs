@@ -51,7 +51,7 @@ fn build_info_matches_the_requested_set() {
     match info.effective_set {
         "no_asm" => assert!(info.asm_files.is_empty()),
         set => {
-            assert_eq!(info.asm_files.len(), 39, "every x86_64 asm file is linked");
+            assert_eq!(info.asm_files.len(), 41, "every x86_64 asm file is linked");
             if info.downgrades.is_empty() && requested != "auto" {
                 assert!(info.asm_files.iter().all(|(_, s)| *s == set));
             }

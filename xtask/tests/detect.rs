@@ -288,18 +288,27 @@ fn an_arm_assembler_without_the_crypto_extension_takes_no_asm_as_a_whole() {
     assert!(real.status.success(), "{t}");
     assert!(t.contains("probe neon             assembles"), "{t}");
     assert!(t.contains("probe armv8-crypto     assembles"), "{t}");
-    assert!(t.contains("plan: C from asm (ec_nistp_64_gcc_128 configuration), 25 asm files"), "{t}");
+    assert!(
+        t.contains("plan: C from asm (ec_nistp_64_gcc_128 configuration), 25 asm files"),
+        "{t}"
+    );
     assert_eq!(warning_lines(&real), 0, "{t}");
 
-    let cc = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/aarch64-gcc-without-crypto");
+    let cc =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/aarch64-gcc-without-crypto");
     let o = run(&cc, &[]);
     let t = text(&o);
     assert!(o.status.success(), "{t}");
     assert!(t.contains("probe armv8-crypto     REJECTED"), "{t}");
-    assert!(t.contains("plan: C from no_asm (ec_nistp_64_gcc_128 configuration), 0 asm files"), "{t}");
+    assert!(
+        t.contains("plan: C from no_asm (ec_nistp_64_gcc_128 configuration), 0 asm files"),
+        "{t}"
+    );
     assert_eq!(warning_lines(&o), 1, "{t}");
     assert!(
-        t.contains("warning: asm set `auto` downgraded: all files -> no_asm (missing armv8-crypto)"),
+        t.contains(
+            "warning: asm set `auto` downgraded: all files -> no_asm (missing armv8-crypto)"
+        ),
         "{t}"
     );
     let strict = run(&cc, &["--strict"]);

@@ -19,7 +19,7 @@ fn main() {
     assert_eq!(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     let info = crypto_sys::build_info();
     assert_eq!(info.effective_set, "asm", "{info:?}");
-    assert_eq!(info.asm_files.len(), 39);
+    assert_eq!(info.asm_files.len(), 41);
     println!(
         "package consumer: OpenSSL {} ({} set), SHA-256 known answer ok",
         info.openssl_version, info.effective_set
