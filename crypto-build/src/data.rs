@@ -782,6 +782,109 @@ pub const APPLE_CLANG_RELEASES: &[AppleClangRelease] = &[
     AppleClangRelease { build: "1700.0", apple_version: "17.0.0", llvm: 19, xcode: "16.3–16.4" },
 ];
 
+// ---------------------------------------------------------------------------
+// aarch64 code paths: the OPENSSL_armcap value and qemu CPU that give each, and its bits
+// ---------------------------------------------------------------------------
+
+/// A bit of OPENSSL_armcap_P (crypto/arm_arch.h).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArmCapBit {
+    pub name: &'static str,
+    pub bit: u32,
+}
+
+pub const ARMCAP_NEON: ArmCapBit = ArmCapBit { name: "NEON", bit: 0 };
+pub const ARMCAP_AES: ArmCapBit = ArmCapBit { name: "AES", bit: 2 };
+pub const ARMCAP_SHA1: ArmCapBit = ArmCapBit { name: "SHA1", bit: 3 };
+pub const ARMCAP_SHA256: ArmCapBit = ArmCapBit { name: "SHA256", bit: 4 };
+pub const ARMCAP_PMULL: ArmCapBit = ArmCapBit { name: "PMULL", bit: 5 };
+pub const ARMCAP_SHA512: ArmCapBit = ArmCapBit { name: "SHA512", bit: 6 };
+pub const ARMCAP_SHA3: ArmCapBit = ArmCapBit { name: "SHA3", bit: 11 };
+pub const ARMCAP_SVE: ArmCapBit = ArmCapBit { name: "SVE", bit: 13 };
+pub const ARMCAP_SVE2: ArmCapBit = ArmCapBit { name: "SVE2", bit: 14 };
+
+/// An aarch64 code path, run under qemu-user: what OpenSSL is told or which CPU qemu
+/// emulates, and the OPENSSL_armcap_P bits that prove which code it took.
+#[derive(Debug, Clone, Copy)]
+pub struct Aarch64CodePath {
+    pub name: &'static str,
+    /// OPENSSL_armcap, a value OpenSSL takes instead of probing (crypto/armcap.c returns
+    /// before any probe), so OPENSSL_armcap_P must equal it; `None`: unset, the CPU decides.
+    pub armcap: Option<&'static str>,
+    /// qemu's `-cpu` (QEMU_CPU in the run's environment); `None`: its default, `max`.
+    pub qemu_cpu: Option<&'static str>,
+    /// What the path runs, for messages.
+    pub takes: &'static str,
+    pub set: &'static [ArmCapBit],
+    pub clear: &'static [ArmCapBit],
+}
+
+impl Aarch64CodePath {
+    /// What OPENSSL_armcap_P must be exactly: the value given, when one is.
+    pub fn armcap_value(&self) -> anyhow::Result<Option<u32>> {
+        let Some(v) = self.armcap else { return Ok(None) };
+        let parsed = match v.strip_prefix("0x") {
+            Some(hex) => u32::from_str_radix(hex, 16),
+            None => v.parse(),
+        };
+        parsed.map(Some).map_err(|e| anyhow::anyhow!("{}: OPENSSL_armcap `{v}`: {e}", self.name))
+    }
+}
+
+const ARMV8_CRYPTO: &[ArmCapBit] =
+    &[ARMCAP_NEON, ARMCAP_AES, ARMCAP_PMULL, ARMCAP_SHA1, ARMCAP_SHA256];
+const ARMV8_2_AND_SVE: &[ArmCapBit] = &[ARMCAP_SHA512, ARMCAP_SHA3, ARMCAP_SVE, ARMCAP_SVE2];
+
+/// The aarch64 code paths the C driver runs on under qemu-aarch64, fastest first.
+#[rustfmt::skip]
+pub const AARCH64_CODE_PATHS: &[Aarch64CodePath] = &[
+    Aarch64CodePath { name: "max", armcap: None, qemu_cpu: None,
+        takes: "ARMv8 AES/PMULL/SHA-1/SHA-256, SHA-512 instructions, SVE2 ChaCha20",
+        set: &[ARMCAP_NEON, ARMCAP_AES, ARMCAP_PMULL, ARMCAP_SHA1, ARMCAP_SHA256,
+               ARMCAP_SHA512, ARMCAP_SHA3, ARMCAP_SVE, ARMCAP_SVE2],
+        clear: &[] },
+    Aarch64CodePath { name: "ARMv8-crypto", armcap: Some("0x3d"), qemu_cpu: None,
+        takes: "ARMv8 AES/PMULL/SHA-1/SHA-256; SHA-512 in NEON-less integer code, ChaCha20 NEON",
+        set: ARMV8_CRYPTO, clear: ARMV8_2_AND_SVE },
+    Aarch64CodePath { name: "cortex-a53", armcap: None, qemu_cpu: Some("cortex-a53"),
+        takes: "what a Cortex-A53 offers, found by OpenSSL's own probing",
+        set: ARMV8_CRYPTO, clear: ARMV8_2_AND_SVE },
+    Aarch64CodePath { name: "NEON", armcap: Some("0x1"), qemu_cpu: None,
+        takes: "bit-sliced/vector-permute AES, NEON GHASH, ChaCha20 and Poly1305",
+        set: &[ARMCAP_NEON],
+        clear: &[ARMCAP_AES, ARMCAP_PMULL, ARMCAP_SHA1, ARMCAP_SHA256, ARMCAP_SHA512,
+                 ARMCAP_SHA3, ARMCAP_SVE, ARMCAP_SVE2] },
+    Aarch64CodePath { name: "plain", armcap: Some("0"), qemu_cpu: None,
+        takes: "integer-only asm and C",
+        set: &[],
+        clear: &[ARMCAP_NEON, ARMCAP_AES, ARMCAP_PMULL, ARMCAP_SHA1, ARMCAP_SHA256,
+                 ARMCAP_SHA512, ARMCAP_SHA3, ARMCAP_SVE, ARMCAP_SVE2] },
+];
+
+#[cfg(test)]
+mod aarch64_code_path_tests {
+    use super::*;
+
+    /// A given value is what OpenSSL_armcap_P becomes, so the bits a row expects must agree
+    /// with it; no bit is expected both set and clear.
+    #[test]
+    fn rows_agree_with_their_values() {
+        for p in AARCH64_CODE_PATHS {
+            for b in p.set {
+                assert!(!p.clear.contains(b), "{}: {} both set and clear", p.name, b.name);
+            }
+            if let Some(v) = p.armcap_value().unwrap() {
+                assert!(p.set.iter().all(|b| v >> b.bit & 1 == 1), "{}: {v:#x}", p.name);
+                assert!(p.clear.iter().all(|b| v >> b.bit & 1 == 0), "{}: {v:#x}", p.name);
+            }
+        }
+        let v = |name| AARCH64_CODE_PATHS.iter().find(|p| p.name == name).unwrap();
+        assert_eq!(v("ARMv8-crypto").armcap_value().unwrap(), Some(0x3d));
+        assert_eq!(v("plain").armcap_value().unwrap(), Some(0));
+        assert_eq!(v("max").armcap_value().unwrap(), None);
+    }
+}
+
 #[cfg(test)]
 mod code_path_tests {
     use super::*;
