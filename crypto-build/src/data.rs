@@ -316,6 +316,7 @@ const CLANG_ARM64_DARWIN: &[(&str, &str)] = &[
     ("__MACH__", "1"),
     ("__aarch64__", "1"),
     ("__arm64__", "1"),
+    ("__AARCH64EL__", "1"),
     ("__ARM_ARCH", "8"),
     ("__LP64__", "1"),
     ("__SIZEOF_INT128__", "16"),
@@ -909,6 +910,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_target_ends_with_no_asm_and_its_arch_has_probed_classes_only() {
+        for t in TARGETS {
+            let sets: Vec<&str> = t.sets().map(|s| s.name).collect();
+            assert_eq!(sets, t.sets, "{}: sets in SETS' order", t.name);
+            assert!(t.sets().last().is_some_and(|s| s.allowed.is_empty()), "{}", t.name);
+            let fastest = t.sets().next().unwrap();
+            assert!(t.arch.features().iter().all(|f| fastest.allowed.contains(f)), "{}", t.name);
+        }
+    }
+
+    #[test]
     fn feature_names_round_trip() {
         for f in Feature::ALL {
             assert_eq!(Feature::from_name(f.name()), Some(*f));
@@ -920,7 +932,11 @@ mod tests {
         let e = set_by_name("fast").unwrap_err().to_string();
         assert!(e.contains("asm, asm_avx2, no_asm"), "{e}");
         let e = target_for("riscv64gc-unknown-linux-gnu").unwrap_err().to_string();
-        assert!(e.contains("x86_64-unknown-linux-gnu"), "{e}");
+        for t in ["x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu", "aarch64-apple-darwin"] {
+            assert!(e.contains(t), "{e}");
+        }
+        assert_eq!(target_for("aarch64-unknown-linux-gnu").unwrap().name, "linux-aarch64");
+        assert_eq!(target_for("x86_64-apple-darwin").unwrap().name, "darwin64-x86_64-cc");
         assert_eq!(target_for("x86_64-unknown-linux-gnu").unwrap().name, "linux-x86_64");
     }
 }

@@ -266,9 +266,18 @@ fn stage_one(tools: &HostTools, staging: &Staging, config: &Config, jobs: usize)
     };
     add_units(&mut m, &layout.units)?;
     if config.variant.is_none() {
+        let target = config.target;
         let asm_texts: Vec<(String, String)> = asm_paths
             .iter()
-            .map(|p| Ok((p.clone(), fs::read_to_string(manifest::gen_path(&out, p))?)))
+            .map(|p| {
+                let text = fs::read_to_string(manifest::gen_path(&out, p))?;
+                // x86_64's `.S` has no conditionals, and `#` starts its comments.
+                let text = match target.arch {
+                    Arch::Aarch64 => scan::preprocessed(&text, target).context(p.clone())?,
+                    Arch::X86_64 => text,
+                };
+                Ok((p.clone(), text))
+            })
             .collect::<Result<_>>()?;
         scan::check_set(config.set, config.target, &asm_texts)?;
         let arch = config.target.arch;

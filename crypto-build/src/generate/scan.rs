@@ -3,7 +3,7 @@
 //! real code or a stub.
 
 use crate::data::{Arch, AsmSet, AsmSyntax, Feature, Target};
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use std::collections::BTreeSet;
 
 /// One instruction line, without comment or label.
@@ -204,6 +204,43 @@ fn arm_instructions(text: &str) -> impl Iterator<Item = (&str, &str)> {
         let mnemonic = line.split_whitespace().next()?;
         (!mnemonic.starts_with('.')).then_some((mnemonic, line))
     })
+}
+
+/// The lines of an AArch64 `.S` file the C preprocessor keeps for `target` (others blanked, so
+/// line numbers stay): its `#ifdef`/`#ifndef`/`#else`/`#endif` judged by the target's
+/// predefined macros, so `.globl`s under `#ifdef __KERNEL__` or big-endian code are not read
+/// as the object's. `#if` appears only as `__ARM_MAX_ARCH__>=7|8`, which arm_arch.h makes
+/// true on every AArch64 target; any other form is refused rather than guessed.
+pub fn preprocessed(text: &str, target: &Target) -> Result<String> {
+    let defined = |name: &str| target.predefined.iter().any(|(k, _)| *k == name);
+    // Each open conditional: (this branch taken, some branch of it taken).
+    let mut stack: Vec<(bool, bool)> = Vec::new();
+    let mut out = String::with_capacity(text.len());
+    for (n, line) in text.lines().enumerate() {
+        let active = stack.iter().all(|(taken, _)| *taken);
+        let directive = line.trim_start().strip_prefix('#').map(str::trim_start);
+        let word = directive.map(|d| d.split_whitespace().collect::<Vec<_>>());
+        match word.as_deref() {
+            Some(["ifdef", name]) => stack.push((defined(name), defined(name))),
+            Some(["ifndef", name]) => stack.push((!defined(name), !defined(name))),
+            Some(["if", "__ARM_MAX_ARCH__>=7" | "__ARM_MAX_ARCH__>=8"]) => stack.push((true, true)),
+            Some(["if" | "elif", ..]) => bail!("line {}: unknown conditional `{line}`", n + 1),
+            Some(["else"]) => match stack.last_mut() {
+                Some(top) => *top = (!top.1, true),
+                None => bail!("line {}: #else without #if", n + 1),
+            },
+            Some(["endif"]) => {
+                stack.pop().with_context(|| format!("line {}: #endif without #if", n + 1))?;
+            }
+            _ if active => out.push_str(line),
+            _ => {}
+        }
+        out.push('\n');
+    }
+    if !stack.is_empty() {
+        bail!("{} conditional(s) left open", stack.len());
+    }
+    Ok(out)
 }
 
 /// The ARMv8 crypto extension's mnemonics (PMULL only in its 64-bit `.1q` form).
@@ -492,6 +529,31 @@ mod tests {
         assert_eq!(is_stub(STUB, "h", gas), Some(true));
         assert_eq!(is_stub(REAL, "missing", gas), None);
         assert_eq!(globals(STUB, gas), ["f", "g", "h"]);
+    }
+
+    #[test]
+    fn reads_aarch64_as_its_preprocessor_leaves_it() {
+        let linux = crate::data::target_by_name("linux-aarch64").unwrap();
+        let text = "#include \"arm_arch.h\"\n#ifndef\t__KERNEL__\n.globl\tuser\n#else\n.globl\tkernel\n#endif\n#ifdef __AARCH64EB__\n\trev32\tv0.16b,v0.16b\n#endif\n#if __ARM_MAX_ARCH__>=8\n.globl\tv8\n#endif\n";
+        let kept = preprocessed(text, linux).unwrap();
+        assert_eq!(globals(&kept, AsmSyntax::Gas), ["user", "v8"]);
+        assert_eq!(kept.lines().count(), text.lines().count());
+        assert!(
+            features(&kept, AsmSyntax::Gas, Arch::Aarch64).is_empty(),
+            "big-endian code dropped"
+        );
+        let e = preprocessed("#if defined(__ILP32__)\n#endif\n", linux).unwrap_err();
+        assert!(e.to_string().contains("unknown conditional"), "{e}");
+        assert!(preprocessed("#ifdef X\n", linux).is_err());
+        let arm = |line: &str| features(line, AsmSyntax::Gas, Arch::Aarch64);
+        let only: Vec<Feature> =
+            arm("\taese\tv0.16b,v1.16b\n").into_iter().map(|(f, _)| f).collect();
+        assert_eq!(only, [Feature::Neon, Feature::ArmCrypto]);
+        let only: Vec<Feature> =
+            arm("\tpmull\tv2.8h,v0.8b,v1.8b // NEON form\n").into_iter().map(|(f, _)| f).collect();
+        assert_eq!(only, [Feature::Neon]);
+        assert!(arm("\tadds\tx0,x1,#1\n.inst\t0xce000000\n").is_empty());
+        assert!(unclassed_arm("\teor3\tv0.16b,v1.16b,v2.16b,v3.16b\n").is_some());
     }
 
     #[test]
