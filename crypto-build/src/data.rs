@@ -200,6 +200,9 @@ pub struct Target {
     pub fast_paths: &'static [FastPath],
     /// What the target's programs are named with (`openssl.exe`).
     pub exe_suffix: &'static str,
+    /// What the C side needs that only the target's own OS provides, when it cannot be built
+    /// from another host (Apple's SDK); `None`: a cross C compiler does.
+    pub needs_native_sdk: Option<&'static str>,
 }
 
 impl Target {
@@ -340,6 +343,8 @@ const CLANG_X86_64_DARWIN: &[(&str, &str)] = &[
     ("__BYTE_ORDER__", "__ORDER_LITTLE_ENDIAN__"),
 ];
 
+const MACOS_SDK: &str = "Apple's macOS SDK (Xcode's command line tools)";
+
 /// The ARMv8 crypto-extension code of `asm`; no_asm has none of it.
 #[rustfmt::skip]
 const AARCH64_FAST_PATHS: &[FastPath] = &[
@@ -355,7 +360,7 @@ pub const TARGETS: &[Target] = &[
              predefined: GCC_X86_64_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
              c_variants: C_VARIANTS, cc_owned_flags: &[],
              triples: &["x86_64-unknown-linux-gnu", "x86_64-unknown-linux-musl"],
-             fast_paths: X86_64_FAST_PATHS, exe_suffix: "" },
+             fast_paths: X86_64_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
     Target { name: "mingw64", arch: Arch::X86_64, sets: X86_64_SETS, symbol_prefix: "",
              syntaxes: &[Gas, Nasm], default_syntax: Gas, nasm_format: "win64",
              cc_hint: "install mingw-w64's gcc (Debian: apt install gcc-mingw-w64-x86-64), \
@@ -364,7 +369,7 @@ pub const TARGETS: &[Target] = &[
              predefined: GCC_X86_64_MINGW, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
              c_variants: C_VARIANTS, cc_owned_flags: &[],
              triples: &["x86_64-pc-windows-gnu"],
-             fast_paths: X86_64_FAST_PATHS, exe_suffix: ".exe" },
+             fast_paths: X86_64_FAST_PATHS, exe_suffix: ".exe", needs_native_sdk: None },
     // cl.exe has no __uint128_t, so no C variant: its probe could never pass, and every
     // default build would print a downgrade. Configure's `/Zi /Fdossl_static.pdb` would
     // make parallel cl processes share one .pdb, and its `/MT` would fight the CRT cc picks.
@@ -375,7 +380,7 @@ pub const TARGETS: &[Target] = &[
              noexecstack: false, predefined: &[], cc_kind: CcKind::Msvc, scheme: Scheme::Nmake,
              c_variants: &[], cc_owned_flags: &["/Zi", "/Fd", "/MT", "/MD"],
              triples: &["x86_64-pc-windows-msvc"],
-             fast_paths: X86_64_FAST_PATHS, exe_suffix: ".exe" },
+             fast_paths: X86_64_FAST_PATHS, exe_suffix: ".exe", needs_native_sdk: None },
     Target { name: "linux-aarch64", arch: Arch::Aarch64, sets: ARM_SETS, symbol_prefix: "",
              syntaxes: &[Gas], default_syntax: Gas, nasm_format: "",
              cc_hint: "install gcc for aarch64 (Debian: apt install gcc-aarch64-linux-gnu \
@@ -384,7 +389,7 @@ pub const TARGETS: &[Target] = &[
              predefined: GCC_AARCH64_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
              c_variants: C_VARIANTS, cc_owned_flags: &[],
              triples: &["aarch64-unknown-linux-gnu", "aarch64-unknown-linux-musl"],
-             fast_paths: AARCH64_FAST_PATHS, exe_suffix: "" },
+             fast_paths: AARCH64_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
     // Generated and assembled here; built only on macOS (no SDK on Linux).
     Target { name: "darwin64-arm64-cc", arch: Arch::Aarch64, sets: ARM_SETS, symbol_prefix: "_",
              syntaxes: &[Gas], default_syntax: Gas, nasm_format: "",
@@ -393,7 +398,7 @@ pub const TARGETS: &[Target] = &[
              predefined: CLANG_ARM64_DARWIN, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
              c_variants: C_VARIANTS, cc_owned_flags: &[],
              triples: &["aarch64-apple-darwin"],
-             fast_paths: AARCH64_FAST_PATHS, exe_suffix: "" },
+             fast_paths: AARCH64_FAST_PATHS, exe_suffix: "", needs_native_sdk: Some(MACOS_SDK) },
     Target { name: "darwin64-x86_64-cc", arch: Arch::X86_64, sets: X86_64_SETS, symbol_prefix: "_",
              syntaxes: &[Gas], default_syntax: Gas, nasm_format: "macho64",
              cc_hint: "install Xcode's command line tools (xcode-select --install)",
@@ -401,7 +406,7 @@ pub const TARGETS: &[Target] = &[
              predefined: CLANG_X86_64_DARWIN, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
              c_variants: C_VARIANTS, cc_owned_flags: &[],
              triples: &["x86_64-apple-darwin"],
-             fast_paths: X86_64_FAST_PATHS, exe_suffix: "" },
+             fast_paths: X86_64_FAST_PATHS, exe_suffix: "", needs_native_sdk: Some(MACOS_SDK) },
 ];
 
 /// A C-configuration variant: Configure options that change only C sources and defines, never

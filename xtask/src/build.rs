@@ -30,7 +30,8 @@ impl Build {
             Some(t) => t.clone(),
             None => host_triple(sh)?,
         };
-        data::target_for(&triple)?;
+        let target = data::target_for(&triple)?;
+        refuse_without_sdk(target, &triple, &host_triple(sh)?)?;
         if let Some(prefix) = &self.prefix {
             check_prefix(prefix)?;
         }
@@ -78,6 +79,26 @@ impl Build {
             println!("installed prefix {}", prefix.display());
         }
         Ok(())
+    }
+}
+
+/// A target whose C needs its own OS's SDK (macOS) cannot be built from another host unless
+/// the user names a cross compiler for it (osxcross and the like): one line, not cc's errors.
+fn refuse_without_sdk(target: &data::Target, triple: &str, host: &str) -> Result<()> {
+    let named =
+        [format!("CC_{}", triple.replace('-', "_")), format!("CC_{triple}"), "TARGET_CC".into()]
+            .iter()
+            .any(|v| std::env::var_os(v).is_some());
+    let same_os = |t: &str| t.rsplit_once('-').map(|(_, os)| os.to_string());
+    match target.needs_native_sdk {
+        Some(sdk) if !named && same_os(host) != same_os(triple) => bail!(
+            "{triple} ({}): OpenSSL's C needs {sdk}, which this host lacks; build on that OS, \
+             or name a cross compiler in CC_{}. Its asm is assembled and symbol-checked here by \
+             `cargo xtask test --assembled`",
+            target.name,
+            triple.replace('-', "_")
+        ),
+        _ => Ok(()),
     }
 }
 
@@ -324,6 +345,21 @@ fn copy_dir(from: &Path, to: &Path, keep: impl Fn(&str) -> bool) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_macos_build_from_linux_is_refused_in_one_line_naming_the_assembled_check() {
+        let host = "x86_64-unknown-linux-gnu";
+        for triple in ["aarch64-apple-darwin", "x86_64-apple-darwin"] {
+            let target = data::target_for(triple).unwrap();
+            let e = refuse_without_sdk(target, triple, host).unwrap_err().to_string();
+            assert!(e.contains("macOS SDK") && e.contains("cargo xtask test --assembled"), "{e}");
+            assert!(!e.contains('\n'), "{e}");
+            refuse_without_sdk(target, triple, "aarch64-apple-darwin").unwrap();
+        }
+        let arm = data::target_for("aarch64-unknown-linux-gnu").unwrap();
+        refuse_without_sdk(arm, "aarch64-unknown-linux-gnu", host).unwrap();
+    }
+
     use super::*;
 
     #[test]

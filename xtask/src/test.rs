@@ -87,9 +87,10 @@ impl Test {
             crate::windows::run(sh, cargo, crate::windows::Matrix::Ci)
                 .context("x86_64-pc-windows-gnu under wine")
         })?;
-        steps.run("assembled only: VC-WIN64A, mingw64 by clang-19, linux by clang-16", || {
-            crate::assembled::run().context("the rows that are only assembled")
-        })?;
+        steps.run(
+            "assembled only: VC-WIN64A, mingw64, linux by clang-16, macOS x86_64 and arm64",
+            || crate::assembled::run().context("the rows that are only assembled"),
+        )?;
         steps.run(
             "package at another path: no perl, debug and release at once, same bytes",
             || package_consumer(sh, cargo).context("crypto-sys from its .crate, without perl"),
