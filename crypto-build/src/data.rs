@@ -850,7 +850,7 @@ pub const AARCH64_CODE_PATHS: &[Aarch64CodePath] = &[
                ARMCAP_SHA512, ARMCAP_SHA3, ARMCAP_SVE, ARMCAP_SVE2],
         clear: &[] },
     Aarch64CodePath { name: "ARMv8-crypto", armcap: Some("0x3d"), qemu_cpu: None,
-        takes: "ARMv8 AES/PMULL/SHA-1/SHA-256; SHA-512 in NEON-less integer code, ChaCha20 NEON",
+        takes: "ARMv8 AES/PMULL/SHA-1/SHA-256, integer SHA-512, NEON ChaCha20",
         set: ARMV8_CRYPTO, clear: ARMV8_2_AND_SVE },
     Aarch64CodePath { name: "cortex-a53", armcap: None, qemu_cpu: Some("cortex-a53"),
         takes: "what a Cortex-A53 offers, found by OpenSSL's own probing",
