@@ -6,7 +6,8 @@
  * exits 0 only if every check passed.
  *
  * Build with -DDRIVER_X86_64_ASM when the prefix has x86_64 asm: only then do
- * OPENSSL_ia32cap_P and the asm's eligibility functions exist to be reported.
+ * OPENSSL_ia32cap_P and the asm's eligibility functions exist to be reported. Likewise
+ * -DDRIVER_AARCH64_ASM for aarch64 asm and OPENSSL_armcap_P (crypto/armcap.c).
  */
 /* EC_GROUP_method_of and the EC_GFp_*_method functions are deprecated, but still the only way
  * to see which EC_METHOD a curve got: nistp, or the generic Montgomery arithmetic (with bn
@@ -28,6 +29,8 @@ int ossl_rsaz_avx512ifma_eligible(void);
 int ossl_rsaz_avxifma_eligible(void);
 int aesni_xts_avx512_eligible(void);
 int ossl_aes_cfb128_vaes_eligible(void);
+#elif defined(DRIVER_AARCH64_ASM)
+extern unsigned int OPENSSL_armcap_P;
 #endif
 
 void path_report(void)
@@ -49,6 +52,9 @@ void path_report(void)
     printf("path rsaz_avxifma_eligible %d\n", ossl_rsaz_avxifma_eligible() != 0);
     printf("path aesni_xts_avx512_eligible %d\n", aesni_xts_avx512_eligible() != 0);
     printf("path ossl_aes_cfb128_vaes_eligible %d\n", ossl_aes_cfb128_vaes_eligible() != 0);
+#elif defined(DRIVER_AARCH64_ASM)
+    /* Read after OPENSSL_init_crypto, which probed the CPU or took OPENSSL_armcap instead. */
+    printf("path asm aarch64\npath armcap_P 0x%08x\n", OPENSSL_armcap_P);
 #else
     printf("path asm none\n");
 #endif

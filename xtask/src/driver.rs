@@ -16,6 +16,27 @@ use xshell::{cmd, Shell};
 const DRIVER_DIR: &str = "target/driver";
 /// The -D that compiles in the x86_64 asm's symbols (OPENSSL_ia32cap_P, eligibility functions).
 pub const X86_64_ASM_DEFINE: &str = "-DDRIVER_X86_64_ASM";
+/// The -D that compiles in the aarch64 asm's OPENSSL_armcap_P.
+pub const AARCH64_ASM_DEFINE: &str = "-DDRIVER_AARCH64_ASM";
+
+/// Which asm's symbols the driver reports (`path asm …`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum AsmKind {
+    #[default]
+    None,
+    X86_64,
+    Aarch64,
+}
+
+impl AsmKind {
+    fn define(self) -> Option<&'static str> {
+        match self {
+            AsmKind::None => None,
+            AsmKind::X86_64 => Some(X86_64_ASM_DEFINE),
+            AsmKind::Aarch64 => Some(AARCH64_ASM_DEFINE),
+        }
+    }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Vectors
@@ -413,8 +434,6 @@ pub const MINGW_X86_64: Toolchain = Toolchain {
     runner: Runner::Wine,
 };
 
-// For the aarch64-under-qemu step to come; only the runner's unit test uses it yet.
-#[cfg_attr(not(test), allow(dead_code))]
 pub const AARCH64_LINUX: Toolchain = Toolchain {
     name: "aarch64-linux-gnu-gcc",
     cc: "aarch64-linux-gnu-gcc",
@@ -425,6 +444,31 @@ pub const AARCH64_LINUX: Toolchain = Toolchain {
     x86_64: false,
     runner: Runner::QemuAarch64,
 };
+
+/// clang-19 cross-compiling: it finds Debian's aarch64 sysroot and binutils by the triple.
+pub const AARCH64_LINUX_CLANG: Toolchain = Toolchain {
+    name: "clang-19-aarch64",
+    cc: "clang-19",
+    package: "clang-19",
+    flags: &["--target=aarch64-linux-gnu"],
+    ..AARCH64_LINUX
+};
+
+impl Toolchain {
+    /// The asm whose symbols its programs can report, given a prefix with asm.
+    pub fn asm_kind(&self) -> AsmKind {
+        let aarch64 = match self.runner {
+            Runner::QemuAarch64 => true,
+            Runner::Native => cfg!(target_arch = "aarch64"),
+            Runner::Wine => false,
+        };
+        match (self.x86_64, aarch64) {
+            (true, _) => AsmKind::X86_64,
+            (false, true) => AsmKind::Aarch64,
+            (false, false) => AsmKind::None,
+        }
+    }
+}
 
 /// Strict C99 and no warnings: the driver must build unchanged with every target's compiler.
 const CFLAGS: &[&str] = &["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror"];
@@ -452,21 +496,16 @@ fn sources(root: &Path) -> Result<Vec<PathBuf>> {
 
 /// Builds the driver into `target/driver/<name>/` against `prefix` (lib/libcrypto.a,
 /// include/openssl/), beside the vectors it reads (`vectors/`, so each build directory is
-/// self-contained); `x86_64_asm` when the prefix has x86_64 asm. Returns the executable.
-pub fn build(
-    sh: &Shell,
-    tc: &Toolchain,
-    name: &str,
-    prefix: &Path,
-    x86_64_asm: bool,
-) -> Result<PathBuf> {
+/// self-contained); `asm` when the prefix has asm, whose symbols (`tc.asm_kind()`) it then
+/// reports. Returns the executable.
+pub fn build(sh: &Shell, tc: &Toolchain, name: &str, prefix: &Path, asm: bool) -> Result<PathBuf> {
     require_cc(tc)?;
     let out_dir = crate::project_root().join(DRIVER_DIR).join(name);
     fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     let exe = out_dir.join(tc.exe);
     let (cc, flags) = (tc.cc, tc.flags);
     let srcs = sources(&crate::project_root())?;
-    let define = x86_64_asm.then_some(X86_64_ASM_DEFINE);
+    let define = asm.then(|| tc.asm_kind().define()).flatten();
     let libcrypto = prefix.join("lib/libcrypto.a");
     ensure!(libcrypto.exists(), "{} not found: not an OpenSSL prefix", libcrypto.display());
     // The prefix's own pkg-config files say how to compile and link against it, the system
@@ -492,11 +531,11 @@ pub fn pkg_config(sh: &Shell, prefix: &Path, package: &str) -> Result<(Vec<Strin
 
 /// Compiles the driver's sources with `tc` against `include` without linking: proves they
 /// build for a target before there is a prefix for it.
-pub fn compile_only(sh: &Shell, tc: &Toolchain, include: &Path, x86_64_asm: bool) -> Result<()> {
+pub fn compile_only(sh: &Shell, tc: &Toolchain, include: &Path, asm: bool) -> Result<()> {
     require_cc(tc)?;
     let out_dir = crate::project_root().join(DRIVER_DIR).join(format!("{}-objects", tc.cc));
     fs::create_dir_all(&out_dir)?;
-    let define = x86_64_asm.then_some(X86_64_ASM_DEFINE);
+    let define = asm.then(|| tc.asm_kind().define()).flatten();
     let (cc, flags) = (tc.cc, tc.flags);
     for src in sources(&crate::project_root())? {
         let obj = out_dir.join(src.file_stem().context("a source file name")?).with_extension("o");
@@ -600,6 +639,8 @@ impl Runner {
                     .map_err(|_| anyhow::anyhow!("qemu-aarch64 not found: install qemu-user"))?;
                 let mut cmd = Command::new(qemu);
                 cmd.args(["-L", "/usr/aarch64-linux-gnu"]);
+                // The CPU is the invocation's to choose; unset, qemu emulates its `max`.
+                cmd.env_remove("QEMU_CPU");
                 cmd
             }
         };
@@ -650,10 +691,13 @@ impl Runner {
 /// Which code paths the driver saw live: its `path` lines.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct PathReport {
-    /// Built with the x86_64 asm symbols (`path asm x86_64`); the next four are `None` without.
-    pub x86_64_asm: bool,
-    /// OPENSSL_ia32cap_P after OPENSSL_init_crypto, so with any OPENSSL_ia32cap mask applied.
+    /// Whose asm symbols it was built with (`path asm x86_64|aarch64|none`).
+    pub asm: AsmKind,
+    /// OPENSSL_ia32cap_P after OPENSSL_init_crypto, so with any OPENSSL_ia32cap mask applied;
+    /// this and the eligibility answers are `None` without x86_64 asm.
     pub ia32cap_p: Option<[u32; 10]>,
+    /// OPENSSL_armcap_P after OPENSSL_init_crypto: probed, or OPENSSL_armcap's value.
+    pub armcap_p: Option<u32>,
     pub vaes_vpclmulqdq_capable: Option<bool>,
     pub rsaz_avx512ifma_eligible: Option<bool>,
     pub rsaz_avxifma_eligible: Option<bool>,
@@ -701,8 +745,13 @@ fn flag(v: &str) -> Result<bool> {
 
 fn parse_path(p: &mut PathReport, words: &[&str]) -> Result<()> {
     match words {
-        ["asm", "x86_64"] => p.x86_64_asm = true,
-        ["asm", "none"] => p.x86_64_asm = false,
+        ["asm", "x86_64"] => p.asm = AsmKind::X86_64,
+        ["asm", "aarch64"] => p.asm = AsmKind::Aarch64,
+        ["asm", "none"] => p.asm = AsmKind::None,
+        ["armcap_P", v] => {
+            let digits = v.strip_prefix("0x").context("armcap_P without 0x")?;
+            p.armcap_p = Some(u32::from_str_radix(digits, 16).context("armcap_P")?);
+        }
         ["ia32cap_P", w @ ..] if w.len() == 10 => {
             let mut cap = [0u32; 10];
             for (c, w) in cap.iter_mut().zip(w) {
@@ -878,7 +927,8 @@ pub fn native_step(sh: &Shell, prefix: &Path) -> Result<()> {
 /// Builds the driver with `tc` against `prefix` and runs it with `tc`'s runner: every check
 /// must pass, a tampered copy of its vectors must fail, and its path report must match the
 /// plan the prefix records and, for programs on this CPU, this CPU, with AVX512F both as is
-/// and masked through OPENSSL_ia32cap. A Windows prefix: `check_prefix(sh, &MINGW_X86_64, p)`.
+/// and masked through OPENSSL_ia32cap; an aarch64 prefix with asm runs on every row of
+/// `data::AARCH64_CODE_PATHS`. A Windows prefix: `check_prefix(sh, &MINGW_X86_64, p)`.
 pub fn check_prefix(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
     prefix_checks(sh, tc, prefix)
         .with_context(|| format!("the C test driver ({}) against {}", tc.name, prefix.display()))
@@ -886,15 +936,35 @@ pub fn check_prefix(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
 
 fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
     let plan = prefix_plan(prefix)?;
-    let x86_64_asm = tc.x86_64 && plan.set != "no_asm";
+    let asm = if plan.set == "no_asm" { AsmKind::None } else { tc.asm_kind() };
     let name = format!("{}-{}", tc.name, plan.set);
-    let exe = build(sh, tc, &name, prefix, x86_64_asm)?;
+    let exe = build(sh, tc, &name, prefix, asm != AsmKind::None)?;
     let timeout = tc.runner.driver_timeout();
-    let report = run_driver(tc, &exe, "run", &[], timeout)?;
-    print_counts(&report);
+    if asm == AsmKind::Aarch64 {
+        check_aarch64_paths(tc, &exe, &plan, timeout)?;
+    } else {
+        let started = Instant::now();
+        let report = run_driver(tc, &exe, "run", &[], timeout)?;
+        let secs = started.elapsed().as_secs_f64();
+        print_counts(&report);
+        check_report(&report, asm, &plan)?;
+        println!("driver ({}, set {}): one run in {secs:.0} s", tc.name, plan.set);
+        #[cfg(target_arch = "x86_64")]
+        if asm == AsmKind::X86_64 && tc.runner.on_this_cpu() {
+            cpu::check_unmasked(&report.path, &|f| plan.took_from_asm(f))?;
+            check_code_paths(tc, &exe, &plan, timeout)?;
+        }
+    }
     tampered_vectors_fail(tc, &exe)?;
+    println!("driver ({}, set {}): every check passed", tc.name, plan.set);
+    Ok(())
+}
+
+/// What every run must report whatever its code path: this OpenSSL, the asm symbols it was
+/// built with, and nistp code for P-224/384/521 exactly when the prefix's C variant has it.
+fn check_report(report: &Report, asm: AsmKind, plan: &PrefixPlan) -> Result<()> {
     ensure!(report.openssl == "3.6.3", "the driver linked OpenSSL {}", report.openssl);
-    ensure!(report.path.x86_64_asm == x86_64_asm, "asm symbols: {:?}", report.path);
+    ensure!(report.path.asm == asm, "expected {asm:?} asm symbols: {:?}", report.path);
     let nistp = plan.c_variant == crypto_build::data::C_VARIANTS[0].name;
     for curve in ["P-224", "P-384", "P-521"] {
         let got = report.path.nistp.get(curve).copied();
@@ -904,12 +974,64 @@ fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
             "{curve}: nistp code {got:?}, but the prefix's C variant is {c}"
         );
     }
-    #[cfg(target_arch = "x86_64")]
-    if x86_64_asm && tc.runner.on_this_cpu() {
-        cpu::check_unmasked(&report.path, &|f| plan.took_from_asm(f))?;
-        check_code_paths(tc, &exe, &plan, timeout)?;
+    Ok(())
+}
+
+/// The driver on every aarch64 code path of `data::AARCH64_CODE_PATHS`, one run each: its
+/// OPENSSL_armcap_P must have the row's bits, and equal the row's OPENSSL_armcap when it
+/// gives one. The rows that depend on the CPU need qemu, which emulates the CPU they name.
+fn check_aarch64_paths(
+    tc: &Toolchain,
+    exe: &Path,
+    plan: &PrefixPlan,
+    timeout: Duration,
+) -> Result<()> {
+    use crypto_build::data::AARCH64_CODE_PATHS;
+    for row in AARCH64_CODE_PATHS {
+        if row.armcap.is_none() && tc.runner != Runner::QemuAarch64 {
+            println!("skipped: driver on the {} path: the CPU is only chosen under qemu", row.name);
+            continue;
+        }
+        let mut env = Vec::new();
+        env.extend(row.armcap.map(|v| ("OPENSSL_armcap", v)));
+        env.extend(row.qemu_cpu.map(|c| ("QEMU_CPU", c)));
+        let shown = format!(
+            "OPENSSL_armcap={}, qemu CPU {}",
+            row.armcap.unwrap_or("(unset)"),
+            row.qemu_cpu.unwrap_or("max")
+        );
+        let started = Instant::now();
+        let r = run_driver(tc, exe, &format!("run-{}", row.name), &env, timeout)
+            .with_context(|| format!("the driver on the {} path ({shown})", row.name))?;
+        let secs = started.elapsed().as_secs_f64();
+        check_report(&r, AsmKind::Aarch64, plan)?;
+        let cap = r.path.armcap_p.context("the driver reported no OPENSSL_armcap_P")?;
+        let mut wrong = Vec::new();
+        for (bits, want) in [(row.set, true), (row.clear, false)] {
+            for b in bits.iter().filter(|b| (cap >> b.bit & 1 == 1) != want) {
+                wrong.push(format!("{} should be {}", b.name, if want { "set" } else { "clear" }));
+            }
+        }
+        if let Some(v) = row.armcap_value()? {
+            if cap != v {
+                wrong.push(format!("OPENSSL_armcap_P should be {v:#x} exactly"));
+            }
+        }
+        ensure!(
+            wrong.is_empty(),
+            "{shown} did not give the {} path: {}; OpenSSL saw {cap:#010x}",
+            row.name,
+            wrong.join("; ")
+        );
+        if row.name == AARCH64_CODE_PATHS[0].name {
+            print_counts(&r);
+        }
+        println!(
+            "driver ({}, set {}): {} path ({shown}, OPENSSL_armcap_P {cap:#010x}: {}) proved \
+             and passed in {secs:.0} s",
+            tc.name, plan.set, row.name, row.takes
+        );
     }
-    println!("driver ({}, set {}): every check passed", tc.name, plan.set);
     Ok(())
 }
 
@@ -1125,14 +1247,45 @@ result FAIL 1
     fn parses_a_report() {
         let r = parse_report(SAMPLE).unwrap();
         assert_eq!(r.openssl, "3.6.3");
-        assert!(r.path.x86_64_asm);
+        assert_eq!(r.path.asm, AsmKind::X86_64);
         assert_eq!(r.path.ia32cap_p.unwrap()[2], 0xd1ff_a7eb);
+        assert_eq!(r.path.armcap_p, None);
         assert_eq!(r.path.vaes_vpclmulqdq_capable, Some(true));
         assert_eq!(r.path.rsaz_avxifma_eligible, Some(false));
         assert_eq!(r.path.nistp.get("P-521"), Some(&false));
         assert_eq!(r.counts["hmac"]["invalid"], 216);
         assert_eq!(r.failures, ["FAIL hmac: HmacSha256 tcId 7: expected valid, got rejected"]);
         assert!(!r.passed);
+    }
+
+    /// What an asm build printed under qemu's `max` CPU.
+    #[test]
+    fn parses_an_aarch64_report() {
+        let aarch64 = "openssl 3.6.3\npath asm aarch64\npath armcap_P 0x00006ffd\n\
+                       path nistp P-224 1\nresult ok\n";
+        let r = parse_report(aarch64).unwrap();
+        assert_eq!(r.path.asm, AsmKind::Aarch64);
+        assert_eq!(r.path.armcap_p, Some(0x6ffd));
+        assert_eq!(r.path.ia32cap_p, None);
+        assert!(r.passed);
+        let none = parse_report("path asm none\nresult ok\n").unwrap();
+        assert_eq!((none.path.asm, none.path.armcap_p), (AsmKind::None, None));
+        let e = format!("{:#}", parse_report("path armcap_P 6ffd\nresult ok\n").unwrap_err());
+        assert!(e.contains("armcap_P without 0x"), "{e}");
+    }
+
+    #[test]
+    fn each_toolchain_reports_its_own_asm() {
+        assert_eq!(MINGW_X86_64.asm_kind(), AsmKind::X86_64);
+        assert_eq!(AARCH64_LINUX.asm_kind(), AsmKind::Aarch64);
+        assert_eq!(AARCH64_LINUX_CLANG.asm_kind(), AsmKind::Aarch64);
+        let host = match () {
+            _ if cfg!(target_arch = "x86_64") => AsmKind::X86_64,
+            _ if cfg!(target_arch = "aarch64") => AsmKind::Aarch64,
+            _ => AsmKind::None,
+        };
+        assert_eq!(HOST.asm_kind(), host);
+        assert_eq!(AARCH64_LINUX_CLANG.asm_kind().define(), Some(AARCH64_ASM_DEFINE));
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! `cargo xtask`: the orchestrator. This file only dispatches; each task is its own module.
 
+mod aarch64;
 mod apps;
 mod assembled;
 mod bench;
