@@ -253,3 +253,33 @@ fn xtask_build_refuses_a_prefix_it_cannot_use_before_building() {
     assert_eq!(std::fs::read_to_string(dir.join("not-ours/keep.txt")).unwrap(), "keep");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A cross compiler that does not exist: `xtask build --target` (the pipeline without cargo)
+/// fails at its probe with one error line naming the compiler and the package to install,
+/// and installs no prefix.
+#[test]
+fn xtask_build_for_aarch64_with_a_missing_compiler_names_the_package() {
+    let prefix = std::env::temp_dir().join(format!("xtask-aarch64-no-cc-{}", std::process::id()));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    cmd.args(["build", "--target", "aarch64-unknown-linux-gnu", "--prefix"]).arg(&prefix);
+    for (name, _) in std::env::vars() {
+        if name.starts_with("CRYPTO_SYS_") || name == "CC" || name.starts_with("CC_") {
+            cmd.env_remove(name);
+        }
+    }
+    let o = cmd.env("CC_aarch64_unknown_linux_gnu", "/nonexistent/aarch64-gcc").output().unwrap();
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    let errors: Vec<&str> = t.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 1, "one error line:\n{t}");
+    for piece in [
+        "`/nonexistent/aarch64-gcc` not found for aarch64-unknown-linux-gnu",
+        "apt install gcc-aarch64-linux-gnu libc6-dev-arm64-cross",
+        "CC_aarch64_unknown_linux_gnu",
+    ] {
+        assert!(errors[0].contains(piece), "`{piece}` missing from `{}`", errors[0]);
+    }
+    assert!(!t.contains("warning"), "no warning beside the error:\n{t}");
+    assert!(!prefix.exists(), "{} was created:\n{t}", prefix.display());
+    println!("{}", errors[0]);
+}
