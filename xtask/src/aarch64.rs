@@ -3,9 +3,6 @@
 //! gcc and clang-19, every prefix checked by the C driver under qemu-aarch64, an asm prefix on
 //! each code path of `data::AARCH64_CODE_PATHS`.
 
-// Until `cargo xtask test` calls `run` (test.rs is wired separately), only the tests reach it.
-#![cfg_attr(not(test), allow(dead_code))]
-
 use crate::driver::{self, Toolchain};
 use anyhow::{bail, ensure, Context, Result};
 use std::path::{Path, PathBuf};

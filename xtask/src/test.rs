@@ -87,6 +87,9 @@ impl Test {
             crate::windows::run(sh, cargo, crate::windows::Matrix::Ci)
                 .context("x86_64-pc-windows-gnu under wine")
         })?;
+        steps.run("aarch64 under qemu: gcc asm on every armcap path, clang-19 no_asm", || {
+            crate::aarch64::run(sh, crate::aarch64::Matrix::Ci).context("aarch64 Linux under qemu")
+        })?;
         steps.run(
             "assembled only: VC-WIN64A, mingw64, linux by clang-16, macOS x86_64 and arm64",
             || crate::assembled::run().context("the rows that are only assembled"),
