@@ -50,13 +50,11 @@ const MSVC: Option<&str> = Some("x86_64-pc-windows-msvc");
 const ASSEMBLED: &str = "only assembled: every `.asm` of each set by nasm -f win64, exports \
                          checked; not linked or run (no MSVC here)";
 
-/// aarch64's C compile is ~150 s here: CI builds gcc with `auto` and clang-19 with `no_asm`,
-/// the full matrix (both compilers, both sets) is `--ignored aarch64_matrix`.
-const QEMU_GCC: &str = "C driver under qemu-aarch64 on every `OPENSSL_armcap` path and on \
-                        `-cpu cortex-a53`, `asm`; `no_asm` in the full matrix (`cargo test -p \
-                        xtask -- --ignored aarch64_matrix`)";
-const QEMU_CLANG: &str = "C driver under qemu-aarch64, `no_asm`; `asm` on every \
-                          `OPENSSL_armcap` path in the full matrix (`--ignored aarch64_matrix`)";
+/// aarch64's C compile is ~150 s here: CI builds `auto` (asm) with each compiler; `no_asm`
+/// (OpenSSL's plain C) is in the full matrix, `--ignored aarch64_matrix`.
+const QEMU: &str = "C driver under qemu-aarch64 on every `OPENSSL_armcap` path and on `-cpu \
+                    cortex-a53`, `asm`; `no_asm` in the full matrix (`cargo test -p xtask -- \
+                    --ignored aarch64_matrix`)";
 const ARM: Option<&str> = Some("aarch64-unknown-linux-gnu");
 /// No macOS SDK here: C cannot be compiled for macOS, asm can.
 const ASSEMBLED_MACOS: &str = "assembled and symbol-checked; not linked here (no macOS SDK)";
@@ -77,9 +75,9 @@ pub const ROWS: &[Row] = &[
           downgraded: &[], c_variant: NISTP },
     Row { cc: "clang-19", target: WIN, assembler: None, tested: ASSEMBLED_CLANG, downgraded: &[], c_variant: NISTP },
     Row { cc: "cl.exe", target: MSVC, assembler: None, tested: ASSEMBLED, downgraded: &[], c_variant: "" },
-    Row { cc: "aarch64-linux-gnu-gcc", target: ARM, assembler: None, tested: QEMU_GCC, downgraded: &[],
+    Row { cc: "aarch64-linux-gnu-gcc", target: ARM, assembler: None, tested: QEMU, downgraded: &[],
           c_variant: NISTP },
-    Row { cc: "clang-19", target: ARM, assembler: None, tested: QEMU_CLANG, downgraded: &[], c_variant: NISTP },
+    Row { cc: "clang-19", target: ARM, assembler: None, tested: QEMU, downgraded: &[], c_variant: NISTP },
     Row { cc: "clang-19", target: MAC_X86, assembler: None, tested: ASSEMBLED_MACOS, downgraded: &[],
           c_variant: NISTP },
     Row { cc: "clang-19", target: MAC_ARM, assembler: None, tested: ASSEMBLED_MACOS, downgraded: &[],
