@@ -29,6 +29,15 @@ pub enum AsmKind {
 }
 
 impl AsmKind {
+    /// The asm of programs built for the host.
+    pub const HOST: AsmKind = if cfg!(target_arch = "x86_64") {
+        AsmKind::X86_64
+    } else if cfg!(target_arch = "aarch64") {
+        AsmKind::Aarch64
+    } else {
+        AsmKind::None
+    };
+
     fn define(self) -> Option<&'static str> {
         match self {
             AsmKind::None => None,
@@ -407,8 +416,8 @@ pub struct Toolchain {
     /// Added to the environment of every run (sanitizer options).
     pub env: &'static [(&'static str, &'static str)],
     pub exe: &'static str,
-    /// Programs for an x86_64 target: the x86_64 asm symbols exist when the prefix has asm.
-    pub x86_64: bool,
+    /// The asm whose symbols its programs can report, when the prefix has asm.
+    pub asm: AsmKind,
     pub runner: Runner,
 }
 
@@ -419,7 +428,7 @@ pub const HOST: Toolchain = Toolchain {
     flags: &[],
     env: &[],
     exe: "driver",
-    x86_64: cfg!(target_arch = "x86_64"),
+    asm: AsmKind::HOST,
     runner: Runner::Native,
 };
 
@@ -430,7 +439,7 @@ pub const MINGW_X86_64: Toolchain = Toolchain {
     flags: &[],
     env: &[],
     exe: "driver.exe",
-    x86_64: true,
+    asm: AsmKind::X86_64,
     runner: Runner::Wine,
 };
 
@@ -441,7 +450,7 @@ pub const AARCH64_LINUX: Toolchain = Toolchain {
     flags: &[],
     env: &[],
     exe: "driver",
-    x86_64: false,
+    asm: AsmKind::Aarch64,
     runner: Runner::QemuAarch64,
 };
 
@@ -453,22 +462,6 @@ pub const AARCH64_LINUX_CLANG: Toolchain = Toolchain {
     flags: &["--target=aarch64-linux-gnu"],
     ..AARCH64_LINUX
 };
-
-impl Toolchain {
-    /// The asm whose symbols its programs can report, given a prefix with asm.
-    pub fn asm_kind(&self) -> AsmKind {
-        let aarch64 = match self.runner {
-            Runner::QemuAarch64 => true,
-            Runner::Native => cfg!(target_arch = "aarch64"),
-            Runner::Wine => false,
-        };
-        match (self.x86_64, aarch64) {
-            (true, _) => AsmKind::X86_64,
-            (false, true) => AsmKind::Aarch64,
-            (false, false) => AsmKind::None,
-        }
-    }
-}
 
 /// Strict C99 and no warnings: the driver must build unchanged with every target's compiler.
 const CFLAGS: &[&str] = &["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror"];
@@ -496,7 +489,7 @@ fn sources(root: &Path) -> Result<Vec<PathBuf>> {
 
 /// Builds the driver into `target/driver/<name>/` against `prefix` (lib/libcrypto.a,
 /// include/openssl/), beside the vectors it reads (`vectors/`, so each build directory is
-/// self-contained); `asm` when the prefix has asm, whose symbols (`tc.asm_kind()`) it then
+/// self-contained); `asm` when the prefix has asm, whose symbols (`tc.asm`) it then
 /// reports. Returns the executable.
 pub fn build(sh: &Shell, tc: &Toolchain, name: &str, prefix: &Path, asm: bool) -> Result<PathBuf> {
     require_cc(tc)?;
@@ -505,7 +498,7 @@ pub fn build(sh: &Shell, tc: &Toolchain, name: &str, prefix: &Path, asm: bool) -
     let exe = out_dir.join(tc.exe);
     let (cc, flags) = (tc.cc, tc.flags);
     let srcs = sources(&crate::project_root())?;
-    let define = asm.then(|| tc.asm_kind().define()).flatten();
+    let define = asm.then(|| tc.asm.define()).flatten();
     let libcrypto = prefix.join("lib/libcrypto.a");
     ensure!(libcrypto.exists(), "{} not found: not an OpenSSL prefix", libcrypto.display());
     // The prefix's own pkg-config files say how to compile and link against it, the system
@@ -535,7 +528,7 @@ pub fn compile_only(sh: &Shell, tc: &Toolchain, include: &Path, asm: bool) -> Re
     require_cc(tc)?;
     let out_dir = crate::project_root().join(DRIVER_DIR).join(format!("{}-objects", tc.cc));
     fs::create_dir_all(&out_dir)?;
-    let define = asm.then(|| tc.asm_kind().define()).flatten();
+    let define = asm.then(|| tc.asm.define()).flatten();
     let (cc, flags) = (tc.cc, tc.flags);
     for src in sources(&crate::project_root())? {
         let obj = out_dir.join(src.file_stem().context("a source file name")?).with_extension("o");
@@ -936,7 +929,7 @@ pub fn check_prefix(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
 
 fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
     let plan = prefix_plan(prefix)?;
-    let asm = if plan.set == "no_asm" { AsmKind::None } else { tc.asm_kind() };
+    let asm = if plan.set == "no_asm" { AsmKind::None } else { tc.asm };
     let name = format!("{}-{}", tc.name, plan.set);
     let exe = build(sh, tc, &name, prefix, asm != AsmKind::None)?;
     let timeout = tc.runner.driver_timeout();
@@ -1276,16 +1269,16 @@ result FAIL 1
 
     #[test]
     fn each_toolchain_reports_its_own_asm() {
-        assert_eq!(MINGW_X86_64.asm_kind(), AsmKind::X86_64);
-        assert_eq!(AARCH64_LINUX.asm_kind(), AsmKind::Aarch64);
-        assert_eq!(AARCH64_LINUX_CLANG.asm_kind(), AsmKind::Aarch64);
+        assert_eq!(MINGW_X86_64.asm, AsmKind::X86_64);
+        assert_eq!(AARCH64_LINUX.asm, AsmKind::Aarch64);
+        assert_eq!(AARCH64_LINUX_CLANG.asm, AsmKind::Aarch64);
         let host = match () {
             _ if cfg!(target_arch = "x86_64") => AsmKind::X86_64,
             _ if cfg!(target_arch = "aarch64") => AsmKind::Aarch64,
             _ => AsmKind::None,
         };
-        assert_eq!(HOST.asm_kind(), host);
-        assert_eq!(AARCH64_LINUX_CLANG.asm_kind().define(), Some(AARCH64_ASM_DEFINE));
+        assert_eq!(HOST.asm, host);
+        assert_eq!(AARCH64_LINUX_CLANG.asm.define(), Some(AARCH64_ASM_DEFINE));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! the same flags on every code path this CPU can run. Through the C driver because Rust's
 //! sanitizer support needs a nightly toolchain.
 
-use crate::driver::{self, Invocation, Runner, Toolchain};
+use crate::driver::{self, AsmKind, Invocation, Runner, Toolchain};
 use anyhow::{bail, ensure, Context, Result};
 use std::collections::BTreeMap;
 use std::fs;
@@ -40,7 +40,7 @@ pub const DRIVER: Toolchain = Toolchain {
     flags: FLAGS,
     env: ENV,
     exe: "driver",
-    x86_64: cfg!(target_arch = "x86_64"),
+    asm: AsmKind::HOST,
     runner: Runner::Native,
 };
 
