@@ -4,13 +4,12 @@
 //! each code path of `data::AARCH64_CODE_PATHS`.
 
 use crate::driver::{self, Toolchain};
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{ensure, Context, Result};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use xshell::{cmd, Shell};
+use xshell::Shell;
 
 const TRIPLE: &str = "aarch64-unknown-linux-gnu";
-const CC_VAR: &str = "CC_aarch64_unknown_linux_gnu";
 /// The cross C library qemu-aarch64 runs the driver with (`-L /usr/aarch64-linux-gnu`).
 const CROSS_LIBC: &str = "/usr/aarch64-linux-gnu/lib/libc.so.6";
 
@@ -75,10 +74,10 @@ pub fn run(sh: &Shell, matrix: Matrix) -> Result<()> {
         let (cc, set) = (b.tc.cc, b.set);
         let prefix = prefix_dir(&format!("{cc}-{set}"));
         let started = Instant::now();
-        let out = build(sh, &cargo, cc, &["--asm-set", set], &prefix)
+        let out = crate::build::for_target(sh, &cargo, TRIPLE, cc, &["--asm-set", set], &prefix)
             .with_context(|| format!("aarch64 build with {cc}, set {set}"))?;
         let built = started.elapsed();
-        let w = warnings(&out);
+        let w = crate::build::warnings(&out);
         ensure!(w.is_empty(), "{cc}, set {set}: expected no warning, got {w:?}");
         check_summary(&b, &prefix)?;
         driver::check_prefix(sh, &b.tc, &prefix)
@@ -95,32 +94,6 @@ pub fn run(sh: &Shell, matrix: Matrix) -> Result<()> {
 
 fn prefix_dir(name: &str) -> PathBuf {
     crate::project_root().join("target/aarch64-prefix").join(name)
-}
-
-/// `cargo xtask build --target aarch64-unknown-linux-gnu --prefix …` with `cc`, as a user
-/// runs it; its standard output and error, or an error carrying them.
-fn build(sh: &Shell, cargo: &str, cc: &str, args: &[&str], prefix: &Path) -> Result<String> {
-    let _cc = sh.push_env(CC_VAR, cc);
-    let out = cmd!(sh, "{cargo} xtask build --target {TRIPLE} {args...} --prefix {prefix}")
-        .ignore_status()
-        .output()?;
-    let text =
-        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    if !out.status.success() {
-        bail!("build failed:\n{text}");
-    }
-    // Its summary and the prefix installed.
-    print!("{}", String::from_utf8_lossy(&out.stdout));
-    Ok(text)
-}
-
-/// The build's own warnings: the pipeline's (`warning: crypto-sys: …`) and the C compiler's,
-/// which cc passes on as `cargo:warning=`. rustc's warnings about xtask itself are not its.
-fn warnings(output: &str) -> Vec<&str> {
-    output
-        .lines()
-        .filter(|l| l.starts_with("warning: crypto-sys") || l.contains("cargo:warning"))
-        .collect()
 }
 
 /// The summary the prefix carries: the set asked for taken whole (asm: 0 downgraded), with the
@@ -194,20 +167,5 @@ mod tests {
         let no_asm = "set no_asm (requested no_asm), C ec_nistp_64_gcc_128, clang integrated \
                       assembler 19.1.7, 1091 units (0 asm, 1091 compiled), 0 downgraded\n";
         summary_of(clang, no_asm).unwrap();
-    }
-
-    #[test]
-    fn only_the_builds_own_warnings_count() {
-        let out = "crypto-sys: probe: the C compiler and assembler\n\
-                   warning: unused variable: `name`\n\
-                   cargo:warning=crypto/x.c:1:2: warning: unused\n\
-                   warning: crypto-sys: 2 files downgraded\n";
-        assert_eq!(
-            warnings(out),
-            [
-                "cargo:warning=crypto/x.c:1:2: warning: unused",
-                "warning: crypto-sys: 2 files downgraded"
-            ]
-        );
     }
 }

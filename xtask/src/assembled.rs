@@ -82,7 +82,7 @@ pub fn run() -> Result<()> {
         ensure!(which::which(tool).is_ok(), "{tool} is not installed; .ci/run installs it");
     }
     let root = crate::project_root();
-    let src_root = openssl_source_dir()?;
+    let src_root = crypto_build::openssl_source_dir();
     for row in ROWS {
         let target = data::target_by_name(row.target)?;
         let out = root.join("target/assembled").join(format!("{}-{}", row.target, row.tool));
@@ -114,28 +114,6 @@ pub fn run() -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// OpenSSL's source tree, where a `.S` finds headers such as `crypto/arm_arch.h`: openssl-src's
-/// package directory as cargo resolved it for crypto-build (xtask does not link openssl-src).
-fn openssl_source_dir() -> Result<PathBuf> {
-    let out = Command::new(crate::cargo())
-        .args(["metadata", "--format-version", "1"])
-        .current_dir(crate::project_root())
-        .output()
-        .context("running cargo metadata")?;
-    ensure!(out.status.success(), "cargo metadata: {}", String::from_utf8_lossy(&out.stderr));
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout)?;
-    let manifest = meta["packages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|p| p["name"] == "openssl-src")
-        .and_then(|p| p["manifest_path"].as_str())
-        .context("cargo metadata lists no openssl-src package")?;
-    let dir = Path::new(manifest).parent().context("openssl-src's manifest path")?.join("openssl");
-    ensure!(dir.join("crypto").is_dir(), "{} is not OpenSSL's source tree", dir.display());
-    Ok(dir)
 }
 
 /// How many `.asm` files equal mingw64's nasm rendering byte for byte: reported, as it is

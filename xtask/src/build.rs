@@ -102,6 +102,39 @@ fn refuse_without_sdk(target: &data::Target, triple: &str, host: &str) -> Result
     }
 }
 
+/// `cargo xtask build --target <triple> <args> --prefix <prefix>` with `cc` as the target's C
+/// compiler (`CC_<triple>`), as a user runs it, in a process of its own: its standard output
+/// and error, or an error carrying them. Its summary is printed.
+pub fn for_target(
+    sh: &Shell,
+    cargo: &str,
+    triple: &str,
+    cc: &str,
+    args: &[&str],
+    prefix: &Path,
+) -> Result<String> {
+    let _cc = sh.push_env(format!("CC_{}", triple.replace('-', "_")), cc);
+    let out = cmd!(sh, "{cargo} xtask build --target {triple} {args...} --prefix {prefix}")
+        .ignore_status()
+        .output()?;
+    let text =
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    if !out.status.success() {
+        bail!("build failed:\n{text}");
+    }
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+    Ok(text)
+}
+
+/// The build's own warnings in its output: the pipeline's (`warning: crypto-sys: …`) and the C
+/// compiler's, which cc passes on as `cargo:warning=`. rustc's about xtask itself are not its.
+pub fn warnings(output: &str) -> Vec<&str> {
+    output
+        .lines()
+        .filter(|l| l.starts_with("warning: crypto-sys") || l.contains("cargo:warning"))
+        .collect()
+}
+
 /// `openssl version -a` of the program just linked, where it can run here; else why not.
 fn report_program(out_dir: &Path, triple: &str) -> Result<()> {
     match Runner::for_triple(triple) {
@@ -345,6 +378,21 @@ fn copy_dir(from: &Path, to: &Path, keep: impl Fn(&str) -> bool) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn only_the_builds_own_warnings_count() {
+        let out = "crypto-sys: probe: the C compiler and assembler\n\
+                   warning: unused variable: `name`\n\
+                   cargo:warning=crypto/x.c:1:2: warning: unused\n\
+                   warning: crypto-sys: 2 files downgraded\n";
+        assert_eq!(
+            warnings(out),
+            [
+                "cargo:warning=crypto/x.c:1:2: warning: unused",
+                "warning: crypto-sys: 2 files downgraded"
+            ]
+        );
+    }
 
     #[test]
     fn a_macos_build_from_linux_is_refused_in_one_line_naming_the_assembled_check() {

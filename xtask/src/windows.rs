@@ -7,7 +7,7 @@ use crate::driver;
 use crate::toolchains::{Row, ROWS};
 use anyhow::{bail, ensure, Context, Result};
 use std::path::{Path, PathBuf};
-use xshell::{cmd, Shell};
+use xshell::Shell;
 
 const TRIPLE: &str = "x86_64-pc-windows-gnu";
 /// A nasm that says 2.16 but rejects zmm registers.
@@ -51,7 +51,7 @@ pub fn run(sh: &Shell, cargo: &str, matrix: Matrix) -> Result<()> {
                 .with_context(|| format!("Windows build with {name}, set {set}"))?;
             let built = started.elapsed();
             let want = usize::from(*set == "auto" && !tc.downgraded.is_empty());
-            let w = warnings(&out);
+            let w = crate::build::warnings(&out);
             ensure!(w.len() == want, "{name}, set {set}: expected {want} warning(s), got {w:?}");
             if *set == "auto" {
                 tc.check_prefix_plan(&prefix)?;
@@ -82,25 +82,12 @@ fn prefix_dir(name: &str) -> PathBuf {
     crate::project_root().join("target/windows").join(name)
 }
 
-/// `cargo xtask build --target x86_64-pc-windows-gnu --prefix …`, as a user runs it; its
-/// standard error, or an error carrying it.
+/// `cargo xtask build --target x86_64-pc-windows-gnu --prefix …` with the row's compiler and
+/// assembler, as a user runs it.
 fn build(sh: &Shell, cargo: &str, tc: &Row, args: &[&str], prefix: &Path) -> Result<String> {
-    let _cc = sh.push_env(tc.cc_var(), tc.cc);
     let asm = tc.assembler.map(|a| ["--assembler", a]).into_iter().flatten();
-    let out =
-        cmd!(sh, "{cargo} xtask build --target {TRIPLE} {asm...} {args...} --prefix {prefix}")
-            .ignore_status()
-            .output()?;
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    if !out.status.success() {
-        bail!("build failed:\n{stderr}");
-    }
-    print!("{}", String::from_utf8_lossy(&out.stdout));
-    Ok(stderr)
-}
-
-fn warnings(stderr: &str) -> Vec<&str> {
-    stderr.lines().filter(|l| l.starts_with("warning: crypto-sys")).collect()
+    let args: Vec<&str> = asm.chain(args.iter().copied()).collect();
+    crate::build::for_target(sh, cargo, TRIPLE, tc.cc, &args, prefix)
 }
 
 /// Exactly one warning, the asm_avx2 nasm rendering for every file that needs AVX-512, a
@@ -111,7 +98,7 @@ fn nasm_without_zmm(sh: &Shell, cargo: &str) -> Result<()> {
     let tc = windows_row(Some("nasm"));
     let prefix = prefix_dir("nasm-without-zmm");
     let stderr = build(sh, cargo, &tc, &[], &prefix)?;
-    let w = warnings(&stderr);
+    let w = crate::build::warnings(&stderr);
     ensure!(
         w.len() == 1 && w[0].contains("downgraded") && w[0].contains("asm_avx2"),
         "expected one warning line downgrading files to asm_avx2, got {w:?}"
