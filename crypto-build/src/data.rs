@@ -225,6 +225,10 @@ pub enum Scheme {
     Nmake,
 }
 
+/// Perlasm's stubs (`xor %eax,%eax; ret`, `ud2; ret`, with an endbr64) fit in this many bytes
+/// of a linked object; the real entry points are larger.
+pub const STUB_MAX_BYTES: u64 = 16;
+
 /// An entry point that must be real code in the target's fastest set (AVX-512 on x86_64, where
 /// `asm_avx2` has a stub of it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

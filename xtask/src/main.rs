@@ -1,26 +1,20 @@
-//! `cargo xtask`: the orchestrator. This file only dispatches; each task is its own module.
+//! `cargo xtask`: the orchestrator. This file only dispatches.
+//!
+//! Two rooms over a shared floor: `cmd/` holds the commands a user runs, `ci/` the steps of
+//! `cargo xtask test`; neither imports the other. Beneath both: `cargo` (the workspace and the
+//! cargo calls), `runner` (native, wine, qemu), `prefix` (an installed prefix's format),
+//! `driver` (the C test driver), `matrix` (the tested toolchains) and `progress`.
 
-mod aarch64;
-mod apps;
-mod assembled;
-mod bench;
-mod bench_windows;
-mod build;
-mod consumers;
-mod detect;
+mod cargo;
+mod ci;
+mod cmd;
 mod driver;
 mod flags;
-mod generate;
-mod package;
+mod matrix;
+mod prefix;
 mod progress;
-mod repro;
-mod sanitize;
-mod test;
-mod toolchains;
-mod verify;
-mod windows;
+mod runner;
 
-use std::path::PathBuf;
 use xshell::Shell;
 
 fn main() {
@@ -33,7 +27,7 @@ fn main() {
 fn run() -> anyhow::Result<()> {
     let cmd = flags::parse(std::env::args().skip(1))?;
     let sh = Shell::new()?;
-    sh.change_dir(project_root());
+    sh.change_dir(cargo::project_root());
     match cmd {
         flags::Command::Help(None) => {
             print!("{}", flags::HELP);
@@ -52,23 +46,4 @@ fn run() -> anyhow::Result<()> {
         flags::Command::Package(p) => p.run(&sh),
         flags::Command::Bench(b) => b.run(&sh),
     }
-}
-
-/// The workspace root, where the set directories and generate.lock live.
-pub fn project_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-/// The cargo that runs xtask (`CARGO`), for the cargo commands xtask runs in turn.
-pub fn cargo() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
-}
-
-/// For the ignored tests that run one step of `cargo xtask test` alone: a shell in the
-/// workspace, and the cargo to run.
-#[cfg(test)]
-pub fn step_shell() -> (xshell::Shell, String) {
-    let sh = xshell::Shell::new().unwrap();
-    sh.change_dir(project_root());
-    (sh, cargo())
 }

@@ -2,6 +2,8 @@
 //! measured in one run, interleaved round by round, reported as a table of figures and ratios,
 //! JSON and an SVG chart.
 
+mod windows;
+
 use crate::flags::Bench;
 use anyhow::{bail, Context, Result};
 use crypto_build::config::{SetChoice, ASM_SET_VAR};
@@ -82,11 +84,7 @@ type Results = BTreeMap<String, (String, BTreeMap<String, f64>)>;
 impl Bench {
     pub fn run(self, sh: &Shell) -> Result<()> {
         if self.windows {
-            return crate::bench_windows::run(
-                sh,
-                self.rounds.unwrap_or(5),
-                self.seconds.unwrap_or(1.0),
-            );
+            return windows::run(sh, self.rounds.unwrap_or(5), self.seconds.unwrap_or(1.0));
         }
         let sets: Vec<String> = match &self.sets {
             Some(s) => s.split(',').map(String::from).collect(),
@@ -149,7 +147,7 @@ type Cost = Vec<(&'static str, f64)>;
 /// contenders (they are built nowhere else).
 fn build_cost(sh: &Shell, against: &[Library]) -> Result<(Cost, Vec<Contender>)> {
     let cargo = cargo();
-    let root = crate::project_root().join("target/bench-cost");
+    let root = crate::cargo::project_root().join("target/bench-cost");
     let _ = fs::remove_dir_all(&root);
     let ours = root.join("crypto-sys");
     let ours = || cmd!(sh, "{cargo} build -q --release -p crypto-bench --target-dir {ours}");
@@ -204,7 +202,7 @@ fn cost_table(cost: &Cost) -> String {
 }
 
 fn cargo() -> String {
-    crate::cargo()
+    crate::cargo::cargo()
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -262,10 +260,10 @@ fn build_and_keep(build: xshell::Cmd<'_>, out_dir: &str, label: &str) -> Result<
 }
 
 fn keep(built: &str, label: &str) -> Result<Contender> {
-    let dir = crate::project_root().join("target/bench/bin");
+    let dir = crate::cargo::project_root().join("target/bench/bin");
     fs::create_dir_all(&dir)?;
     let exe = dir.join(format!("crypto-bench-{label}"));
-    fs::copy(crate::project_root().join(built), &exe)
+    fs::copy(crate::cargo::project_root().join(built), &exe)
         .with_context(|| format!("keeping {built} as {}", exe.display()))?;
     Ok(Contender { label: label.into(), exe })
 }

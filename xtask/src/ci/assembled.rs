@@ -81,7 +81,7 @@ pub fn run() -> Result<()> {
     for tool in ROWS.iter().map(|r| r.tool).chain([NM, OBJDUMP]) {
         ensure!(which::which(tool).is_ok(), "{tool} is not installed; .ci/run installs it");
     }
-    let root = crate::project_root();
+    let root = crate::cargo::project_root();
     let src_root = crypto_build::openssl_source_dir();
     for row in ROWS {
         let target = data::target_by_name(row.target)?;
@@ -367,7 +367,7 @@ fn entry_points(
             .find(|(s, _)| *s == symbol)
             .map(|(_, n)| n)
             .with_context(|| format!("{file} does not define {symbol}"))?;
-        let real = size > crate::verify::STUB_MAX_BYTES;
+        let real = size > crypto_build::data::STUB_MAX_BYTES;
         ensure!(
             real == want_real,
             "{symbol} in {file} is {size} bytes: it should be {}",

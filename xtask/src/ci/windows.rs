@@ -4,7 +4,7 @@
 //! under wine on every code path.
 
 use crate::driver;
-use crate::toolchains::{Row, ROWS};
+use crate::matrix::{Row, ROWS};
 use anyhow::{bail, ensure, Context, Result};
 use std::path::{Path, PathBuf};
 use xshell::Shell;
@@ -51,15 +51,15 @@ pub fn run(sh: &Shell, cargo: &str, matrix: Matrix) -> Result<()> {
                 .with_context(|| format!("Windows build with {name}, set {set}"))?;
             let built = started.elapsed();
             let want = usize::from(*set == "auto" && !tc.downgraded.is_empty());
-            let w = crate::build::warnings(&out);
+            let w = crate::cargo::warnings(&out);
             ensure!(w.len() == want, "{name}, set {set}: expected {want} warning(s), got {w:?}");
             if *set == "auto" {
                 tc.check_prefix_plan(&prefix)?;
             }
-            driver::check_prefix(sh, &driver::MINGW_X86_64, &prefix)
+            super::driver_paths::check_prefix(sh, &driver::MINGW_X86_64, &prefix)
                 .with_context(|| format!("{name}, set {set}, under wine"))?;
             if apps {
-                crate::apps::version(driver::Runner::Wine, &prefix)
+                super::apps::version(driver::Runner::Wine, &prefix)
                     .with_context(|| format!("{name}: bin/openssl.exe under wine"))?;
             }
             let checked = started.elapsed() - built;
@@ -79,7 +79,7 @@ fn toolchain_name(tc: &Row) -> String {
 }
 
 fn prefix_dir(name: &str) -> PathBuf {
-    crate::project_root().join("target/windows").join(name)
+    crate::cargo::project_root().join("target/windows").join(name)
 }
 
 /// `cargo xtask build --target x86_64-pc-windows-gnu --prefix …` with the row's compiler and
@@ -87,24 +87,24 @@ fn prefix_dir(name: &str) -> PathBuf {
 fn build(sh: &Shell, cargo: &str, tc: &Row, args: &[&str], prefix: &Path) -> Result<String> {
     let asm = tc.assembler.map(|a| ["--assembler", a]).into_iter().flatten();
     let args: Vec<&str> = asm.chain(args.iter().copied()).collect();
-    crate::build::for_target(sh, cargo, TRIPLE, tc.cc, &args, prefix)
+    crate::cargo::for_target(sh, cargo, TRIPLE, tc.cc, &args, prefix)
 }
 
 /// Exactly one warning, the asm_avx2 nasm rendering for every file that needs AVX-512, a
 /// passing driver; `--strict` refuses.
 fn nasm_without_zmm(sh: &Shell, cargo: &str) -> Result<()> {
-    let nasm = crate::project_root().join(NASM_WITHOUT_ZMM);
+    let nasm = crate::cargo::project_root().join(NASM_WITHOUT_ZMM);
     let _nasm = sh.push_env("NASM", &nasm);
     let tc = windows_row(Some("nasm"));
     let prefix = prefix_dir("nasm-without-zmm");
     let stderr = build(sh, cargo, &tc, &[], &prefix)?;
-    let w = crate::build::warnings(&stderr);
+    let w = crate::cargo::warnings(&stderr);
     ensure!(
         w.len() == 1 && w[0].contains("downgraded") && w[0].contains("asm_avx2"),
         "expected one warning line downgrading files to asm_avx2, got {w:?}"
     );
     println!("{}", w[0]);
-    let plan = std::fs::read_to_string(prefix.join(crate::build::PREFIX_PLAN))?;
+    let plan = std::fs::read_to_string(prefix.join(crate::prefix::PLAN))?;
     let downgraded: Vec<&str> = plan
         .lines()
         .filter(|l| l.ends_with("\tasm_avx2"))
@@ -117,7 +117,7 @@ fn nasm_without_zmm(sh: &Shell, cargo: &str) -> Result<()> {
         !downgraded.contains(&"crypto/bn/rsaz-2k-avxifma.asm"),
         "the AVX-IFMA file needs no zmm and must stay in asm"
     );
-    driver::check_prefix(sh, &driver::MINGW_X86_64, &prefix)?;
+    super::driver_paths::check_prefix(sh, &driver::MINGW_X86_64, &prefix)?;
     let strict = build(sh, cargo, &tc, &["--strict"], &prefix_dir("strict"));
     match strict {
         Err(e) if format!("{e:#}").contains("strict mode") => Ok(()),
@@ -170,7 +170,7 @@ mod tests {
     #[test]
     #[ignore = "builds OpenSSL for Windows with each row and set, about 20 minutes"]
     fn windows_matrix() {
-        let (sh, cargo) = crate::step_shell();
+        let (sh, cargo) = crate::ci::step_shell();
         super::run(&sh, &cargo, super::Matrix::Full).unwrap();
     }
 }

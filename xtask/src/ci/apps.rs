@@ -2,10 +2,10 @@
 //! `version -a` naming what was built, `speed` on AES-256-GCM, and a TLS 1.3 handshake
 //! between `s_server` and `s_client` on loopback, with a certificate made by `req`.
 
-use crate::driver::{Invocation, Runner};
+use crate::runner::Runner;
 use anyhow::{bail, ensure, Context, Result};
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 pub fn run(prefix: &Path) -> Result<()> {
     let openssl = prefix.join("bin/openssl");
     ensure!(openssl.exists(), "{} is missing; build the prefix with --apps", openssl.display());
-    let work = crate::project_root().join("target/apps-test");
+    let work = crate::cargo::project_root().join("target/apps-test");
     if work.exists() {
         std::fs::remove_dir_all(&work)?;
     }
@@ -37,34 +37,12 @@ pub fn run(prefix: &Path) -> Result<()> {
 
 /// `bin/openssl version -a` under `runner`, checked against the prefix's build summary.
 pub fn version(runner: Runner, prefix: &Path) -> Result<()> {
-    let summary = std::fs::read_to_string(prefix.join(crate::build::PREFIX_MARKER))?;
-    let (program, text) = version_output(runner, prefix)?;
+    let summary = std::fs::read_to_string(prefix.join(crate::prefix::MARKER))?;
+    let (program, text) = crate::prefix::version_output(runner, prefix)?;
     check_version(&text, &summary)?;
     let platform = text.lines().find(|l| l.starts_with("platform: ")).unwrap_or("");
     println!("{} version -a ({runner:?}): {}", program.display(), platform.trim());
     Ok(())
-}
-
-/// The program in `dir/bin` (a prefix, or a build's OUT_DIR) and its `version -a`.
-pub fn version_output(runner: Runner, dir: &Path) -> Result<(PathBuf, String)> {
-    let program = crate::build::program_path(dir)?;
-    let out = runner.run(&Invocation {
-        exe: &program,
-        args: &["version", "-a"],
-        cwd: dir,
-        env: &[],
-        log: &dir.join("bin/.version-a"),
-        timeout: runner.driver_timeout(),
-    })?;
-    ensure!(
-        out.status.success(),
-        "{} version -a failed ({}): {}",
-        program.display(),
-        out.status,
-        out.stderr
-    );
-    // Windows programs end their lines with CR LF.
-    Ok((program, out.stdout.replace("\r\n", "\n")))
 }
 
 struct Tool<'a> {

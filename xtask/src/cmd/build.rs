@@ -1,8 +1,8 @@
 //! `cargo xtask build`: builds crypto-sys with a chosen set, prints one summary line, and
 //! optionally installs an OpenSSL-style prefix.
 
-use crate::driver::Runner;
 use crate::flags::Build;
+use crate::runner::Runner;
 use anyhow::{bail, Context, Result};
 use crypto_build::build_script::{self, SUMMARY_FILE};
 use crypto_build::config::{
@@ -15,11 +15,6 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use xshell::{cmd, Shell};
 
-/// Marks a directory as a prefix this command installed, so it may be replaced.
-/// The plan the prefix was built with: each asm file and its set (see `build_script`).
-pub const PREFIX_PLAN: &str = ".crypto-sys-plan.tsv";
-pub const PREFIX_MARKER: &str = ".crypto-sys-prefix";
-
 impl Build {
     pub fn run(self, sh: &Shell) -> Result<()> {
         let choice = self.asm_set.as_deref().map(SetChoice::parse).transpose()?;
@@ -28,15 +23,15 @@ impl Build {
             self.assembler.as_deref().map(AssemblerChoice::parse).transpose()?.flatten();
         let triple = match &self.target {
             Some(t) => t.clone(),
-            None => host_triple(sh)?,
+            None => crate::cargo::host_triple(sh)?,
         };
         let target = data::target_for(&triple)?;
-        refuse_without_sdk(target, &triple, &host_triple(sh)?)?;
+        refuse_without_sdk(target, &triple, &crate::cargo::host_triple(sh)?)?;
         if let Some(prefix) = &self.prefix {
             check_prefix(prefix)?;
         }
         let started = Instant::now();
-        let progress_file = crate::project_root()
+        let progress_file = crate::cargo::project_root()
             .join("target")
             .join(format!("crypto-sys-progress-{}", std::process::id()));
         // In the process's environment: the build runs in cargo's child, or in this process
@@ -102,59 +97,18 @@ fn refuse_without_sdk(target: &data::Target, triple: &str, host: &str) -> Result
     }
 }
 
-/// `cargo xtask build --target <triple> <args> --prefix <prefix>` with `cc` as the target's C
-/// compiler (`CC_<triple>`), as a user runs it, in a process of its own: its standard output
-/// and error, or an error carrying them. Its summary is printed.
-pub fn for_target(
-    sh: &Shell,
-    cargo: &str,
-    triple: &str,
-    cc: &str,
-    args: &[&str],
-    prefix: &Path,
-) -> Result<String> {
-    let _cc = sh.push_env(format!("CC_{}", triple.replace('-', "_")), cc);
-    let out = cmd!(sh, "{cargo} xtask build --target {triple} {args...} --prefix {prefix}")
-        .ignore_status()
-        .output()?;
-    let text =
-        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    if !out.status.success() {
-        bail!("build failed:\n{text}");
-    }
-    print!("{}", String::from_utf8_lossy(&out.stdout));
-    Ok(text)
-}
-
-/// The build's own warnings in its output: the pipeline's (`warning: crypto-sys: …`) and the C
-/// compiler's, which cc passes on as `cargo:warning=`. rustc's about xtask itself are not its.
-pub fn warnings(output: &str) -> Vec<&str> {
-    output
-        .lines()
-        .filter(|l| l.starts_with("warning: crypto-sys") || l.contains("cargo:warning"))
-        .collect()
-}
-
 /// `openssl version -a` of the program just linked, where it can run here; else why not.
 fn report_program(out_dir: &Path, triple: &str) -> Result<()> {
     match Runner::for_triple(triple) {
         Ok(runner) => {
-            let (program, text) = crate::apps::version_output(runner, out_dir)?;
+            let (program, text) = crate::prefix::version_output(runner, out_dir)?;
             println!("{}:\n  {}", program.display(), text.trim().replace('\n', "\n  "));
         }
-        Err(why) => println!("{}: built, not run ({why})", program_path(out_dir)?.display()),
+        Err(why) => {
+            println!("{}: built, not run ({why})", crate::prefix::program_path(out_dir)?.display())
+        }
     }
     Ok(())
-}
-
-/// The program a build linked into `dir/bin` (a build's OUT_DIR, or a prefix).
-pub fn program_path(dir: &Path) -> Result<PathBuf> {
-    let bin = dir.join("bin");
-    let found = fs::read_dir(&bin).ok().into_iter().flatten().flatten().map(|e| e.path());
-    found
-        .into_iter()
-        .find(|p| p.file_stem().is_some_and(|s| s == "openssl"))
-        .with_context(|| format!("the build linked no openssl program in {}", bin.display()))
 }
 
 /// What the command line says over the user's variables, for the build without cargo (the
@@ -179,8 +133,8 @@ fn rust_std_installed(sh: &Shell, triple: &str) -> Result<bool> {
 /// cargo cannot build crypto-sys for it): the same code, given the target by hand. Returns
 /// the directory that holds what a build script's OUT_DIR would.
 fn build_without_cargo(sh: &Shell, triple: &str, o: &Overrides) -> Result<PathBuf> {
-    let root = crate::project_root();
-    let host = host_triple(sh)?;
+    let root = crate::cargo::project_root();
+    let host = crate::cargo::host_triple(sh)?;
     // Under target/, so the object cache beside cargo's CACHEDIR.TAG is shared with cargo's
     // builds.
     let out_dir = root.join("target").join(triple).join("crypto-sys-out");
@@ -206,14 +160,6 @@ fn build_without_cargo(sh: &Shell, triple: &str, o: &Overrides) -> Result<PathBu
     Ok(out_dir)
 }
 
-pub fn host_triple(sh: &Shell) -> Result<String> {
-    let info = cmd!(sh, "rustc -vV").read()?;
-    info.lines()
-        .find_map(|l| l.strip_prefix("host: "))
-        .map(String::from)
-        .context("rustc -vV printed no host triple")
-}
-
 /// Runs cargo and returns crypto-sys's build script OUT_DIR.
 /// Without --asm-set the environment is left alone, so the build is shared with `cargo test`.
 /// Only an explicit --target goes to cargo, since it changes cargo's output directory.
@@ -223,7 +169,7 @@ pub fn build_crypto_sys(
     choice: Option<SetChoice>,
     triple: &str,
 ) -> Result<PathBuf> {
-    let cargo = crate::cargo();
+    let cargo = crate::cargo::cargo();
     let args = cargo_args.unwrap_or_default();
     let _env = choice.map(|c| {
         (
@@ -237,21 +183,8 @@ pub fn build_crypto_sys(
             .context("building crypto-sys")?;
     messages
         .lines()
-        .find_map(crypto_sys_out_dir)
+        .find_map(crate::cargo::crypto_sys_out_dir)
         .context("cargo reported no build-script run for crypto-sys")
-}
-
-/// crypto-sys's OUT_DIR, from cargo's JSON message that its build script ran.
-pub(crate) fn crypto_sys_out_dir(line: &str) -> Option<PathBuf> {
-    let v: serde_json::Value = serde_json::from_str(line).ok()?;
-    let package = v["package_id"].as_str()?;
-    // A workspace member's id ends `/crypto-sys#0.1.0`, an unpacked crate's
-    // `/crypto-sys-0.1.0#crypto-sys@0.1.0`.
-    let ours = package.contains("/crypto-sys#") || package.contains("#crypto-sys@");
-    if v["reason"] != "build-script-executed" || !ours {
-        return None;
-    }
-    v["out_dir"].as_str().map(PathBuf::from)
 }
 
 /// Before anything is built: an existing prefix may only be replaced if we installed it, and
@@ -266,7 +199,7 @@ fn check_prefix(prefix: &Path) -> Result<()> {
             existing.display()
         );
     }
-    if existing == absolute && !prefix.join(PREFIX_MARKER).exists() && !is_empty(prefix) {
+    if existing == absolute && !prefix.join(crate::prefix::MARKER).exists() && !is_empty(prefix) {
         bail!(
             "{} exists and is not a prefix installed by `cargo xtask build --prefix`; \
              choose a new or empty directory",
@@ -304,12 +237,12 @@ fn install_prefix(out_dir: &Path, prefix: &Path, summary: &str) -> Result<()> {
         crypto_build::compile::CMAKE_FILES.contains(&n)
     })?;
     if out_dir.join("bin").exists() {
-        let program = program_path(out_dir)?;
+        let program = crate::prefix::program_path(out_dir)?;
         fs::create_dir_all(tmp.join("bin"))?;
         fs::copy(&program, tmp.join("bin").join(program.file_name().unwrap()))?;
     }
-    fs::copy(out_dir.join(build_script::PLAN_FILE), tmp.join(PREFIX_PLAN))?;
-    fs::write(tmp.join(PREFIX_MARKER), summary)?;
+    fs::copy(out_dir.join(build_script::PLAN_FILE), tmp.join(crate::prefix::PLAN))?;
+    fs::write(tmp.join(crate::prefix::MARKER), summary)?;
     let old = parent.join(format!(".{}.old-{}", name.to_string_lossy(), std::process::id()));
     if prefix.exists() {
         fs::rename(prefix, &old).with_context(|| format!("moving aside {}", prefix.display()))?;
@@ -380,21 +313,6 @@ fn copy_dir(from: &Path, to: &Path, keep: impl Fn(&str) -> bool) -> Result<()> {
 mod tests {
 
     #[test]
-    fn only_the_builds_own_warnings_count() {
-        let out = "crypto-sys: probe: the C compiler and assembler\n\
-                   warning: unused variable: `name`\n\
-                   cargo:warning=crypto/x.c:1:2: warning: unused\n\
-                   warning: crypto-sys: 2 files downgraded\n";
-        assert_eq!(
-            warnings(out),
-            [
-                "cargo:warning=crypto/x.c:1:2: warning: unused",
-                "warning: crypto-sys: 2 files downgraded"
-            ]
-        );
-    }
-
-    #[test]
     fn a_macos_build_from_linux_is_refused_in_one_line_naming_the_assembled_check() {
         let host = "x86_64-unknown-linux-gnu";
         for triple in ["aarch64-apple-darwin", "x86_64-apple-darwin"] {
@@ -411,18 +329,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_out_dir_from_cargo_json() {
-        let line = r#"{"reason":"build-script-executed","package_id":"path+file:///w/crypto-sys#0.1.0","out_dir":"/w/target/debug/build/crypto-sys-1/out"}"#;
-        let out = PathBuf::from("/w/target/debug/build/crypto-sys-1/out");
-        assert_eq!(crypto_sys_out_dir(line), Some(out.clone()));
-        let packaged = line.replace("crypto-sys#0.1.0", "crypto-sys-0.1.0#crypto-sys@0.1.0");
-        assert_eq!(crypto_sys_out_dir(&packaged), Some(out));
-        let other = line.replace("crypto-sys#", "openssl-sys#");
-        assert_eq!(crypto_sys_out_dir(&other), None);
-        assert_eq!(crypto_sys_out_dir("not json"), None);
-    }
-
-    #[test]
     fn refuses_a_prefix_that_is_not_ours() {
         let dir = std::env::temp_dir().join(format!("xtask-prefix-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
@@ -430,7 +336,7 @@ mod tests {
         fs::write(dir.join("precious.txt"), "x").unwrap();
         let e = check_prefix(&dir).unwrap_err().to_string();
         assert!(e.contains("is not a prefix installed by"), "{e}");
-        fs::write(dir.join(PREFIX_MARKER), "x").unwrap();
+        fs::write(dir.join(crate::prefix::MARKER), "x").unwrap();
         check_prefix(&dir).unwrap();
 
         let file = dir.join("precious.txt");

@@ -15,20 +15,18 @@ use std::fs;
 use std::path::Path;
 use xshell::{cmd, Shell};
 
-/// Perlasm's stubs (`xor %eax,%eax; ret`, `ud2; ret`, with an endbr64) fit in this many bytes;
-/// the real entry points are larger.
-pub const STUB_MAX_BYTES: u64 = 16;
+use crypto_build::data::STUB_MAX_BYTES;
 
 impl Verify {
     pub fn run(self, sh: &Shell) -> Result<()> {
-        let triple = crate::build::host_triple(sh)?;
+        let triple = crate::cargo::host_triple(sh)?;
         let target = data::target_for(&triple)?;
         let features: &[String] =
             if self.no_legacy { &["--no-default-features".to_string()][..] } else { &[] };
-        let out_dir = crate::build::build_crypto_sys(sh, Some(features), None, &triple)?;
+        let out_dir = super::build::build_crypto_sys(sh, Some(features), None, &triple)?;
         let plan = read_plan(&out_dir.join(PLAN_FILE))?;
         let sizes = symbol_sizes(sh, &out_dir.join("lib/libcrypto.a"))?;
-        let wide = wide_files(&crate::project_root(), target.name)?;
+        let wide = wide_files(&crate::cargo::project_root(), target.name)?;
         let has_asm = plan.keys().any(|k| k != PLAN_C_VARIANT);
         let mut problems = if has_asm {
             let mut p = check(target.fast_paths, &plan, &sizes);
@@ -42,7 +40,7 @@ impl Verify {
         if !problems.is_empty() {
             bail!("verify: {}", problems.join("; "));
         }
-        let cargo = crate::cargo();
+        let cargo = crate::cargo::cargo();
         cmd!(sh, "{cargo} test -q -p crypto-sys {features...} --test fast_paths")
             .run()
             .context("verify: the eligibility functions disagree with the CPU and the plan")?;

@@ -53,14 +53,14 @@ const SCRATCH: &str = "target/driver/sanitizer-controls";
 
 pub fn run(sh: &Shell) -> Result<()> {
     let started = Instant::now();
-    let root = crate::project_root();
+    let root = crate::cargo::project_root();
     let prefix = root.join(PREFIX);
     runtimes_link(sh)?;
     build_prefix(sh, &prefix)?;
-    crate::toolchains::Row::host_row(DRIVER.cc)?.check_prefix_plan(&prefix)?;
+    crate::matrix::Row::host_row(DRIVER.cc)?.check_prefix_plan(&prefix)?;
     every_c_object_instrumented(sh, &prefix)?;
     findings_fail(sh, &prefix).context("the sanitizer controls")?;
-    driver::check_prefix(sh, &DRIVER, &prefix)?;
+    super::driver_paths::check_prefix(sh, &DRIVER, &prefix)?;
     println!("sanitizers: the driver passed under ASan and UBSan in {:.0?}", started.elapsed());
     Ok(())
 }
@@ -69,7 +69,7 @@ pub fn run(sh: &Shell) -> Result<()> {
 /// every link fails, which is one line here rather than a linker's screenful.
 fn runtimes_link(sh: &Shell) -> Result<()> {
     which::which(DRIVER.cc).map_err(|_| anyhow::anyhow!("clang-19 not found: install clang-19"))?;
-    let dir = crate::project_root().join(SCRATCH);
+    let dir = crate::cargo::project_root().join(SCRATCH);
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let (src, exe) = (dir.join("empty.c"), dir.join("empty"));
     fs::write(&src, "int main(void) { return 0; }\n")?;
@@ -87,7 +87,7 @@ fn runtimes_link(sh: &Shell) -> Result<()> {
 fn build_prefix(sh: &Shell, prefix: &Path) -> Result<()> {
     let _cc = sh.push_env("CC", DRIVER.cc);
     let _cflags = sh.push_env("CFLAGS", FLAGS.join(" "));
-    let _target = sh.push_env("CARGO_TARGET_DIR", crate::project_root().join(TARGET_DIR));
+    let _target = sh.push_env("CARGO_TARGET_DIR", crate::cargo::project_root().join(TARGET_DIR));
     let build = crate::flags::Build { prefix: Some(prefix.to_path_buf()), ..Default::default() };
     build.run(sh).context("building OpenSSL with the sanitizers")
 }
@@ -197,7 +197,7 @@ int main(int argc, char **argv)
 /// Each sanitizer must end a run that has a finding, with its report: otherwise a clean
 /// driver run would prove nothing.
 fn findings_fail(sh: &Shell, prefix: &Path) -> Result<()> {
-    let dir = crate::project_root().join(SCRATCH);
+    let dir = crate::cargo::project_root().join(SCRATCH);
     let (src, exe) = (dir.join("control.c"), dir.join("control"));
     fs::write(&src, CONTROL_C)?;
     let (cflags, libs) = driver::pkg_config(sh, prefix, "libcrypto")?;

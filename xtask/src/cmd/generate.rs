@@ -9,7 +9,7 @@ use xshell::Shell;
 
 impl Generate {
     pub fn run(self, _sh: &Shell) -> Result<()> {
-        let root = self.root.clone().unwrap_or_else(crate::project_root);
+        let root = self.root.clone().unwrap_or_else(crate::cargo::project_root);
         let sets: Vec<&'static AsmSet> = if self.sets.is_empty() {
             data::SETS.iter().collect()
         } else {

@@ -14,7 +14,7 @@ pub fn run(sh: &Shell, prefix: &Path) -> Result<()> {
     for tool in ["pkg-config", "cmake"] {
         ensure!(which::which(tool).is_ok(), "{tool} is not installed; .ci/run installs it");
     }
-    let root = crate::project_root();
+    let root = crate::cargo::project_root();
     let work = root.join("target/c-consumers");
     if work.exists() {
         std::fs::remove_dir_all(&work).with_context(|| format!("removing {}", work.display()))?;

@@ -14,17 +14,17 @@ const MAX_CRATE_BYTES: u64 = 10 * 1024 * 1024;
 
 impl Package {
     pub fn run(self, sh: &Shell) -> Result<()> {
-        let root = crate::project_root();
+        let root = crate::cargo::project_root();
         check_sets(&root)?;
         let sets = root.join("crypto-sys/sets");
         let _cleanup = RemoveOnDrop(sets.clone());
         install_sets(&root, &sets)?;
-        let cargo = crate::cargo();
+        let cargo = crate::cargo::cargo();
         let pkgs = ["-p", "crypto-build", "-p", "crypto-sys"];
         // The crate is built from its .crate by `cargo xtask test`, with perl off PATH.
         cmd!(sh, "{cargo} package --no-verify --allow-dirty {pkgs...}").run()?;
         cmd!(sh, "{cargo} publish --dry-run --no-verify --allow-dirty {pkgs...}").run()?;
-        for krate in crates(&root) {
+        for krate in crate::cargo::crates(&root) {
             let size = fs::metadata(&krate)?.len();
             if size > MAX_CRATE_BYTES {
                 bail!("{} is {size} bytes, over crates.io's 10 MiB limit", krate.display());
@@ -33,15 +33,6 @@ impl Package {
         }
         Ok(())
     }
-}
-
-/// The `.crate` files of this version.
-pub fn crates(root: &Path) -> Vec<PathBuf> {
-    let version = env!("CARGO_PKG_VERSION");
-    ["crypto-build", "crypto-sys"]
-        .iter()
-        .map(|n| root.join(format!("target/package/{n}-{version}.crate")))
-        .collect()
 }
 
 /// Every set must be on disk and match the lock: a package never ships unchecked outputs.

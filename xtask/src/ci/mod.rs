@@ -1,7 +1,16 @@
 //! `cargo xtask test`: every check CI runs, in one command.
 
+mod aarch64;
+mod apps;
+mod assembled;
+mod consumers;
+mod driver_paths;
+mod repro;
+mod sanitize;
+mod windows;
+
 use crate::flags::Test;
-use crate::toolchains::Row;
+use crate::matrix::Row;
 use anyhow::{bail, ensure, Context, Result};
 use crypto_build::config::ASM_SET_VAR;
 use crypto_build::data::{C_VARIANTS, X86_64_CODE_PATHS};
@@ -25,12 +34,12 @@ const CC_WITHOUT_INT128: &str = "xtask/tests/fixtures/cc-without-int128";
 impl Test {
     pub fn run(self, sh: &Shell) -> Result<()> {
         if self.sanitize {
-            return crate::sanitize::run(sh).context("the sanitizer step");
+            return sanitize::run(sh).context("the sanitizer step");
         }
         if self.assembled {
-            return crate::assembled::run().context("the assembled-only rows");
+            return assembled::run().context("the assembled-only rows");
         }
-        let cargo = crate::cargo();
+        let cargo = crate::cargo::cargo();
         let cargo = cargo.as_str();
         let mut steps = Steps::default();
         steps.run("fmt and clippy", || {
@@ -76,23 +85,22 @@ impl Test {
             || {
                 prefix_consumer(sh, cargo)
                     .context("openssl-sys against `cargo xtask build --prefix`")?;
-                let prefix = crate::project_root().join("target/prefix");
-                crate::consumers::run(sh, &prefix).context("C build systems against the prefix")?;
-                crate::apps::run(&prefix).context("the prefix's bin/openssl")?;
-                crate::driver::native_step(sh, &crate::project_root().join("target/prefix"))
+                let prefix = crate::cargo::project_root().join("target/prefix");
+                consumers::run(sh, &prefix).context("C build systems against the prefix")?;
+                apps::run(&prefix).context("the prefix's bin/openssl")?;
+                driver_paths::native_step(sh, &crate::cargo::project_root().join("target/prefix"))
             },
         )?;
-        steps.run("sanitizers", || crate::sanitize::run(sh).context("the sanitizer step"))?;
+        steps.run("sanitizers", || sanitize::run(sh).context("the sanitizer step"))?;
         steps.run("Windows under wine", || {
-            crate::windows::run(sh, cargo, crate::windows::Matrix::Ci)
-                .context("x86_64-pc-windows-gnu under wine")
+            windows::run(sh, cargo, windows::Matrix::Ci).context("x86_64-pc-windows-gnu under wine")
         })?;
         steps.run("aarch64 under qemu: gcc and clang-19, asm on every armcap path", || {
-            crate::aarch64::run(sh, crate::aarch64::Matrix::Ci).context("aarch64 Linux under qemu")
+            aarch64::run(sh, aarch64::Matrix::Ci).context("aarch64 Linux under qemu")
         })?;
         steps.run(
             "assembled only: VC-WIN64A, mingw64, linux by clang-16, macOS x86_64 and arm64",
-            || crate::assembled::run().context("the rows that are only assembled"),
+            || assembled::run().context("the rows that are only assembled"),
         )?;
         steps.run(
             "package at another path: no perl, debug and release at once, same bytes",
@@ -140,13 +148,13 @@ fn every_set_matches_the_lock() -> Result<()> {
     let configs = Config::expand(&targets, &sets);
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
     let progress = crate::progress::generation;
-    generate::ensure_all(&crate::project_root(), &configs, jobs, Some(&progress))
+    generate::ensure_all(&crate::cargo::project_root(), &configs, jobs, Some(&progress))
         .context("the generated sets against generate.lock")?;
     println!("sets: all {} configurations match generate.lock", configs.len());
     Ok(())
 }
 
-fn expected_variant(row: &crate::toolchains::Row) -> &'static str {
+fn expected_variant(row: &crate::matrix::Row) -> &'static str {
     if row.c_variant.is_empty() {
         "none"
     } else {
@@ -179,7 +187,7 @@ fn known_answers_on_every_path(sh: &Shell, cargo: &str, set: &str) -> Result<()>
 
 /// Builds and tests crypto-sys with one real toolchain: the plan, exactly one warning line
 /// when anything was downgraded (none otherwise), and the known-answer tests.
-fn toolchain(sh: &Shell, cargo: &str, row: &crate::toolchains::Row) -> Result<()> {
+fn toolchain(sh: &Shell, cargo: &str, row: &crate::matrix::Row) -> Result<()> {
     if which::which(row.cc).is_err() {
         bail!("{} is not installed; .ci/run installs it", row.cc);
     }
@@ -218,7 +226,7 @@ fn no_asm_step(sh: &Shell, cargo: &str) -> Result<()> {
     let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, "none");
     // Its verify also proves that none of the wide entry points is linked.
     c_probe_refused(sh, cargo).context("a C compiler that fails the __uint128_t probe")?;
-    let _cc = sh.push_env("CC", crate::project_root().join(CC_WITHOUT_INT128));
+    let _cc = sh.push_env("CC", crate::cargo::project_root().join(CC_WITHOUT_INT128));
     let _expect = sh.push_env(EXPECT_VAR, "");
     known_answers_on_every_path(sh, cargo, "no_asm")
 }
@@ -226,7 +234,7 @@ fn no_asm_step(sh: &Shell, cargo: &str) -> Result<()> {
 /// The default C configuration, reported once, when the C compiler fails the variant's probe;
 /// an error under --strict. Its build must pass every crypto-sys test.
 fn c_probe_refused(sh: &Shell, cargo: &str) -> Result<()> {
-    let cc = crate::project_root().join(CC_WITHOUT_INT128);
+    let cc = crate::cargo::project_root().join(CC_WITHOUT_INT128);
     let _cc = sh.push_env("CC", &cc);
     let out = cmd!(sh, "{cargo} build -p crypto-sys").ignore_status().output()?;
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -254,7 +262,7 @@ fn c_probe_refused(sh: &Shell, cargo: &str) -> Result<()> {
 /// Installs a prefix and builds a small openssl-sys program against it, statically: found
 /// through OPENSSL_DIR, then through PKG_CONFIG_PATH alone, as openssl-sys's users point it.
 fn prefix_consumer(sh: &Shell, cargo: &str) -> Result<()> {
-    let root = crate::project_root();
+    let root = crate::cargo::project_root();
     let prefix = root.join("target/prefix");
     cmd!(sh, "{cargo} xtask build --prefix {prefix} --apps").run()?;
     let _static = sh.push_env("OPENSSL_STATIC", "1");
@@ -282,12 +290,12 @@ fn prefix_consumer(sh: &Shell, cargo: &str) -> Result<()> {
 /// prefix's libraries, byte for byte (see `repro`). A package stripped of its lock or sets
 /// must fail with one clear line.
 fn package_consumer(sh: &Shell, cargo: &str) -> Result<()> {
-    let root = crate::project_root();
+    let root = crate::cargo::project_root();
     cmd!(sh, "{cargo} xtask package").run()?;
     let work = root.join("target/package-test");
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work)?;
-    for krate in crate::package::crates(&root) {
+    for krate in crate::cargo::crates(&root) {
         cmd!(sh, "tar -xzf {krate} -C {work}").run()?;
     }
     crypto_build::generate::copy_tree(
@@ -301,7 +309,7 @@ fn package_consumer(sh: &Shell, cargo: &str) -> Result<()> {
     }
     let manifest = work.join("consumer/Cargo.toml");
     let target_dir = work.join("target");
-    crate::repro::Race {
+    repro::Race {
         project: &work.join("consumer"),
         target_dir: &target_dir,
         args: &["run"],
@@ -364,7 +372,7 @@ fn path_without_perl(bin: &std::path::Path) -> Result<String> {
 /// target directory gets this workspace's cached objects of the prefix's libcrypto, but none
 /// of libssl's, so exactly libssl's units compile, and sccache must see each of them.
 fn sccache_build(sh: &Shell, cargo: &str) -> Result<()> {
-    let root = crate::project_root();
+    let root = crate::cargo::project_root();
     let target_dir = root.join("target/sccache");
     let objcache = target_dir.join("crypto-sys-objcache");
     if objcache.exists() {
@@ -380,7 +388,7 @@ fn sccache_build(sh: &Shell, cargo: &str) -> Result<()> {
     )?;
     let cached = |lib: &str| -> Result<Vec<String>> {
         let data = std::fs::read(root.join("target/prefix/lib").join(lib))?;
-        let members = crate::repro::members(&data)?;
+        let members = repro::members(&data)?;
         Ok(members.into_iter().map(|m| m.name).filter(|n| n.ends_with(".o")).collect())
     };
     for key in cached("libcrypto.a")? {
@@ -442,6 +450,15 @@ impl Drop for Sccache {
     }
 }
 
+/// For the ignored tests that run one step of `cargo xtask test` alone: a shell in the
+/// workspace, and the cargo to run.
+#[cfg(test)]
+pub fn step_shell() -> (xshell::Shell, String) {
+    let sh = xshell::Shell::new().unwrap();
+    sh.change_dir(crate::cargo::project_root());
+    (sh, crate::cargo::cargo())
+}
+
 #[cfg(test)]
 mod tests {
     /// The package step on its own, after `cargo xtask build --prefix target/prefix`:
@@ -449,7 +466,7 @@ mod tests {
     #[test]
     #[ignore = "builds OpenSSL from the .crate, debug and release at once; cargo xtask test runs it"]
     fn package_step() {
-        let (sh, cargo) = crate::step_shell();
+        let (sh, cargo) = super::step_shell();
         super::package_consumer(&sh, &cargo).unwrap();
     }
 
@@ -458,7 +475,7 @@ mod tests {
     #[test]
     #[ignore = "compiles libssl through sccache twice; cargo xtask test runs it once"]
     fn sccache_step_twice() {
-        let (sh, cargo) = crate::step_shell();
+        let (sh, cargo) = super::step_shell();
         for _ in 0..2 {
             super::sccache_build(&sh, &cargo).unwrap();
         }
@@ -468,17 +485,17 @@ mod tests {
     #[test]
     #[ignore = "installs a prefix and builds openssl-sys and C programs against it"]
     fn prefix_step() {
-        let (sh, cargo) = crate::step_shell();
+        let (sh, cargo) = super::step_shell();
         super::prefix_consumer(&sh, &cargo).unwrap();
-        crate::consumers::run(&sh, &crate::project_root().join("target/prefix")).unwrap();
-        crate::apps::run(&crate::project_root().join("target/prefix")).unwrap();
+        super::consumers::run(&sh, &crate::cargo::project_root().join("target/prefix")).unwrap();
+        super::apps::run(&crate::cargo::project_root().join("target/prefix")).unwrap();
     }
 
     /// The no_asm step on its own: `cargo test -p xtask -- --ignored no_asm_step`.
     #[test]
     #[ignore = "builds OpenSSL's no_asm configuration; cargo xtask test runs it"]
     fn no_asm_step() {
-        let (sh, cargo) = crate::step_shell();
+        let (sh, cargo) = super::step_shell();
         super::no_asm_step(&sh, &cargo).unwrap();
     }
 }

@@ -15,16 +15,16 @@ impl Detect {
     pub fn run(self, sh: &Shell) -> Result<()> {
         let triple = match &self.target {
             Some(t) => t.clone(),
-            None => crate::build::host_triple(sh)?,
+            None => crate::cargo::host_triple(sh)?,
         };
         let target = data::target_for(&triple)?;
         let choice = SetChoice::parse(self.asm_set.as_deref().unwrap_or("auto"))?;
         let variant = VariantChoice::parse(self.c_variant.as_deref().unwrap_or("auto"))?;
         let mut cc = cc::Build::new();
-        let host = crate::build::host_triple(sh)?;
+        let host = crate::cargo::host_triple(sh)?;
         cc.target(&triple).host(&host).opt_level(3).cargo_metadata(false).cargo_warnings(false);
         let compiler = cc.try_get_compiler().context("finding the C compiler cc would use")?;
-        let root = crate::project_root();
+        let root = crate::cargo::project_root();
         let cache = root.join("target/crypto-build-probes");
         let assembler = AssemblerChoice::parse(self.assembler.as_deref().unwrap_or(""))?;
         std::fs::create_dir_all(&cache)?;

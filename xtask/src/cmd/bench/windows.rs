@@ -21,8 +21,8 @@ struct Contender {
 /// Builds the three prefixes and drivers, runs `rounds` interleaved rounds of `seconds` per
 /// figure, and prints the medians and their ratios.
 pub fn run(sh: &Shell, rounds: usize, seconds: f64) -> Result<()> {
-    let cargo = crate::cargo();
-    let root = crate::project_root();
+    let cargo = crate::cargo::cargo();
+    let root = crate::cargo::project_root();
     let native = root.join("target/bench-windows/native");
     let (gas, nasm) =
         (root.join("target/bench-windows/gas"), root.join("target/bench-windows/nasm"));

@@ -69,18 +69,18 @@ fn require_tools(matrix: Matrix) -> Result<()> {
 
 pub fn run(sh: &Shell, matrix: Matrix) -> Result<()> {
     require_tools(matrix)?;
-    let cargo = crate::cargo();
+    let cargo = crate::cargo::cargo();
     for b in builds(matrix) {
         let (cc, set) = (b.tc.cc, b.set);
         let prefix = prefix_dir(&format!("{cc}-{set}"));
         let started = Instant::now();
-        let out = crate::build::for_target(sh, &cargo, TRIPLE, cc, &["--asm-set", set], &prefix)
+        let out = crate::cargo::for_target(sh, &cargo, TRIPLE, cc, &["--asm-set", set], &prefix)
             .with_context(|| format!("aarch64 build with {cc}, set {set}"))?;
         let built = started.elapsed();
-        let w = crate::build::warnings(&out);
+        let w = crate::cargo::warnings(&out);
         ensure!(w.is_empty(), "{cc}, set {set}: expected no warning, got {w:?}");
         check_summary(&b, &prefix)?;
-        driver::check_prefix(sh, &b.tc, &prefix)
+        super::driver_paths::check_prefix(sh, &b.tc, &prefix)
             .with_context(|| format!("{cc}, set {set}, under qemu-aarch64"))?;
         let checked = started.elapsed() - built;
         println!(
@@ -93,13 +93,13 @@ pub fn run(sh: &Shell, matrix: Matrix) -> Result<()> {
 }
 
 fn prefix_dir(name: &str) -> PathBuf {
-    crate::project_root().join("target/aarch64-prefix").join(name)
+    crate::cargo::project_root().join("target/aarch64-prefix").join(name)
 }
 
 /// The summary the prefix carries: the set asked for taken whole (asm: 0 downgraded), with the
 /// nistp C variant (aarch64 has __uint128_t) and the compiler's own assembler.
 fn check_summary(b: &Build, prefix: &Path) -> Result<()> {
-    let path = prefix.join(crate::build::PREFIX_MARKER);
+    let path = prefix.join(crate::prefix::MARKER);
     let summary =
         std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     let taken = if b.set == "no_asm" { "no_asm" } else { "asm" };
@@ -129,7 +129,7 @@ mod tests {
     #[ignore = "builds OpenSSL for aarch64 with gcc and clang-19, both sets, and runs the driver \
                 under qemu: about 25 minutes"]
     fn aarch64_matrix() {
-        let (sh, _) = crate::step_shell();
+        let (sh, _) = crate::ci::step_shell();
         run(&sh, Matrix::Full).unwrap();
     }
 
@@ -141,9 +141,9 @@ mod tests {
     }
 
     fn summary_of(b: &Build, text: &str) -> Result<()> {
-        let dir = crate::project_root().join("target/driver/unit-tests/aarch64-summary");
+        let dir = crate::cargo::project_root().join("target/driver/unit-tests/aarch64-summary");
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join(crate::build::PREFIX_MARKER), text).unwrap();
+        std::fs::write(dir.join(crate::prefix::MARKER), text).unwrap();
         check_summary(b, &dir)
     }
 

@@ -211,7 +211,7 @@ fn build_script_started(line: &str, e: &mut Events) {
 
 /// cargo's JSON message for crypto-sys's finished build script, with its OUT_DIR.
 fn build_script_done(line: &str, e: &mut Events) {
-    if let Some(out_dir) = crate::build::crypto_sys_out_dir(line) {
+    if let Some(out_dir) = crate::cargo::crypto_sys_out_dir(line) {
         e.finished = Some((Instant::now(), out_dir));
     }
 }

@@ -1,11 +1,8 @@
-//! The real toolchains this project is tested with, and the plan each must get. One table
-//! feeds `cargo xtask test` (which builds and tests crypto-sys with each) and
-//! `cargo xtask toolchains` (which writes docs/toolchains.md).
+//! The real toolchains this project is tested with, and the plan each must get: one table
+//! feeds `cargo xtask test`'s steps and `cargo xtask toolchains` (docs/toolchains.md).
 
-use crate::flags::Toolchains;
 use anyhow::{bail, Context, Result};
 use std::fs;
-use xshell::{cmd, Shell};
 
 /// A C compiler and the plan `auto` must choose with it: for the host (as CC), or for a
 /// cross target (as `CC_<triple>`), with the C compiler's assembler or the one named.
@@ -47,7 +44,7 @@ const WIN: Option<&str> = Some("x86_64-pc-windows-gnu");
 const MSVC: Option<&str> = Some("x86_64-pc-windows-msvc");
 /// No MSVC or Windows SDK here: the row's plan is nasm's alone (MSVC gets no C variant to
 /// probe), and its asm is only assembled, by `cargo xtask test --assembled`.
-const ASSEMBLED: &str = "only assembled: every `.asm` of each set by nasm -f win64, exports \
+pub const ASSEMBLED: &str = "only assembled: every `.asm` of each set by nasm -f win64, exports \
                          checked; not linked or run (no MSVC here)";
 
 /// aarch64's C compile is ~150 s here: CI builds `auto` (asm) with each compiler; `no_asm`
@@ -127,7 +124,7 @@ impl Row {
     /// A prefix built with this row took the plan the table expects: its files from asm_avx2
     /// and its C variant.
     pub fn check_prefix_plan(&self, prefix: &std::path::Path) -> Result<()> {
-        let plan = fs::read_to_string(prefix.join(crate::build::PREFIX_PLAN))?;
+        let plan = fs::read_to_string(prefix.join(crate::prefix::PLAN))?;
         let rows: Vec<(&str, &str)> = plan.lines().filter_map(|l| l.split_once('\t')).collect();
         let from_avx2: Vec<&str> =
             rows.iter().filter(|(_, s)| *s == "asm_avx2").map(|(p, _)| *p).collect();
@@ -145,106 +142,6 @@ impl Row {
     }
 }
 
-pub const DOC: &str = "docs/toolchains.md";
-
-impl Toolchains {
-    pub fn run(self, sh: &Shell) -> Result<()> {
-        let fresh = render(sh)?;
-        let path = crate::project_root().join(DOC);
-        if self.check {
-            let committed = fs::read_to_string(&path).unwrap_or_default();
-            if committed != fresh {
-                bail!("{DOC} is out of date; run `cargo xtask toolchains` and commit it");
-            }
-            println!("{DOC} is up to date");
-        } else {
-            fs::write(&path, fresh).with_context(|| format!("writing {DOC}"))?;
-            println!("wrote {DOC}");
-        }
-        Ok(())
-    }
-}
-
-/// The table, from `cargo xtask detect --json` run with each toolchain as CC.
-fn render(sh: &Shell) -> Result<String> {
-    let exe = std::env::current_exe()?;
-    let mut out = String::from(
-        "# Toolchains and their plans\n\nWritten by `cargo xtask toolchains` from `cargo xtask detect` with each toolchain as\n`CC` (or `CC_<triple>`); `cargo xtask test` builds OpenSSL with each and checks the plan and\nthe known answers as the last column says.\n\n| target | CC | assembler | probes rejected | plan (`auto`) | C variant | tested |\n| --- | --- | --- | --- | --- | --- | --- |\n",
-    );
-    for row in ROWS {
-        if row.tested != ASSEMBLED && which::which(row.cc).is_err() {
-            bail!("{} is not installed; .ci/run installs it", row.cc);
-        }
-        let _cc = sh.push_env(row.cc_var(), row.cc);
-        let target = row.target.map(|t| ["--target", t]).into_iter().flatten();
-        let asm = row.assembler.map(|a| ["--assembler", a]).into_iter().flatten();
-        let json = cmd!(sh, "{exe} detect --json {target...} {asm...}").read()?;
-        let json: serde_json::Value =
-            serde_json::from_str(&json).context("reading `detect --json`")?;
-        let downgraded = downgraded_paths(&json);
-        if downgraded != row.downgraded {
-            bail!(
-                "CC={}: detect plans {downgraded:?} from asm_avx2, the table expects {:?}",
-                row.cc,
-                row.downgraded
-            );
-        }
-        let c_variant = field(&json, "c_variant");
-        if c_variant != row.c_variant {
-            bail!(
-                "CC={}: detect takes C variant `{c_variant}`, the table expects `{}`",
-                row.cc,
-                row.c_variant
-            );
-        }
-        out += &format!(
-            "| {} | `{}` | {} {} | {} | {} | {} | {} |\n",
-            row.target.unwrap_or("host (x86_64-unknown-linux-gnu)"),
-            row.cc,
-            field(&json, "kind"),
-            field(&json, "version"),
-            rejected(&json),
-            plan_text(row),
-            if c_variant.is_empty() { "none".into() } else { format!("`{c_variant}`") },
-            row.tested
-        );
-    }
-    Ok(out)
-}
-
-pub fn plan_text(row: &Row) -> String {
-    if row.downgraded.is_empty() {
-        "`asm` in full".into()
-    } else {
-        format!("`asm`, except {} from `asm_avx2`", row.downgraded.join(", "))
-    }
-}
-
-/// Paths of the downgraded files in `detect --json` output.
-fn downgraded_paths(json: &serde_json::Value) -> Vec<String> {
-    let list = json["downgrades"].as_array().map(Vec::as_slice).unwrap_or_default();
-    list.iter().filter_map(|d| d["path"].as_str()).map(String::from).collect()
-}
-
-fn field(json: &serde_json::Value, name: &str) -> String {
-    json[name].as_str().unwrap_or_default().to_string()
-}
-
-fn rejected(json: &serde_json::Value) -> String {
-    let probes = json["probes"].as_object();
-    let no: Vec<&str> = probes
-        .into_iter()
-        .flatten()
-        .filter(|(_, ok)| ok.as_bool() == Some(false))
-        .map(|(name, _)| name.as_str())
-        .collect();
-    if no.is_empty() {
-        "none".into()
-    } else {
-        no.join(", ")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::Row;
@@ -253,7 +150,7 @@ mod tests {
     fn a_prefix_plan_is_checked_against_its_row() {
         let dir = std::env::temp_dir().join(format!("xtask-plan-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let write = |plan: &str| std::fs::write(dir.join(crate::build::PREFIX_PLAN), plan).unwrap();
+        let write = |plan: &str| std::fs::write(dir.join(crate::prefix::PLAN), plan).unwrap();
         let clang14 = Row::host_row("clang-14").unwrap();
         let avx2: String = clang14.downgraded.iter().map(|f| format!("{f}\tasm_avx2\n")).collect();
         write(&format!("crypto/aes/aesni-x86_64.s\tasm\n{avx2}#c_variant\tec_nistp_64_gcc_128\n"));

@@ -1,0 +1,112 @@
+//! The cargo side of xtask: where the workspace is, which cargo runs, the host's triple, and
+//! `cargo xtask build` for another target run as a user runs it.
+
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use xshell::{cmd, Shell};
+
+/// The workspace root, where the set directories and generate.lock live.
+pub fn project_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// The cargo that runs xtask (`CARGO`), for the cargo commands xtask runs in turn.
+pub fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
+}
+
+/// The host's triple, as rustc reports it.
+pub fn host_triple(sh: &Shell) -> Result<String> {
+    let info = cmd!(sh, "rustc -vV").read()?;
+    info.lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .map(String::from)
+        .context("rustc -vV printed no host triple")
+}
+
+/// `cargo xtask build --target <triple> <args> --prefix <prefix>` with `cc` as the target's C
+/// compiler (`CC_<triple>`), as a user runs it, in a process of its own: its standard output
+/// and error, or an error carrying them. Its summary is printed.
+pub fn for_target(
+    sh: &Shell,
+    cargo: &str,
+    triple: &str,
+    cc: &str,
+    args: &[&str],
+    prefix: &Path,
+) -> Result<String> {
+    let _cc = sh.push_env(format!("CC_{}", triple.replace('-', "_")), cc);
+    let out = cmd!(sh, "{cargo} xtask build --target {triple} {args...} --prefix {prefix}")
+        .ignore_status()
+        .output()?;
+    let text =
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    if !out.status.success() {
+        bail!("build failed:\n{text}");
+    }
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+    Ok(text)
+}
+
+/// The build's own warnings in its output: the pipeline's (`warning: crypto-sys: …`) and the C
+/// compiler's, which cc passes on as `cargo:warning=`. rustc's about xtask itself are not its.
+pub fn warnings(output: &str) -> Vec<&str> {
+    output
+        .lines()
+        .filter(|l| l.starts_with("warning: crypto-sys") || l.contains("cargo:warning"))
+        .collect()
+}
+
+/// crypto-sys's OUT_DIR, from cargo's JSON message that its build script ran.
+pub fn crypto_sys_out_dir(line: &str) -> Option<PathBuf> {
+    let v: serde_json::Value = serde_json::from_str(line).ok()?;
+    let package = v["package_id"].as_str()?;
+    // A workspace member's id ends `/crypto-sys#0.1.0`, an unpacked crate's
+    // `/crypto-sys-0.1.0#crypto-sys@0.1.0`.
+    let ours = package.contains("/crypto-sys#") || package.contains("#crypto-sys@");
+    if v["reason"] != "build-script-executed" || !ours {
+        return None;
+    }
+    v["out_dir"].as_str().map(PathBuf::from)
+}
+
+/// The `.crate` files of this version.
+pub fn crates(root: &Path) -> Vec<PathBuf> {
+    let version = env!("CARGO_PKG_VERSION");
+    ["crypto-build", "crypto-sys"]
+        .iter()
+        .map(|n| root.join(format!("target/package/{n}-{version}.crate")))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_builds_own_warnings_count() {
+        let out = "crypto-sys: probe: the C compiler and assembler\n\
+                   warning: unused variable: `name`\n\
+                   cargo:warning=crypto/x.c:1:2: warning: unused\n\
+                   warning: crypto-sys: 2 files downgraded\n";
+        assert_eq!(
+            warnings(out),
+            [
+                "cargo:warning=crypto/x.c:1:2: warning: unused",
+                "warning: crypto-sys: 2 files downgraded"
+            ]
+        );
+    }
+
+    #[test]
+    fn reads_out_dir_from_cargo_json() {
+        let line = r#"{"reason":"build-script-executed","package_id":"path+file:///w/crypto-sys#0.1.0","out_dir":"/w/target/debug/build/crypto-sys-1/out"}"#;
+        let out = PathBuf::from("/w/target/debug/build/crypto-sys-1/out");
+        assert_eq!(crypto_sys_out_dir(line), Some(out.clone()));
+        let packaged = line.replace("crypto-sys#0.1.0", "crypto-sys-0.1.0#crypto-sys@0.1.0");
+        assert_eq!(crypto_sys_out_dir(&packaged), Some(out));
+        let other = line.replace("crypto-sys#", "openssl-sys#");
+        assert_eq!(crypto_sys_out_dir(&other), None);
+        assert_eq!(crypto_sys_out_dir("not json"), None);
+    }
+}

@@ -1,0 +1,380 @@
+//! The C driver against a prefix, as `cargo xtask test`'s steps check it: every check passes,
+//! a tampered vector fails, and each code path the CPU or emulator can run is proved taken.
+
+use crate::driver::{
+    build, compile_only, parse_report, run_driver, AsmKind, Invocation, Report, Runner, Toolchain,
+    HOST, MINGW_X86_64,
+};
+use anyhow::{bail, ensure, Context, Result};
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+use std::time::{Duration, Instant};
+use xshell::Shell;
+
+/// What `cargo xtask build --prefix` recorded in a prefix: the set its C configuration came
+/// from and its C variant (`default` for OpenSSL's own).
+struct PrefixPlan {
+    set: String,
+    c_variant: String,
+    /// Each asm file, without its extension (the syntax varies), and the set it came from.
+    files: BTreeMap<String, String>,
+}
+
+impl PrefixPlan {
+    fn took_from_asm(&self, file: &str) -> bool {
+        let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
+        self.files.get(stem).is_some_and(|s| s == "asm")
+    }
+}
+
+/// Reads the build summary the prefix carries: "set asm (requested auto), C <variant>, ...".
+fn prefix_plan(prefix: &Path) -> Result<PrefixPlan> {
+    let path = prefix.join(crate::prefix::MARKER);
+    let summary =
+        fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let set = summary.strip_prefix("set ").and_then(|s| s.split_whitespace().next());
+    let c_variant = summary.split(", ").find_map(|part| part.strip_prefix("C "));
+    let plan_path = prefix.join(crate::prefix::PLAN);
+    let plan = fs::read_to_string(&plan_path)
+        .with_context(|| format!("reading {}", plan_path.display()))?;
+    let files = plan
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .filter(|(p, _)| !p.starts_with('#'))
+        .map(|(p, s)| (p.rsplit_once('.').map_or(p, |(stem, _)| stem).to_string(), s.to_string()))
+        .collect();
+    match (set, c_variant) {
+        (Some(set), Some(c)) => Ok(PrefixPlan { set: set.into(), c_variant: c.into(), files }),
+        _ => bail!("{}: no set and C variant in `{}`", path.display(), summary.trim()),
+    }
+}
+
+/// `cargo xtask test`'s driver step: `check_prefix` with the host's cc, then the driver's
+/// sources compiled for Windows (there is no Windows prefix to link against yet).
+pub fn native_step(sh: &Shell, prefix: &Path) -> Result<()> {
+    check_prefix(sh, &HOST, prefix)?;
+    compile_only(sh, &MINGW_X86_64, &prefix.join("include"), true)
+        .context("the driver's sources for Windows (compile only)")?;
+    println!("driver: its sources compile for Windows");
+    Ok(())
+}
+
+/// Builds the driver with `tc` against `prefix` and runs it with `tc`'s runner: every check
+/// must pass, a tampered copy of its vectors must fail, and its path report must match the
+/// plan the prefix records and, for programs on this CPU, this CPU, with AVX512F both as is
+/// and masked through OPENSSL_ia32cap; an aarch64 prefix with asm runs on every row of
+/// `data::AARCH64_CODE_PATHS`. A Windows prefix: `check_prefix(sh, &MINGW_X86_64, p)`.
+pub fn check_prefix(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
+    prefix_checks(sh, tc, prefix)
+        .with_context(|| format!("the C test driver ({}) against {}", tc.name, prefix.display()))
+}
+
+fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
+    let plan = prefix_plan(prefix)?;
+    let asm = if plan.set == "no_asm" { AsmKind::None } else { tc.asm };
+    let name = format!("{}-{}", tc.name, plan.set);
+    let exe = build(sh, tc, &name, prefix, asm != AsmKind::None)?;
+    let timeout = tc.runner.driver_timeout();
+    if asm == AsmKind::Aarch64 {
+        check_aarch64_paths(tc, &exe, &plan, timeout)?;
+    } else {
+        let started = Instant::now();
+        let report = run_driver(tc, &exe, "run", &[], timeout)?;
+        let secs = started.elapsed().as_secs_f64();
+        print_counts(&report);
+        check_report(&report, asm, &plan)?;
+        println!("driver ({}, set {}): one run in {secs:.0} s", tc.name, plan.set);
+        #[cfg(target_arch = "x86_64")]
+        if asm == AsmKind::X86_64 && tc.runner.on_this_cpu() {
+            cpu::check_unmasked(&report.path, &|f| plan.took_from_asm(f))?;
+            check_code_paths(tc, &exe, &plan, timeout)?;
+        }
+    }
+    tampered_vectors_fail(tc, &exe)?;
+    println!("driver ({}, set {}): every check passed", tc.name, plan.set);
+    Ok(())
+}
+
+/// What every run must report whatever its code path: this OpenSSL, the asm symbols it was
+/// built with, and nistp code for P-224/384/521 exactly when the prefix's C variant has it.
+fn check_report(report: &Report, asm: AsmKind, plan: &PrefixPlan) -> Result<()> {
+    ensure!(report.openssl == "3.6.3", "the driver linked OpenSSL {}", report.openssl);
+    ensure!(report.path.asm == asm, "expected {asm:?} asm symbols: {:?}", report.path);
+    let nistp = plan.c_variant == crypto_build::data::C_VARIANTS[0].name;
+    for curve in ["P-224", "P-384", "P-521"] {
+        let got = report.path.nistp.get(curve).copied();
+        let c = &plan.c_variant;
+        ensure!(
+            got == Some(nistp),
+            "{curve}: nistp code {got:?}, but the prefix's C variant is {c}"
+        );
+    }
+    Ok(())
+}
+
+/// The driver on every aarch64 code path of `data::AARCH64_CODE_PATHS`, one run each: its
+/// OPENSSL_armcap_P must have the row's bits, and equal the row's OPENSSL_armcap when it
+/// gives one. The rows that depend on the CPU need qemu, which emulates the CPU they name.
+fn check_aarch64_paths(
+    tc: &Toolchain,
+    exe: &Path,
+    plan: &PrefixPlan,
+    timeout: Duration,
+) -> Result<()> {
+    use crypto_build::data::AARCH64_CODE_PATHS;
+    for row in AARCH64_CODE_PATHS {
+        if row.armcap.is_none() && tc.runner != Runner::QemuAarch64 {
+            println!("skipped: driver on the {} path: the CPU is only chosen under qemu", row.name);
+            continue;
+        }
+        let mut env = Vec::new();
+        env.extend(row.armcap.map(|v| ("OPENSSL_armcap", v)));
+        env.extend(row.qemu_cpu.map(|c| ("QEMU_CPU", c)));
+        let shown = format!(
+            "OPENSSL_armcap={}, qemu CPU {}",
+            row.armcap.unwrap_or("(unset)"),
+            row.qemu_cpu.unwrap_or("max")
+        );
+        let started = Instant::now();
+        let r = run_driver(tc, exe, &format!("run-{}", row.name), &env, timeout)
+            .with_context(|| format!("the driver on the {} path ({shown})", row.name))?;
+        let secs = started.elapsed().as_secs_f64();
+        check_report(&r, AsmKind::Aarch64, plan)?;
+        let cap = r.path.armcap_p.context("the driver reported no OPENSSL_armcap_P")?;
+        let mut wrong = Vec::new();
+        for (bits, want) in [(row.set, true), (row.clear, false)] {
+            for b in bits.iter().filter(|b| (cap >> b.bit & 1 == 1) != want) {
+                wrong.push(format!("{} should be {}", b.name, if want { "set" } else { "clear" }));
+            }
+        }
+        if let Some(v) = row.armcap_value()? {
+            if cap != v {
+                wrong.push(format!("OPENSSL_armcap_P should be {v:#x} exactly"));
+            }
+        }
+        ensure!(
+            wrong.is_empty(),
+            "{shown} did not give the {} path: {}; OpenSSL saw {cap:#010x}",
+            row.name,
+            wrong.join("; ")
+        );
+        if row.name == AARCH64_CODE_PATHS[0].name {
+            print_counts(&r);
+        }
+        println!(
+            "driver ({}, set {}): {} path ({shown}, OPENSSL_armcap_P {cap:#010x}: {}) proved \
+             and passed in {secs:.0} s",
+            tc.name, plan.set, row.name, row.takes
+        );
+    }
+    Ok(())
+}
+
+/// The driver under every x86_64 code path of `data::X86_64_CODE_PATHS` the CPU can run: each
+/// run must show what its row says OpenSSL sees, eligibility functions judged only where
+/// their file came from `asm`. A path this CPU cannot run is named in one loud line.
+fn check_code_paths(
+    tc: &Toolchain,
+    exe: &Path,
+    plan: &PrefixPlan,
+    timeout: Duration,
+) -> Result<()> {
+    use crypto_build::data::{Observe, X86_64_CODE_PATHS};
+    for row in X86_64_CODE_PATHS {
+        if let Some(f) = row.missing_cpu_feature() {
+            println!("skipped: driver on the {} path: this CPU lacks {f}", row.name);
+            continue;
+        }
+        let env: Vec<(&str, &str)> =
+            row.ia32cap.map(|m| ("OPENSSL_ia32cap", m)).into_iter().collect();
+        let label = format!("run-{}", row.name.replace('/', "-"));
+        let shown = row.ia32cap.unwrap_or("(unset)");
+        let r = run_driver(tc, exe, &label, &env, timeout).with_context(|| {
+            format!("the driver on the {} path (OPENSSL_ia32cap={shown})", row.name)
+        })?;
+        let cap = r.path.ia32cap_p.context("the driver reported no OPENSSL_ia32cap_P")?;
+        let mut wrong = Vec::new();
+        for o in row.observations() {
+            match o {
+                Observe::Bit(b, want, why) => {
+                    if (cap[b.word] >> b.bit & 1 == 1) != want {
+                        wrong.push(format!(
+                            "{} should be {} ({why})",
+                            b.name,
+                            if want { "set" } else { "clear" }
+                        ));
+                    }
+                }
+                Observe::Eligible(e, want) => {
+                    let want = want && plan.took_from_asm(e.file);
+                    let got = r.path.eligible(e.symbol);
+                    if got != Some(want) {
+                        wrong.push(format!("{} answered {got:?}, expected {want}", e.symbol));
+                    }
+                }
+                Observe::Group(_) => {}
+            }
+        }
+        ensure!(
+            wrong.is_empty(),
+            "OPENSSL_ia32cap={shown} did not select the {} path: {}; OpenSSL saw {cap:08x?}",
+            row.name,
+            wrong.join("; ")
+        );
+        println!("driver ({}, set {}): {} path proved and passed", tc.name, plan.set, row.name);
+    }
+    Ok(())
+}
+
+/// A negative control: the driver on a copy of its vectors with one valid ECDSA signature
+/// changed must fail, naming that file and tcId, and nothing else.
+pub fn tampered_vectors_fail(tc: &Toolchain, exe: &Path) -> Result<()> {
+    let dir = exe.parent().context("the driver's directory")?;
+    let (vectors, tampered) = (dir.join("vectors"), dir.join("tampered"));
+    crypto_build::generate::copy_tree(&vectors, &tampered)?;
+    let path = tampered.join("ecdsa_p256.txt");
+    let text = fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let (at, line) = (text.lines().enumerate())
+        .find(|(_, l)| l.starts_with("test ") && l.split(' ').nth(2) == Some("valid"))
+        .context("no valid vector to tamper with")?;
+    let tc_id = line.split(' ').nth(1).context("a tcId")?;
+    // The signature is the line's last field: flip the low bit of its last hex digit.
+    let last = line.chars().last().and_then(|c| c.to_digit(16)).context("a hex digit")?;
+    let changed = format!("{}{:x}", &line[..line.len() - 1], last ^ 1);
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[at] = &changed;
+    fs::write(&path, lines.join("\n") + "\n")?;
+    let (log, timeout) = (dir.join("run-tampered"), tc.runner.driver_timeout());
+    let inv = Invocation { exe, args: &["tampered"], cwd: dir, env: tc.env, log: &log, timeout };
+    let out = tc.runner.run(&inv)?;
+    let report = parse_report(&out.stdout)?;
+    let want =
+        format!("FAIL ecdsa_p256: EcdsaSecp256r1Sha256 tcId {tc_id}: expected valid, got rejected");
+    ensure!(
+        !report.passed && out.status.code() == Some(1) && report.failures == [want.clone()],
+        "a tampered vector must fail the driver with `{want}` alone; it exited with {} and \
+         reported {:?}",
+        out.status,
+        report.failures
+    );
+    Ok(())
+}
+
+fn print_counts(report: &Report) {
+    for (family, fields) in &report.counts {
+        let fields: Vec<String> = fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        println!("driver {family}: {}", fields.join(" "));
+    }
+}
+
+/// The x86_64 asm's eligibility functions against this CPU, as Rust's feature detection sees it.
+#[cfg(target_arch = "x86_64")]
+mod cpu {
+    use crate::driver::PathReport;
+    use anyhow::{ensure, Context, Result};
+
+    type Bit = (usize, u32);
+    // OPENSSL_ia32cap_P words: 2 is CPUID.7.0:EBX, 3 CPUID.7.0:ECX, 5 CPUID.7.1:EAX.
+    const AVX512F: Bit = (2, 16);
+    const AVX512DQ: Bit = (2, 17);
+    const AVX512IFMA: Bit = (2, 21);
+    const AVX512BW: Bit = (2, 30);
+    const AVX512VL: Bit = (2, 31);
+    const VAES: Bit = (3, 9);
+    const VPCLMULQDQ: Bit = (3, 10);
+    const AVXIFMA: Bit = (5, 23);
+
+    // The masks the generated asm itself tests (aes-gcm-avx512.s, rsaz-2k-avx512.s,
+    // rsaz-2k-avxifma.s).
+    const VAES_NEEDS: &[Bit] = &[AVX512F, AVX512DQ, AVX512BW, AVX512VL, VAES, VPCLMULQDQ];
+    const AVX512IFMA_NEEDS: &[Bit] = &[AVX512F, AVX512DQ, AVX512IFMA, AVX512VL];
+    const AVXIFMA_NEEDS: &[Bit] = &[AVXIFMA];
+
+    /// CPUID.(7,1):EAX bit 23 with the OS saving AVX state; `is_x86_feature_detected!`
+    /// learned "avxifma" after this workspace's minimum Rust.
+    fn avxifma() -> bool {
+        use std::arch::x86_64::{__cpuid, __cpuid_count};
+        // Safe on every x86_64 CPU; older Rust declares the intrinsics unsafe.
+        #[allow(unused_unsafe)]
+        let leaf7_1 = unsafe { (__cpuid(0).eax >= 7).then(|| __cpuid_count(7, 1).eax) };
+        std::is_x86_feature_detected!("avx") && leaf7_1.is_some_and(|eax| eax & (1 << 23) != 0)
+    }
+
+    fn detected() -> [(&'static str, Bit, bool); 8] {
+        use std::is_x86_feature_detected as has;
+        [
+            ("AVX512F", AVX512F, has!("avx512f")),
+            ("AVX512DQ", AVX512DQ, has!("avx512dq")),
+            ("AVX512IFMA", AVX512IFMA, has!("avx512ifma")),
+            ("AVX512BW", AVX512BW, has!("avx512bw")),
+            ("AVX512VL", AVX512VL, has!("avx512vl")),
+            ("VAES", VAES, has!("vaes")),
+            ("VPCLMULQDQ", VPCLMULQDQ, has!("vpclmulqdq")),
+            ("AVX-IFMA", AVXIFMA, avxifma()),
+        ]
+    }
+
+    fn has(cap: &[u32; 10], bits: &[Bit]) -> bool {
+        bits.iter().all(|&(w, b)| cap[w] & (1 << b) != 0)
+    }
+
+    /// Each eligibility function must answer what its mask gives on the reported words.
+    /// Where the file came from a slower set, its eligibility function is a stub that says 0.
+    fn check_eligibility(
+        p: &PathReport,
+        cap: &[u32; 10],
+        from_asm: &dyn Fn(&str) -> bool,
+    ) -> Result<()> {
+        let checks = [
+            ("ossl_vaes_vpclmulqdq_capable", "crypto/modes/aes-gcm-avx512", VAES_NEEDS),
+            ("ossl_rsaz_avx512ifma_eligible", "crypto/bn/rsaz-2k-avx512", AVX512IFMA_NEEDS),
+            ("ossl_rsaz_avxifma_eligible", "crypto/bn/rsaz-2k-avxifma", AVXIFMA_NEEDS),
+        ];
+        for (name, file, needs) in checks {
+            let got = p.eligible(name);
+            let want = has(cap, needs) && from_asm(file);
+            ensure!(got == Some(want), "{name}: the driver reports {got:?}, expected {want}");
+        }
+        Ok(())
+    }
+
+    /// Without a mask: each bit the eligibility functions read matches this CPU.
+    pub fn check_unmasked(p: &PathReport, from_asm: &dyn Fn(&str) -> bool) -> Result<()> {
+        let cap = p.ia32cap_p.context("the driver reported no OPENSSL_ia32cap_P")?;
+        for (name, (w, b), cpu) in detected() {
+            let seen = cap[w] & (1 << b) != 0;
+            ensure!(seen == cpu, "{name}: OPENSSL_ia32cap_P says {seen}, this CPU {cpu}");
+        }
+        check_eligibility(p, &cap, from_asm)?;
+        let live = |b: Option<bool>| if b == Some(true) { "live" } else { "not live" };
+        println!(
+            "driver paths: AES-GCM AVX-512 {}, RSA AVX512-IFMA {}, RSA AVX-IFMA {}",
+            live(p.vaes_vpclmulqdq_capable),
+            live(p.rsaz_avx512ifma_eligible),
+            live(p.rsaz_avxifma_eligible)
+        );
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The step `cargo xtask test` runs, on its own: `cargo test -p xtask -- --ignored driver`.
+    #[test]
+    #[ignore = "needs target/prefix from `cargo xtask build --prefix target/prefix`"]
+    fn native_step_against_target_prefix() {
+        let sh = Shell::new().unwrap();
+        native_step(&sh, &crate::cargo::project_root().join("target/prefix")).unwrap();
+    }
+
+    /// The same without asm: no asm symbols are compiled in, and none are reported.
+    #[test]
+    #[ignore = "needs `CRYPTO_SYS_ASM_SET=no_asm cargo xtask build --prefix target/prefix-noasm`"]
+    fn native_step_against_a_no_asm_prefix() {
+        let sh = Shell::new().unwrap();
+        native_step(&sh, &crate::cargo::project_root().join("target/prefix-noasm")).unwrap();
+    }
+}

@@ -1,0 +1,11 @@
+//! The commands a user runs, one module each (a command that grows becomes a folder). They
+//! share the floor beneath (`crate::cargo`, `runner`, `prefix`, `driver`, `matrix`) and never
+//! use `crate::ci`.
+
+mod bench;
+mod build;
+mod detect;
+mod generate;
+mod package;
+mod toolchains;
+mod verify;

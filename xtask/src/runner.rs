@@ -1,0 +1,269 @@
+//! How a built program runs on this machine: natively, under wine or under qemu-user, each
+//! run bounded by a timeout, its output kept in files.
+
+use anyhow::{bail, ensure, Context, Result};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// How a built program runs on this machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Runner {
+    Native,
+    /// Windows programs; wine passes the Unix environment through to them.
+    Wine,
+    /// aarch64 Linux programs, with the cross libc from gcc-aarch64-linux-gnu.
+    QemuAarch64,
+}
+
+/// One bounded run of a program.
+pub struct Invocation<'a> {
+    pub exe: &'a Path,
+    pub args: &'a [&'a str],
+    pub cwd: &'a Path,
+    /// Added to the environment (wine and qemu pass it on to the program).
+    pub env: &'a [(&'a str, &'a str)],
+    /// Standard output and error go to `<log>.stdout.txt` and `<log>.stderr.txt`.
+    pub log: &'a Path,
+    /// The program is killed after this long, and the run is an error.
+    pub timeout: Duration,
+}
+
+/// What a bounded run produced.
+#[derive(Debug)]
+pub struct RunOutput {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Debian's wine64 package installs the loader without the `wine` wrapper.
+const WINE64_LOADER: &str = "/usr/lib/wine/wine64";
+
+fn wine() -> Result<PathBuf> {
+    if let Ok(wine) = which::which("wine") {
+        return Ok(wine);
+    }
+    let loader = Path::new(WINE64_LOADER);
+    ensure!(loader.exists(), "wine not found: install wine64");
+    Ok(loader.to_path_buf())
+}
+
+impl Runner {
+    /// What runs a target's programs on this machine, or why nothing can.
+    pub fn for_triple(triple: &str) -> std::result::Result<Runner, String> {
+        let host = cfg!(all(target_arch = "x86_64", target_os = "linux"));
+        let runner = match triple {
+            t if t.starts_with("x86_64-") && t.contains("-linux-") && host => Runner::Native,
+            t if t.starts_with("x86_64-") && t.contains("-windows-") => Runner::Wine,
+            t if t.starts_with("aarch64-") && t.contains("-linux-") => Runner::QemuAarch64,
+            t => return Err(format!("no way to run {t} programs on this machine")),
+        };
+        runner.command(Path::new("probe")).map_err(|e| e.to_string())?;
+        Ok(runner)
+    }
+
+    /// How long a whole driver run may take: natively seconds; wine's first start builds its
+    /// prefix; qemu emulates every instruction.
+    pub fn driver_timeout(self) -> Duration {
+        Duration::from_secs(match self {
+            Runner::Native => 300,
+            Runner::Wine => 600,
+            Runner::QemuAarch64 => 3600,
+        })
+    }
+
+    /// Whether its programs run on this machine's CPU, so CPU expectations hold for them.
+    pub fn on_this_cpu(self) -> bool {
+        matches!(self, Runner::Native | Runner::Wine)
+    }
+
+    /// The program that runs `exe` under this runner, with the runner's own environment.
+    fn command(self, exe: &Path) -> Result<Command> {
+        let mut cmd = match self {
+            Runner::Native => return Ok(Command::new(exe)),
+            Runner::Wine => {
+                let mut cmd = Command::new(wine()?);
+                let prefix = crate::cargo::project_root().join("target/wine-prefix");
+                // Quiet, and no offer to install Mono or Gecko into a fresh prefix.
+                cmd.env("WINEPREFIX", prefix).env("WINEDEBUG", "-all");
+                cmd.env("WINEDLLOVERRIDES", "mscoree,mshtml=");
+                cmd
+            }
+            Runner::QemuAarch64 => {
+                let qemu = which::which("qemu-aarch64")
+                    .map_err(|_| anyhow::anyhow!("qemu-aarch64 not found: install qemu-user"))?;
+                let mut cmd = Command::new(qemu);
+                cmd.args(["-L", "/usr/aarch64-linux-gnu"]);
+                // The CPU is the invocation's to choose; unset, qemu emulates its `max`.
+                cmd.env_remove("QEMU_CPU");
+                cmd
+            }
+        };
+        cmd.arg(exe);
+        Ok(cmd)
+    }
+
+    /// Runs `inv`, killing it after its timeout. Output goes to files rather than pipes: a
+    /// process wine leaves running (wineserver) could hold a pipe open after the run ends.
+    pub fn run(self, inv: &Invocation) -> Result<RunOutput> {
+        let mut cmd = self.command(inv.exe)?;
+        cmd.args(inv.args).current_dir(inv.cwd).envs(inv.env.iter().copied());
+        let log = |ext: &str| {
+            let mut name = inv.log.as_os_str().to_owned();
+            name.push(ext);
+            PathBuf::from(name)
+        };
+        let (out_path, err_path) = (log(".stdout.txt"), log(".stderr.txt"));
+        let create =
+            |p: &Path| fs::File::create(p).with_context(|| format!("creating {}", p.display()));
+        cmd.stdin(Stdio::null()).stdout(create(&out_path)?).stderr(create(&err_path)?);
+        let what = format!("{} ({self:?})", inv.exe.display());
+        let mut child = cmd.spawn().with_context(|| format!("starting {what}"))?;
+        let deadline = Instant::now() + inv.timeout;
+        let status = loop {
+            if let Some(status) = child.try_wait()? {
+                break status;
+            }
+            if Instant::now() >= deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                bail!("{what} ran longer than {}s and was killed", inv.timeout.as_secs());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let read = |p: &Path| {
+            let bytes = fs::read(p).with_context(|| format!("reading {}", p.display()))?;
+            Ok::<_, anyhow::Error>(String::from_utf8_lossy(&bytes).into_owned())
+        };
+        Ok(RunOutput { status, stdout: read(&out_path)?, stderr: read(&err_path)? })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::{require_cc, AARCH64_LINUX, MINGW_X86_64};
+    use std::io::Write as _;
+    use xshell::{cmd, Shell};
+
+    /// A scratch directory for one test's programs.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = crate::cargo::project_root()
+            .join(crate::driver::DRIVER_DIR)
+            .join("unit-tests")
+            .join(name);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// A program that prints an environment variable and the first line of `<argv[1]>/probe`
+    /// (read relative to its working directory, as the driver reads its vectors), then exits
+    /// with 3; given `spin`, it never ends.
+    const ECHO_C: &str = r#"#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+    char path[256], line[64] = "(unreadable)";
+    const char *v = getenv("DRIVER_ECHO");
+    FILE *f;
+    if (argc != 2 || strlen(argv[1]) > 200)
+        return 2;
+    while (strcmp(argv[1], "spin") == 0)
+        ;
+    sprintf(path, "%s/probe", argv[1]);
+    if ((f = fopen(path, "r")) != NULL && fgets(line, sizeof line, f) != NULL)
+        line[strcspn(line, "\n")] = '\0';
+    printf("env=%s file=%s\n", v ? v : "(unset)", line);
+    return 3;
+}
+"#;
+
+    /// Compiles ECHO_C with `cc` into `dir/exe`, beside `dir/vectors/probe`.
+    fn build_echo(cc: &str, dir: &Path, exe: &str) -> PathBuf {
+        let sh = Shell::new().unwrap();
+        let (src, out) = (dir.join("echo.c"), dir.join(exe));
+        fs::write(&src, ECHO_C).unwrap();
+        fs::create_dir_all(dir.join("vectors")).unwrap();
+        fs::write(dir.join("vectors/probe"), "read through a relative path\n").unwrap();
+        cmd!(sh, "{cc} -std=c99 -Wall -Werror {src} -o {out}").run().unwrap();
+        out
+    }
+
+    fn check_echo(runner: Runner, exe: &Path, timeout: Duration) {
+        let env = [("DRIVER_ECHO", "~0x10000:~0x0")];
+        let (cwd, log) = (exe.parent().unwrap(), exe.with_extension("run"));
+        let inv = Invocation { exe, args: &["vectors"], cwd, env: &env, log: &log, timeout };
+        let out = runner.run(&inv).unwrap();
+        assert_eq!(out.status.code(), Some(3), "{out:?}");
+        let want = "env=~0x10000:~0x0 file=read through a relative path";
+        assert_eq!(out.stdout.trim_end(), want, "{out:?}");
+    }
+
+    /// A program that never ends is killed at its timeout, under any runner.
+    fn check_killed(runner: Runner, exe: &Path) {
+        let (cwd, log) = (exe.parent().unwrap(), exe.with_extension("spin"));
+        let timeout = Duration::from_secs(2);
+        let inv = Invocation { exe, args: &["spin"], cwd, env: &[], log: &log, timeout };
+        let e = runner.run(&inv).unwrap_err().to_string();
+        assert!(e.contains("ran longer than 2s and was killed"), "{e}");
+    }
+
+    /// Loud even though libtest captures test output: written to the process's stderr.
+    fn skipped(why: &str) {
+        let _ = writeln!(std::io::stderr(), "skipped: {why}");
+    }
+
+    #[test]
+    fn native_runner_passes_environment_and_exit_code() {
+        let exe = build_echo("cc", &scratch("native"), "echo");
+        check_echo(Runner::Native, &exe, Duration::from_secs(30));
+    }
+
+    #[test]
+    fn a_run_past_its_timeout_is_killed() {
+        let dir = scratch("timeout");
+        let (sleep, log) = (which::which("sleep").unwrap(), dir.join("sleep"));
+        let timeout = Duration::from_secs(1);
+        let inv =
+            Invocation { exe: &sleep, args: &["30"], cwd: &dir, env: &[], log: &log, timeout };
+        let e = Runner::Native.run(&inv).unwrap_err().to_string();
+        assert!(e.contains("ran longer than 1s and was killed"), "{e}");
+    }
+
+    /// A Windows program built by mingw runs under wine, which passes it the environment
+    /// (OPENSSL_ia32cap reaches OpenSSL this way) and returns its exit code.
+    #[test]
+    fn wine_runner_runs_a_mingw_program() {
+        if wine().is_err() {
+            return skipped("wine not installed (apt-get install wine64)");
+        }
+        require_cc(&MINGW_X86_64).unwrap();
+        let exe = build_echo(MINGW_X86_64.cc, &scratch("wine"), "echo.exe");
+        // The first start creates the wine prefix, which takes a while.
+        check_echo(Runner::Wine, &exe, Duration::from_secs(300));
+        check_killed(Runner::Wine, &exe);
+    }
+
+    #[test]
+    fn each_triple_gets_its_runner_or_the_reason_there_is_none() {
+        assert_eq!(Runner::for_triple("x86_64-unknown-linux-gnu"), Ok(Runner::Native));
+        let e = Runner::for_triple("riscv64gc-unknown-linux-gnu").unwrap_err();
+        assert_eq!(e, "no way to run riscv64gc-unknown-linux-gnu programs on this machine");
+        match (wine(), Runner::for_triple("x86_64-pc-windows-gnu")) {
+            (Ok(_), runner) => assert_eq!(runner, Ok(Runner::Wine)),
+            (Err(_), runner) => assert_eq!(runner.unwrap_err(), "wine not found: install wine64"),
+        }
+    }
+
+    #[test]
+    fn qemu_runner_runs_an_aarch64_program() {
+        if which::which("qemu-aarch64").is_err() || require_cc(&AARCH64_LINUX).is_err() {
+            return skipped("qemu-aarch64 or aarch64-linux-gnu-gcc not installed");
+        }
+        let exe = build_echo(AARCH64_LINUX.cc, &scratch("qemu"), "echo");
+        check_echo(Runner::QemuAarch64, &exe, Duration::from_secs(120));
+    }
+}
