@@ -88,8 +88,10 @@ fn build_prefix(sh: &Shell, prefix: &Path) -> Result<()> {
     let _cc = sh.push_env("CC", DRIVER.cc);
     let _cflags = sh.push_env("CFLAGS", FLAGS.join(" "));
     let _target = sh.push_env("CARGO_TARGET_DIR", crate::cargo::project_root().join(TARGET_DIR));
-    let build = crate::flags::Build { prefix: Some(prefix.to_path_buf()), ..Default::default() };
-    build.run(sh).context("building OpenSSL with the sanitizers")
+    let cargo = crate::cargo::cargo();
+    cmd!(sh, "{cargo} xtask build --prefix {prefix}")
+        .run()
+        .context("building OpenSSL with the sanitizers")
 }
 
 /// CFLAGS reach every C compile: each object of libcrypto.a the compiler made (it names its
