@@ -2,8 +2,9 @@
 //! metadata and the embedded build facts.
 
 use crate::config::{BuildConfig, SetChoice};
-use crate::data::{AsmSet, AsmSyntax, CVariant, Feature, Target, OPENSSL_VERSION};
+use crate::data::{self, AsmSet, AsmSyntax, CVariant, Feature, Target, OPENSSL_VERSION};
 use crate::detect::{self, Assembler};
+use crate::facts::{self, BuildFacts, PlannedFile};
 use crate::generate::lock::{self, Lock};
 use crate::generate::Config;
 use crate::manifest::Manifest;
@@ -15,10 +16,12 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
-/// Name of the file in OUT_DIR that `cargo xtask build` reads for its summary.
+/// Name of the file in OUT_DIR with [`BuildFacts::summary`], read by xtask until it switches to
+/// [`BuildFacts`] ([`crate::facts::FACTS_FILE`]).
 pub const SUMMARY_FILE: &str = "crypto-sys-summary.txt";
 /// Name of the file in OUT_DIR with the plan: `<asm path>\t<set>` per line, and the C variant
-/// under the key [`PLAN_C_VARIANT`]; read by verify.
+/// under the key [`PLAN_C_VARIANT`] (`none` for OpenSSL's default C); read by xtask until it
+/// switches to [`BuildFacts`].
 pub const PLAN_FILE: &str = "crypto-sys-plan.tsv";
 pub const PLAN_C_VARIANT: &str = "#c_variant";
 /// Name of the file in OUT_DIR with the system libraries to link (Configure's ex_libs, one per
@@ -247,7 +250,7 @@ fn buildinf(c: &BuildConfig, plan: &Plan, asm: &Assembler, cc: &cc::Tool, m: &Ma
         plan.c_set.name,
         plan.requested.name(),
         asm.describe(),
-        plan.c_variant.map_or("none", |v| v.name),
+        data::variant_name(plan.c_variant),
         if c.legacy { "built in" } else { "left out" },
     );
     let name = cc.path().file_name().map_or("cc".into(), |n| n.to_string_lossy());
@@ -276,7 +279,7 @@ fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan, legacy: bool) {
     println!("cargo:include={}", a.include_dir.display());
     println!("cargo:version={}", m.openssl);
     println!("cargo:asm_set={}", plan.c_set.name);
-    println!("cargo:c_variant={}", plan.c_variant.map_or("none", |v| v.name));
+    println!("cargo:c_variant={}", data::variant_name(plan.c_variant));
     println!("cargo:legacy={}", u8::from(legacy));
     // Lets crypto-sys declare the asm's capability functions only when they are linked.
     println!("cargo:rustc-check-cfg=cfg(crypto_sys_asm)");
@@ -285,33 +288,88 @@ fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan, legacy: bool) {
     }
 }
 
-/// The build's facts, as Rust constants for `build_info()` and as a summary for xtask.
+/// The build's facts: [`BuildFacts`] in its file, and as Rust constants for `build_info()`.
 fn write_facts(
     c: &BuildConfig,
     plan: &Plan,
     asm: &Assembler,
     a: &compile::Artifacts,
 ) -> Result<()> {
-    let units = a.units;
+    let facts = BuildFacts {
+        target: c.triple.clone(),
+        openssl_version: OPENSSL_VERSION.into(),
+        requested_set: plan.requested.name().into(),
+        effective_set: plan.c_set.name.into(),
+        requested_c_variant: plan.requested_variant.name().into(),
+        c_variant: plan.c_variant.map(|v| v.name.into()),
+        c_variant_refused: plan.variant_refused.map(|v| v.name.into()),
+        legacy_provider: c.legacy,
+        apps: c.apps,
+        assembler_kind: asm.kind.name().into(),
+        assembler_version: asm.version.clone(),
+        units: a.units,
+        compiled: a.compiled,
+        asm_files: plan
+            .files
+            .iter()
+            .map(|f| PlannedFile { path: f.path.clone(), set: f.set.name.into() })
+            .collect(),
+        downgrades: plan
+            .downgrades
+            .iter()
+            .map(|d| facts::Downgrade {
+                path: d.path.clone(),
+                from: d.from.name.into(),
+                to: d.to.name.into(),
+                missing: d.missing.iter().map(|f| f.name().into()).collect(),
+            })
+            .collect(),
+    };
+    facts.write(&c.out_dir)?;
+    let include_dir = a.include_dir.display().to_string();
+    fs::write(c.out_dir.join("build_info.rs"), build_info_rs(&facts, &include_dir)?)?;
+    // Read by xtask until it switches to BuildFacts.
+    fs::write(c.out_dir.join(SUMMARY_FILE), facts.summary() + "\n")?;
+    let mut plan_tsv: String =
+        facts.asm_files.iter().map(|f| format!("{}\t{}\n", f.path, f.set)).collect();
+    writeln!(plan_tsv, "{PLAN_C_VARIANT}\t{}", facts.c_variant_name())?;
+    fs::write(c.out_dir.join(PLAN_FILE), plan_tsv)?;
+    Ok(())
+}
+
+/// The constants crypto-sys's `build_info()` returns.
+fn build_info_rs(f: &BuildFacts, include_dir: &str) -> Result<String> {
     let files: Vec<String> =
-        plan.files.iter().map(|f| format!("({:?}, {:?})", f.path, f.set.name)).collect();
-    let downgrades: Vec<String> = plan.downgrades.iter().map(downgrade_literal).collect();
+        f.asm_files.iter().map(|p| format!("({:?}, {:?})", p.path, p.set)).collect();
+    let downgrades: Vec<String> = f
+        .downgrades
+        .iter()
+        .map(|d| {
+            format!(
+                "super::Downgrade {{ path: {:?}, from: {:?}, to: {:?}, missing: {:?} }}",
+                d.path,
+                d.from,
+                d.to,
+                d.missing.join("+")
+            )
+        })
+        .collect();
     let consts = [
-        ("OPENSSL_VERSION", "&str", format!("{:?}", crate::data::OPENSSL_VERSION)),
-        ("TARGET", "&str", format!("{:?}", c.triple)),
-        ("REQUESTED_SET", "&str", format!("{:?}", plan.requested.name())),
-        ("EFFECTIVE_SET", "&str", format!("{:?}", plan.c_set.name)),
-        ("REQUESTED_C_VARIANT", "&str", format!("{:?}", plan.requested_variant.name())),
-        ("C_VARIANT", "Option<&str>", format!("{:?}", plan.c_variant.map(|v| v.name))),
+        ("OPENSSL_VERSION", "&str", format!("{:?}", f.openssl_version)),
+        ("TARGET", "&str", format!("{:?}", f.target)),
+        ("REQUESTED_SET", "&str", format!("{:?}", f.requested_set)),
+        ("EFFECTIVE_SET", "&str", format!("{:?}", f.effective_set)),
+        ("REQUESTED_C_VARIANT", "&str", format!("{:?}", f.requested_c_variant)),
+        ("C_VARIANT", "Option<&str>", format!("{:?}", f.c_variant)),
+        ("C_VARIANT_REFUSED", "Option<&str>", format!("{:?}", f.c_variant_refused)),
+        ("LEGACY_PROVIDER", "bool", format!("{:?}", f.legacy_provider)),
+        ("ASSEMBLER_KIND", "&str", format!("{:?}", f.assembler_kind)),
         (
-            "C_VARIANT_REFUSED",
-            "Option<&str>",
-            format!("{:?}", plan.variant_refused.map(|v| v.name)),
+            "ASSEMBLER_VERSION",
+            "&str",
+            format!("{:?}", f.assembler_version.as_deref().unwrap_or("")),
         ),
-        ("LEGACY_PROVIDER", "bool", format!("{:?}", c.legacy)),
-        ("ASSEMBLER_KIND", "&str", format!("{:?}", asm.kind.name())),
-        ("ASSEMBLER_VERSION", "&str", format!("{:?}", asm.version.as_deref().unwrap_or(""))),
-        ("INCLUDE_DIR", "&str", format!("{:?}", a.include_dir.display().to_string())),
+        ("INCLUDE_DIR", "&str", format!("{include_dir:?}")),
         ("ASM_FILES", "&[(&str, &str)]", format!("&[{}]", files.join(", "))),
         ("DOWNGRADES", "&[super::Downgrade]", format!("&[{}]", downgrades.join(", "))),
     ];
@@ -319,35 +377,5 @@ fn write_facts(
     for (name, ty, value) in consts {
         writeln!(rs, "pub const {name}: {ty} = {value};")?;
     }
-    fs::write(c.out_dir.join("build_info.rs"), rs)?;
-    let summary = format!(
-        "set {} (requested {}), C {}{}, {}, {} units ({} asm, {} compiled), {} downgraded\n",
-        plan.c_set.name,
-        plan.requested.name(),
-        plan.c_variant.map_or("default", |v| v.name),
-        if c.legacy { "" } else { " without the legacy provider" },
-        asm.describe(),
-        units,
-        plan.files.len(),
-        a.compiled,
-        plan.downgrades.len() + usize::from(plan.variant_refused.is_some())
-    );
-    fs::write(c.out_dir.join(SUMMARY_FILE), summary)?;
-    let mut plan_tsv: String =
-        plan.files.iter().map(|f| format!("{}\t{}\n", f.path, f.set.name)).collect();
-    let variant = plan.c_variant.map_or("none", |v| v.name);
-    writeln!(plan_tsv, "{PLAN_C_VARIANT}\t{variant}")?;
-    fs::write(c.out_dir.join(PLAN_FILE), plan_tsv)?;
-    Ok(())
-}
-
-fn downgrade_literal(d: &crate::select::Downgrade) -> String {
-    let missing: Vec<&str> = d.missing.iter().map(|f| f.name()).collect();
-    format!(
-        "super::Downgrade {{ path: {:?}, from: {:?}, to: {:?}, missing: {:?} }}",
-        d.path,
-        d.from.name,
-        d.to.name,
-        missing.join("+")
-    )
+    Ok(rs)
 }

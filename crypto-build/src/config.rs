@@ -40,7 +40,7 @@ impl VariantChoice {
     pub fn parse(s: &str) -> Result<VariantChoice> {
         match s {
             "auto" | "" => Ok(VariantChoice::Auto),
-            "none" => Ok(VariantChoice::None),
+            data::NO_C_VARIANT => Ok(VariantChoice::None),
             name => Ok(VariantChoice::Named(data::variant_by_name(name)?)),
         }
     }
@@ -48,7 +48,7 @@ impl VariantChoice {
     pub fn name(&self) -> &'static str {
         match self {
             VariantChoice::Auto => "auto",
-            VariantChoice::None => "none",
+            VariantChoice::None => data::NO_C_VARIANT,
             VariantChoice::Named(v) => v.name,
         }
     }

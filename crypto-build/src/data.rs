@@ -439,10 +439,23 @@ pub const C_VARIANTS: &[CVariant] = &[
                marker: "ossl_ec_GFp_nistp384_method" },
 ];
 
+/// OpenSSL's default C configuration (no C variant), spelled the same everywhere: the CLI and
+/// `CRYPTO_SYS_C_VARIANT`, the build facts and summary, buildinf.h, cargo metadata. No
+/// variant may take this name.
+pub const NO_C_VARIANT: &str = "none";
+
+/// A C variant's name, or [`NO_C_VARIANT`] for OpenSSL's default C configuration.
+pub fn variant_name(v: Option<&'static CVariant>) -> &'static str {
+    v.map_or(NO_C_VARIANT, |v| v.name)
+}
+
 pub fn variant_by_name(name: &str) -> anyhow::Result<&'static CVariant> {
     C_VARIANTS.iter().find(|v| v.name == name).ok_or_else(|| {
         let names: Vec<&str> = C_VARIANTS.iter().map(|v| v.name).collect();
-        anyhow::anyhow!("unknown C variant `{name}`; accepted: auto, none, {}", names.join(", "))
+        anyhow::anyhow!(
+            "unknown C variant `{name}`; accepted: auto, {NO_C_VARIANT}, {}",
+            names.join(", ")
+        )
     })
 }
 
@@ -923,6 +936,12 @@ mod tests {
         for f in Feature::ALL {
             assert_eq!(Feature::from_name(f.name()), Some(*f));
         }
+    }
+
+    #[test]
+    fn no_variant_is_named_like_a_choice() {
+        // A variant named `none` or `auto` would be unreachable and misread in the facts.
+        assert!(C_VARIANTS.iter().all(|v| ![NO_C_VARIANT, "auto"].contains(&v.name)));
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod compile;
 pub mod config;
 pub mod data;
 pub mod detect;
+pub mod facts;
 pub mod generate;
 pub mod manifest;
 pub mod packed;

@@ -28,7 +28,7 @@ pub struct Assembler {
 
 impl Assembler {
     pub fn describe(&self) -> String {
-        format!("{} {}", self.kind.name(), self.version.as_deref().unwrap_or("(version unknown)"))
+        describe(self.kind.name(), self.version.as_deref())
     }
 
     pub fn supports(&self, f: Feature) -> bool {
@@ -49,6 +49,12 @@ impl Assembler {
             })
             .collect()
     }
+}
+
+/// An assembler as reports name it; also rendered from the build facts, which keep only the
+/// kind's name and the version.
+pub fn describe(kind_name: &str, version: Option<&str>) -> String {
+    format!("{kind_name} {}", version.unwrap_or("(version unknown)"))
 }
 
 /// Which syntax a build assembles: the one the user named, else the target's default.

@@ -1,0 +1,472 @@
+//! What a build made, as one typed file: written by the build script into OUT_DIR, read back
+//! by xtask (and kept in an installed prefix), so that no reader parses the summary's prose.
+//!
+//! The format, one record per line, fields separated by tabs (shown here as `→`):
+//!
+//! ```text
+//! crypto-sys-facts 1
+//! target→x86_64-unknown-linux-gnu
+//! …                                   every key of KEYS, once, in any order
+//! file→crypto/aes/aesni-x86_64.s→asm
+//! downgrade→<path or *>→<from set>→<to set>→<missing features joined by +>
+//! end
+//! ```
+//!
+//! An absent optional value (no C variant, none refused, no assembler version) is
+//! [`NO_C_VARIANT`], which is also how OpenSSL's default C configuration is spelled elsewhere.
+
+use crate::data::{AsmSyntax, NO_C_VARIANT};
+use anyhow::{bail, Context, Result};
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+/// The facts file's name, in OUT_DIR.
+pub const FACTS_FILE: &str = "crypto-sys-facts.txt";
+/// Bumped whenever a key or its meaning changes, so an old reader refuses a new file instead
+/// of misreading it.
+pub const FACTS_VERSION: u32 = 1;
+const MAGIC: &str = "crypto-sys-facts";
+/// The last line: a file cut short lacks it, and would otherwise read as a shorter plan.
+const END: &str = "end";
+/// The single-valued keys, in the order they are written.
+const KEYS: [&str; 13] = [
+    "target",
+    "openssl_version",
+    "requested_set",
+    "effective_set",
+    "requested_c_variant",
+    "c_variant",
+    "c_variant_refused",
+    "legacy_provider",
+    "apps",
+    "assembler_kind",
+    "assembler_version",
+    "units",
+    "compiled",
+];
+
+/// One asm file of the plan and the set it was taken from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedFile {
+    /// Relative to OpenSSL's tree, with the extension of the syntax assembled (`.s`, `.S`,
+    /// `.asm`).
+    pub path: String,
+    pub set: String,
+}
+
+/// A file (or, with path `*`, the whole build) that could not use the set it wanted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Downgrade {
+    pub path: String,
+    pub from: String,
+    pub to: String,
+    /// The features the assembler lacked (`Feature::name`).
+    pub missing: Vec<String>,
+}
+
+/// Everything a build decided and made, as its readers need it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildFacts {
+    /// The Rust target triple.
+    pub target: String,
+    pub openssl_version: String,
+    /// `auto`, or the set asked for.
+    pub requested_set: String,
+    /// The set whose C configuration was compiled (`no_asm` after a full fallback).
+    pub effective_set: String,
+    /// `auto`, `none` or the C variant asked for.
+    pub requested_c_variant: String,
+    /// The C variant compiled; `None` for OpenSSL's default C configuration.
+    pub c_variant: Option<String>,
+    /// A variant that was wanted but whose probe the C compiler failed.
+    pub c_variant_refused: Option<String>,
+    pub legacy_provider: bool,
+    /// Whether `bin/openssl` was linked.
+    pub apps: bool,
+    /// `AsmKind::name`, e.g. `GNU as`.
+    pub assembler_kind: String,
+    pub assembler_version: Option<String>,
+    /// Units in the libraries (and the program, with `apps`).
+    pub units: usize,
+    /// Units this build compiled; the rest came from the object cache.
+    pub compiled: usize,
+    pub asm_files: Vec<PlannedFile>,
+    pub downgrades: Vec<Downgrade>,
+}
+
+/// `path` without its asm extension: the plan's paths carry the assembled syntax's, and
+/// readers compare files across syntaxes.
+pub fn stem(path: &str) -> &str {
+    match (AsmSyntax::of_path(path), path.rsplit_once('.')) {
+        (Some(_), Some((stem, _))) => stem,
+        _ => path,
+    }
+}
+
+impl BuildFacts {
+    /// The build summary: `set asm (requested auto), C ec_nistp_64_gcc_128, GNU as 2.40,
+    /// 1117 units (25 asm, 1117 compiled), 0 downgraded`.
+    pub fn summary(&self) -> String {
+        format!(
+            "set {} (requested {}), C {}{}, {}, {} units ({} asm, {} compiled), {} downgraded",
+            self.effective_set,
+            self.requested_set,
+            self.c_variant_name(),
+            if self.legacy_provider { "" } else { " without the legacy provider" },
+            crate::detect::describe(&self.assembler_kind, self.assembler_version.as_deref()),
+            self.units,
+            self.asm_files.len(),
+            self.compiled,
+            self.downgraded()
+        )
+    }
+
+    /// The C variant compiled, or [`NO_C_VARIANT`].
+    pub fn c_variant_name(&self) -> &str {
+        self.c_variant.as_deref().unwrap_or(NO_C_VARIANT)
+    }
+
+    /// Whether OpenSSL's default C configuration was compiled (no C variant).
+    pub fn is_default_c(&self) -> bool {
+        self.c_variant.is_none()
+    }
+
+    /// Downgrades reported: each asm one, and a refused C variant.
+    pub fn downgraded(&self) -> usize {
+        self.downgrades.len() + usize::from(self.c_variant_refused.is_some())
+    }
+
+    /// The set an asm file was taken from, by its path with or without extension.
+    pub fn set_of(&self, path: &str) -> Option<&str> {
+        let want = stem(path);
+        self.asm_files.iter().find(|f| stem(&f.path) == want).map(|f| f.set.as_str())
+    }
+
+    /// The asm files taken from `set`, as planned (with extensions), in plan order.
+    pub fn files_from(&self, set: &str) -> Vec<&str> {
+        self.asm_files.iter().filter(|f| f.set == set).map(|f| f.path.as_str()).collect()
+    }
+
+    /// Writes [`FACTS_FILE`] in `dir`, whole or not at all.
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        let path = dir.join(FACTS_FILE);
+        let text = self.to_text().with_context(|| format!("writing {}", path.display()))?;
+        let tmp = dir.join(format!("{FACTS_FILE}.tmp-{}", std::process::id()));
+        fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
+        fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))
+    }
+
+    /// Reads [`FACTS_FILE`] from `dir`.
+    pub fn read(dir: &Path) -> Result<BuildFacts> {
+        let path = dir.join(FACTS_FILE);
+        let text =
+            fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        parse(&text, &path)
+    }
+
+    fn to_text(&self) -> Result<String> {
+        for (key, v) in [
+            ("c_variant", &self.c_variant),
+            ("c_variant_refused", &self.c_variant_refused),
+            ("assembler_version", &self.assembler_version),
+        ] {
+            if v.as_deref() == Some(NO_C_VARIANT) {
+                bail!("{key} `{NO_C_VARIANT}` would read back as absent");
+            }
+        }
+        let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| NO_C_VARIANT.into());
+        let values = [
+            self.target.clone(),
+            self.openssl_version.clone(),
+            self.requested_set.clone(),
+            self.effective_set.clone(),
+            self.requested_c_variant.clone(),
+            opt(&self.c_variant),
+            opt(&self.c_variant_refused),
+            self.legacy_provider.to_string(),
+            self.apps.to_string(),
+            self.assembler_kind.clone(),
+            opt(&self.assembler_version),
+            self.units.to_string(),
+            self.compiled.to_string(),
+        ];
+        let mut rows: Vec<Vec<String>> =
+            KEYS.iter().zip(values).map(|(k, v)| vec![k.to_string(), v]).collect();
+        for f in &self.asm_files {
+            rows.push(vec!["file".into(), f.path.clone(), f.set.clone()]);
+        }
+        for d in &self.downgrades {
+            if let Some(m) = d.missing.iter().find(|m| m.is_empty() || m.contains('+')) {
+                bail!("{}: missing feature {m:?} cannot be joined with `+`", d.path);
+            }
+            let (path, from, to) = (d.path.clone(), d.from.clone(), d.to.clone());
+            rows.push(vec!["downgrade".into(), path, from, to, d.missing.join("+")]);
+        }
+        let mut out = format!("{MAGIC} {FACTS_VERSION}\n");
+        for row in rows {
+            // A stray tab or break would shift the fields it is read back by.
+            if let Some(v) = row.iter().find(|v| v.contains(['\t', '\n', '\r'])) {
+                bail!("`{}` value {v:?} holds a tab or a line break", row[0]);
+            }
+            out += &row.join("\t");
+            out.push('\n');
+        }
+        Ok(out + END + "\n")
+    }
+}
+
+fn parse(text: &str, origin: &Path) -> Result<BuildFacts> {
+    let at = |n: usize| format!("{}:{n}", origin.display());
+    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
+    let header = lines.next().map_or("", |(_, l)| l);
+    match header.strip_prefix(MAGIC).and_then(|v| v.strip_prefix(' ')) {
+        Some(v) if v == FACTS_VERSION.to_string() => {}
+        Some(v) => bail!(
+            "{}: facts format version {v}, but this crypto-build reads version {FACTS_VERSION}; \
+             rebuild crypto-sys with the crypto-build that reads it",
+            at(1)
+        ),
+        None => bail!("{}: not a crypto-sys facts file (first line {header:?})", at(1)),
+    }
+    let mut scalars: BTreeMap<&str, (usize, &str)> = BTreeMap::new();
+    let (mut asm_files, mut downgrades) = (vec![], vec![]);
+    let mut ended = false;
+    let mut last = 1;
+    for (n, line) in lines {
+        last = n;
+        if ended {
+            bail!("{}: a line after `{END}`", at(n));
+        }
+        match line.split('\t').collect::<Vec<_>>()[..] {
+            [END] => ended = true,
+            ["file", path, set] => {
+                asm_files.push(PlannedFile { path: path.into(), set: set.into() })
+            }
+            ["downgrade", path, from, to, missing] => downgrades.push(Downgrade {
+                path: path.into(),
+                from: from.into(),
+                to: to.into(),
+                missing: missing.split('+').filter(|m| !m.is_empty()).map(Into::into).collect(),
+            }),
+            [key, value] if KEYS.contains(&key) => {
+                if let Some((first, _)) = scalars.insert(key, (n, value)) {
+                    bail!("{}: `{key}` again (first on line {first})", at(n));
+                }
+            }
+            [key, ..] if KEYS.contains(&key) || ["file", "downgrade", END].contains(&key) => {
+                bail!("{}: malformed `{key}` line {line:?}", at(n))
+            }
+            [key, ..] => bail!("{}: unknown key `{key}`", at(n)),
+            [] => unreachable!("split yields at least one field"),
+        }
+    }
+    if !ended {
+        bail!("{}: cut short after line {last} (no `{END}` line)", origin.display());
+    }
+    if let Some(key) = KEYS.iter().find(|k| !scalars.contains_key(*k)) {
+        bail!("{}: no `{key}` line", origin.display());
+    }
+    let text = |key: &str| scalars[key].1.to_string();
+    let opt = |key: &str| Some(text(key)).filter(|v| v != NO_C_VARIANT);
+    let flag = |key: &str| match scalars[key] {
+        (_, "true") => Ok(true),
+        (_, "false") => Ok(false),
+        (n, v) => bail!("{}: {key} `{v}` is neither true nor false", at(n)),
+    };
+    let count = |key: &str| -> Result<usize> {
+        let (n, v) = scalars[key];
+        v.parse().with_context(|| format!("{}: {key} `{v}` is not a count", at(n)))
+    };
+    Ok(BuildFacts {
+        target: text("target"),
+        openssl_version: text("openssl_version"),
+        requested_set: text("requested_set"),
+        effective_set: text("effective_set"),
+        requested_c_variant: text("requested_c_variant"),
+        c_variant: opt("c_variant"),
+        c_variant_refused: opt("c_variant_refused"),
+        legacy_provider: flag("legacy_provider")?,
+        apps: flag("apps")?,
+        assembler_kind: text("assembler_kind"),
+        assembler_version: opt("assembler_version"),
+        units: count("units")?,
+        compiled: count("compiled")?,
+        asm_files,
+        downgrades,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> BuildFacts {
+        let file = |path: &str, set: &str| PlannedFile { path: path.into(), set: set.into() };
+        BuildFacts {
+            target: "x86_64-unknown-linux-gnu".into(),
+            openssl_version: "3.6.3".into(),
+            requested_set: "auto".into(),
+            effective_set: "asm".into(),
+            requested_c_variant: "auto".into(),
+            c_variant: Some("ec_nistp_64_gcc_128".into()),
+            c_variant_refused: None,
+            legacy_provider: true,
+            apps: true,
+            assembler_kind: "GNU as".into(),
+            assembler_version: Some("2.40".into()),
+            units: 1117,
+            compiled: 40,
+            asm_files: vec![
+                file("crypto/aes/aesni-x86_64.s", "asm"),
+                file("crypto/modes/aes-gcm-avx512.s", "asm_avx2"),
+                file("crypto/x86_64cpuid.s", "asm"),
+            ],
+            downgrades: vec![Downgrade {
+                path: "crypto/modes/aes-gcm-avx512.s".into(),
+                from: "asm".into(),
+                to: "asm_avx2".into(),
+                missing: vec!["vaes-zmm".into(), "vpclmulqdq-zmm".into()],
+            }],
+        }
+    }
+
+    /// A no_asm build of OpenSSL's default C, without the legacy provider, by an assembler
+    /// that printed no version, whose C variant was refused.
+    fn plain() -> BuildFacts {
+        BuildFacts {
+            requested_set: "no_asm".into(),
+            effective_set: "no_asm".into(),
+            c_variant: None,
+            c_variant_refused: Some("ec_nistp_64_gcc_128".into()),
+            legacy_provider: false,
+            apps: false,
+            assembler_kind: "clang integrated assembler".into(),
+            assembler_version: None,
+            units: 1050,
+            compiled: 1050,
+            asm_files: vec![],
+            downgrades: vec![],
+            ..sample()
+        }
+    }
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("facts-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn parse_err(text: &str) -> String {
+        format!("{:#}", parse(text, Path::new("out/facts.txt")).unwrap_err())
+    }
+
+    #[test]
+    fn write_then_read_gives_the_same_facts() {
+        let dir = scratch("round-trip");
+        for facts in [sample(), plain()] {
+            facts.write(&dir).unwrap();
+            assert_eq!(BuildFacts::read(&dir).unwrap(), facts);
+        }
+        let text = fs::read_to_string(dir.join(FACTS_FILE)).unwrap();
+        assert!(text.starts_with("crypto-sys-facts 1\ntarget\tx86_64-unknown-linux-gnu\n"));
+        assert!(text.contains("\nc_variant\tnone\nc_variant_refused\tec_nistp_64_gcc_128\n"));
+        assert!(text.contains("\nassembler_version\tnone\n"), "{text}");
+        assert!(text.ends_with("\ncompiled\t1050\nend\n"), "{text}");
+        let written = sample().to_text().unwrap();
+        assert!(written.contains(
+            "\nfile\tcrypto/modes/aes-gcm-avx512.s\tasm_avx2\n\
+             file\tcrypto/x86_64cpuid.s\tasm\n\
+             downgrade\tcrypto/modes/aes-gcm-avx512.s\tasm\tasm_avx2\tvaes-zmm+vpclmulqdq-zmm\n\
+             end\n"
+        ));
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1, "no temporary file is left");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn summary_names_set_variant_provider_assembler_and_counts() {
+        assert_eq!(
+            sample().summary(),
+            "set asm (requested auto), C ec_nistp_64_gcc_128, GNU as 2.40, 1117 units \
+             (3 asm, 40 compiled), 1 downgraded"
+        );
+        assert_eq!(
+            plain().summary(),
+            "set no_asm (requested no_asm), C none without the legacy provider, clang \
+             integrated assembler (version unknown), 1050 units (0 asm, 1050 compiled), \
+             1 downgraded"
+        );
+    }
+
+    #[test]
+    fn helpers_answer_by_stem_set_and_default_c() {
+        let f = sample();
+        assert_eq!(f.set_of("crypto/modes/aes-gcm-avx512"), Some("asm_avx2"));
+        // Another syntax's rendering of the same file.
+        assert_eq!(f.set_of("crypto/aes/aesni-x86_64.asm"), Some("asm"));
+        assert_eq!(f.set_of("crypto/aes/aesni"), None);
+        assert_eq!(f.files_from("asm_avx2"), ["crypto/modes/aes-gcm-avx512.s"]);
+        assert_eq!(f.files_from("asm"), ["crypto/aes/aesni-x86_64.s", "crypto/x86_64cpuid.s"]);
+        assert_eq!((f.is_default_c(), f.c_variant_name()), (false, "ec_nistp_64_gcc_128"));
+        assert_eq!((plain().is_default_c(), plain().c_variant_name()), (true, "none"));
+        assert_eq!(stem("crypto/aesv8-armx.S"), "crypto/aesv8-armx");
+        assert_eq!(stem("crypto/bn/rsaz-2k-avx512"), "crypto/bn/rsaz-2k-avx512");
+    }
+
+    #[test]
+    fn read_rejects_a_truncated_file() {
+        let text = sample().to_text().unwrap();
+        // Header, 13 keys and the first file: the plan would read as one file long.
+        let cut: String = text.lines().take(15).map(|l| format!("{l}\n")).collect();
+        let e = parse_err(&cut);
+        assert_eq!(e, "out/facts.txt: cut short after line 15 (no `end` line)");
+        let e = parse_err(&text[..text.len() - 2]);
+        assert_eq!(e, "out/facts.txt:19: unknown key `en`");
+        assert_eq!(parse_err(""), "out/facts.txt:1: not a crypto-sys facts file (first line \"\")");
+    }
+
+    #[test]
+    fn read_rejects_unknown_missing_repeated_and_malformed_keys() {
+        let text = sample().to_text().unwrap();
+        let e = parse_err(&text.replace("apps\ttrue\n", "apps\ttrue\ncolour\tblue\n"));
+        assert_eq!(e, "out/facts.txt:11: unknown key `colour`");
+        assert_eq!(parse_err(&text.replace("units\t1117\n", "")), "out/facts.txt: no `units` line");
+        let e = parse_err(&text.replace("units\t1117\n", "units\t1117\nunits\t3\n"));
+        assert_eq!(e, "out/facts.txt:14: `units` again (first on line 13)");
+        let e = parse_err(&text.replace("units\t1117\n", "units\tmany\n"));
+        assert!(e.starts_with("out/facts.txt:13: units `many` is not a count"), "{e}");
+        let e = parse_err(&text.replace("apps\ttrue\n", "apps\tyes\n"));
+        assert_eq!(e, "out/facts.txt:10: apps `yes` is neither true nor false");
+        let e = parse_err(&text.replace("\tasm_avx2\n", "\n"));
+        assert_eq!(
+            e,
+            "out/facts.txt:16: malformed `file` line \"file\\tcrypto/modes/aes-gcm-avx512.s\""
+        );
+    }
+
+    #[test]
+    fn read_rejects_another_format_version() {
+        let text =
+            sample().to_text().unwrap().replace("crypto-sys-facts 1\n", "crypto-sys-facts 2\n");
+        let e = parse_err(&text);
+        assert!(
+            e.starts_with(
+                "out/facts.txt:1: facts format version 2, but this crypto-build reads version 1"
+            ),
+            "{e}"
+        );
+        let e = parse_err("set asm (requested auto), C none, GNU as 2.40\n");
+        assert!(e.starts_with("out/facts.txt:1: not a crypto-sys facts file"), "{e}");
+    }
+
+    #[test]
+    fn write_refuses_values_that_would_not_read_back() {
+        let tab = BuildFacts { target: "x86_64\tlinux".into(), ..sample() };
+        let e = tab.to_text().unwrap_err().to_string();
+        assert_eq!(e, "`target` value \"x86_64\\tlinux\" holds a tab or a line break");
+        let none = BuildFacts { assembler_version: Some("none".into()), ..sample() };
+        assert!(none.to_text().is_err());
+    }
+}
