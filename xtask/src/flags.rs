@@ -44,16 +44,16 @@ cargo xtask <command>
       out as asked), and the eligibility functions are true where the CPU allows.
   toolchains [--check]
       Write docs/toolchains.md: each tested toolchain against the plan chosen for it.
-  test [--sanitize | --assembled]
-      Every check: fmt, clippy, the sets against generate.lock, the workspace's tests,
-      crypto-sys's known-answer tests with each set on every code path, the C driver
-      natively, under ASan and UBSan, and under wine, and the packaged crate at another
-      path building debug and release at once to the same bytes. --sanitize runs only the
-      sanitizer step: OpenSSL built by clang-19 with -fsanitize=address,undefined (asm kept)
-      into target/prefix-san, and the C driver built the same way on every code path.
-      --assembled runs only the rows that are assembled, not linked: VC-WIN64A's .asm files
-      by nasm -f win64 and mingw64's .s files by clang-19, their objects' exports against
-      the manifests, asm_avx2 free of AVX-512, entry points stubbed.
+  test [--list] [--step NAME]... [--target TRIPLE]... [--full]
+      Every check CI runs, as named steps: fmt and clippy, the sets against generate.lock,
+      the workspace's tests, crypto-sys's suites with each set on every code path, the
+      other toolchains, the prefix and its consumers, the sanitizers, Windows under wine,
+      aarch64 under qemu, the rows only assembled, the packaged crate at another path, and
+      the CI workflow against this registry. --list prints each step, what it covers, its
+      targets and its time in the last run here. --step runs only the steps named (again as
+      often as named); --target only those that check that triple's toolchain rows; --full
+      adds the slow steps CI's default run leaves out (no_asm for Windows and aarch64). A
+      table of each step's time ends the run.
 ";
 
 pub enum Command {
@@ -107,8 +107,10 @@ pub struct Detect {
 
 #[derive(Debug, Default)]
 pub struct Test {
-    pub sanitize: bool,
-    pub assembled: bool,
+    pub list: bool,
+    pub steps: Vec<String>,
+    pub targets: Vec<String>,
+    pub full: bool,
 }
 
 #[derive(Debug, Default)]
@@ -243,18 +245,15 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
         }
         "test" => {
             let mut t = Test::default();
-            options("test", args, |opt, _| {
-                Ok(match opt {
-                    "--sanitize" => {
-                        t.sanitize = true;
-                        true
-                    }
-                    "--assembled" => {
-                        t.assembled = true;
-                        true
-                    }
-                    _ => false,
-                })
+            options("test", args, |opt, v| {
+                match opt {
+                    "--list" => t.list = true,
+                    "--step" => t.steps.push(v.take()?),
+                    "--target" => t.targets.push(v.take()?),
+                    "--full" => t.full = true,
+                    _ => return Ok(false),
+                }
+                Ok(true)
             })?;
             Command::Test(t)
         }

@@ -1,139 +1,319 @@
-//! The real toolchains this project is tested with, and the plan each must get: one table
-//! feeds `cargo xtask test`'s steps and `cargo xtask toolchains` (docs/toolchains.md).
+//! The test matrix: every toolchain this project is tested with, the plan `auto` must choose
+//! with it, and how `cargo xtask test` checks it. One table feeds the test command's steps,
+//! the C driver's toolchains and `cargo xtask toolchains` (docs/toolchains.md).
 
+use crate::driver::{AsmKind, Toolchain};
+use crate::runner::Runner;
 use anyhow::{bail, Context, Result};
-use std::fs;
+use crypto_build::data::NO_C_VARIANT;
 
-/// A C compiler and the plan `auto` must choose with it: for the host (as CC), or for a
-/// cross target (as `CC_<triple>`), with the C compiler's assembler or the one named.
+/// How a row is checked; each kind is one step of `cargo xtask test`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum How {
+    /// The workspace's own build (cargo, the host's default C compiler): `cargo test
+    /// --workspace`, each set on every code path, the installed prefix, the package.
+    Workspace,
+    /// crypto-sys built by cargo with this C compiler, and its Rust tests.
+    Rust,
+    /// OpenSSL and the C driver built with ASan and UBSan (asm kept), the driver run on every
+    /// code path.
+    Sanitizer,
+    /// Built without cargo for the target, the C driver run under wine on every code path.
+    Wine,
+    /// Built without cargo for the target, the C driver run under qemu-user on every path.
+    Qemu,
+    /// Every asm file of each of the target's sets assembled, and the objects symbol-checked;
+    /// not linked.
+    Assembled,
+}
+
+/// One toolchain row: a target, its C compiler and assembler, the sets it is built with, and
+/// how it is checked.
+#[derive(Debug)]
 pub struct Row {
+    /// The Rust triple.
+    pub target: &'static str,
     pub cc: &'static str,
-    /// A cross target; `None` for the host (x86_64-unknown-linux-gnu).
-    pub target: Option<&'static str>,
+    /// The Debian package that provides `cc`, named when it is missing ("" where none does).
+    pub package: &'static str,
     /// `--assembler`, when not the C compiler's own.
     pub assembler: Option<&'static str>,
-    /// What `cargo xtask test` does with the toolchain, for the doc.
-    pub tested: &'static str,
-    /// Files expected to come from asm_avx2; every other asm file comes from asm.
+    pub how: How,
+    /// The sets `cargo xtask test` builds and checks (`Assembled` rows: every set).
+    pub sets: &'static [&'static str],
+    /// The sets only `cargo xtask test --full` adds.
+    pub full_sets: &'static [&'static str],
+    /// Files `auto` must take from asm_avx2; every other asm file comes from asm.
     pub downgraded: &'static [&'static str],
-    /// The C variant expected ("" for OpenSSL's default C configuration).
+    /// The C variant `auto` must take ("" for OpenSSL's default C configuration).
     pub c_variant: &'static str,
+    /// Its `auto` build also links `bin/openssl` and runs it.
+    pub apps: bool,
+    /// Built with the legacy provider (crypto-sys's default feature).
+    pub legacy: bool,
+    /// Why the row is checked the way it is, for the doc.
+    pub why: &'static str,
 }
 
 const NISTP: &str = "ec_nistp_64_gcc_128";
+const HOST: &str = "x86_64-unknown-linux-gnu";
+const WIN: &str = "x86_64-pc-windows-gnu";
+const MSVC: &str = "x86_64-pc-windows-msvc";
+const ARM: &str = "aarch64-unknown-linux-gnu";
+const MAC_X86: &str = "x86_64-apple-darwin";
+const MAC_ARM: &str = "aarch64-apple-darwin";
+const ALL: &[&str] = &["asm", "asm_avx2", "no_asm"];
+const ARM_SETS: &[&str] = &["asm", "no_asm"];
+const AUTO: &[&str] = &["auto"];
+const AUTO_AVX2: &[&str] = &["auto", "asm_avx2"];
+const NO_ASM: &[&str] = &["no_asm"];
+const CLANG14_AVXIFMA: &[&str] =
+    &["crypto/bn/rsaz-2k-avxifma.s", "crypto/bn/rsaz-3k-avxifma.s", "crypto/bn/rsaz-4k-avxifma.s"];
 
-const RUST: &str = "crypto-sys's Rust tests";
-/// One row also covers `--no-legacy`: its compile of all of OpenSSL's C is needed anyway.
-const RUST_NO_LEGACY: &str = "crypto-sys's Rust tests, built without the `legacy` feature";
-/// no_asm has no asm, and its mingw C compile alone takes an eighth of CI: it is built, by
-/// the first Windows row, only in the full matrix (`--ignored windows_matrix`).
-const WINE: &str = "C driver under wine, every code path, `asm` and `asm_avx2`; `no_asm` \
-                    in the full matrix (`cargo test -p xtask -- --ignored windows_matrix`)";
-const WINE_ASM: &str = "C driver under wine, every code path, `asm` and `asm_avx2`";
-/// Between clang-14 and clang-19, which are built: another full compile costs ~130 s of CI.
-const ASSEMBLED_16: &str = "only assembled: every `.s` of each set by clang-16, exports \
-                            checked; clang-14 and clang-19 are built and run";
-/// The sanitizer step compiles all of OpenSSL with clang-19 anyway; a second, plain compile
-/// for the Rust tests cost ~150 s of CI.
-const SANITIZED: &str = "built by the sanitizer step (ASan and UBSan, asm kept), its plan \
-                         checked; C driver on every code path";
-/// mingw's C compile takes about 400 s with clang here: CI runs mingw gcc's build instead.
-const ASSEMBLED_CLANG: &str = "only assembled: every `.s` of each set by clang-19, exports \
-                               checked; not linked or run (CI time)";
-const WIN: Option<&str> = Some("x86_64-pc-windows-gnu");
-const MSVC: Option<&str> = Some("x86_64-pc-windows-msvc");
-/// No MSVC or Windows SDK here: the row's plan is nasm's alone (MSVC gets no C variant to
-/// probe), and its asm is only assembled, by `cargo xtask test --assembled`.
-pub const ASSEMBLED: &str = "only assembled: every `.asm` of each set by nasm -f win64, exports \
-                         checked; not linked or run (no MSVC here)";
+const fn row(target: &'static str, cc: &'static str, package: &'static str, how: How) -> Row {
+    Row {
+        target,
+        cc,
+        package,
+        assembler: None,
+        how,
+        sets: AUTO,
+        full_sets: &[],
+        downgraded: &[],
+        c_variant: NISTP,
+        apps: false,
+        legacy: true,
+        why: "",
+    }
+}
 
-/// aarch64's C compile is ~150 s here: CI builds `auto` (asm) with each compiler; `no_asm`
-/// (OpenSSL's plain C) is in the full matrix, `--ignored aarch64_matrix`.
-const QEMU: &str = "C driver under qemu-aarch64 on every `OPENSSL_armcap` path and on `-cpu \
-                    cortex-a53`, `asm`; `no_asm` in the full matrix (`cargo test -p xtask -- \
-                    --ignored aarch64_matrix`)";
-const ARM: Option<&str> = Some("aarch64-unknown-linux-gnu");
-/// No macOS SDK here: C cannot be compiled for macOS, asm can.
-const ASSEMBLED_MACOS: &str = "assembled and symbol-checked; not linked here (no macOS SDK)";
-const MAC_ARM: Option<&str> = Some("aarch64-apple-darwin");
-const MAC_X86: Option<&str> = Some("x86_64-apple-darwin");
-
-#[rustfmt::skip]
 pub const ROWS: &[Row] = &[
-    Row { cc: "gcc", target: None, assembler: None, tested: RUST, downgraded: &[], c_variant: NISTP },
-    Row { cc: "clang-14", target: None, assembler: None, tested: RUST_NO_LEGACY,
-          downgraded: &["crypto/bn/rsaz-2k-avxifma.s", "crypto/bn/rsaz-3k-avxifma.s", "crypto/bn/rsaz-4k-avxifma.s"],
-          c_variant: NISTP },
-    Row { cc: "clang-16", target: None, assembler: None, tested: ASSEMBLED_16, downgraded: &[], c_variant: NISTP },
-    Row { cc: "clang-19", target: None, assembler: None, tested: SANITIZED, downgraded: &[], c_variant: NISTP },
-    Row { cc: "x86_64-w64-mingw32-gcc", target: WIN, assembler: None, tested: WINE, downgraded: &[],
-          c_variant: NISTP },
-    Row { cc: "x86_64-w64-mingw32-gcc", target: WIN, assembler: Some("nasm"), tested: WINE_ASM,
-          downgraded: &[], c_variant: NISTP },
-    Row { cc: "clang-19", target: WIN, assembler: None, tested: ASSEMBLED_CLANG, downgraded: &[], c_variant: NISTP },
-    Row { cc: "cl.exe", target: MSVC, assembler: None, tested: ASSEMBLED, downgraded: &[], c_variant: "" },
-    Row { cc: "aarch64-linux-gnu-gcc", target: ARM, assembler: None, tested: QEMU, downgraded: &[],
-          c_variant: NISTP },
-    Row { cc: "clang-19", target: ARM, assembler: None, tested: QEMU, downgraded: &[], c_variant: NISTP },
-    Row { cc: "clang-19", target: MAC_X86, assembler: None, tested: ASSEMBLED_MACOS, downgraded: &[],
-          c_variant: NISTP },
-    Row { cc: "clang-19", target: MAC_ARM, assembler: None, tested: ASSEMBLED_MACOS, downgraded: &[],
-          c_variant: NISTP },
+    Row {
+        sets: ALL,
+        apps: true,
+        why: "`no_asm` by a compiler that fails the C variant's probe",
+        ..row(HOST, "gcc", "gcc", How::Workspace)
+    },
+    Row {
+        downgraded: CLANG14_AVXIFMA,
+        legacy: false,
+        why: "its assembler lacks AVX-IFMA; built without the legacy provider too, as its compile \
+              of all of OpenSSL is needed anyway",
+        ..row(HOST, "clang-14", "clang-14", How::Rust)
+    },
+    Row {
+        sets: ALL,
+        why: "between clang-14 and clang-19, which are built and run: another full compile \
+              costs ~130 s of CI",
+        ..row(HOST, "clang-16", "clang-16", How::Assembled)
+    },
+    Row {
+        why: "its compile of all of OpenSSL serves the Rust tests' plan check too",
+        ..row(HOST, "clang-19", "clang-19", How::Sanitizer)
+    },
+    Row {
+        sets: AUTO_AVX2,
+        full_sets: NO_ASM,
+        apps: true,
+        why: "`no_asm` only with `--full`: its mingw C compile alone takes an eighth of CI",
+        ..row(WIN, "x86_64-w64-mingw32-gcc", "gcc-mingw-w64-x86-64", How::Wine)
+    },
+    Row {
+        assembler: Some("nasm"),
+        sets: AUTO_AVX2,
+        ..row(WIN, "x86_64-w64-mingw32-gcc", "gcc-mingw-w64-x86-64", How::Wine)
+    },
+    Row {
+        sets: ALL,
+        why: "mingw's C compile takes about 400 s with clang here",
+        ..row(WIN, "clang-19", "clang-19", How::Assembled)
+    },
+    Row {
+        assembler: Some("nasm"),
+        sets: ALL,
+        c_variant: "",
+        why: "no MSVC here",
+        ..row(MSVC, "cl.exe", "", How::Assembled)
+    },
+    Row {
+        full_sets: NO_ASM,
+        why: "`no_asm` only with `--full`: each aarch64 C compile is ~150 s of CI",
+        ..row(ARM, "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", How::Qemu)
+    },
+    Row {
+        full_sets: NO_ASM,
+        why: "`no_asm` only with `--full`",
+        ..row(ARM, "clang-19", "clang-19", How::Qemu)
+    },
+    Row {
+        sets: ALL,
+        why: "no macOS SDK here",
+        ..row(MAC_X86, "clang-19", "clang-19", How::Assembled)
+    },
+    Row {
+        sets: ARM_SETS,
+        why: "no macOS SDK here",
+        ..row(MAC_ARM, "clang-19", "clang-19", How::Assembled)
+    },
 ];
 
-impl Row {
-    /// The variable that names this row's C compiler: CC, or cc's per-target form.
-    pub fn cc_var(&self) -> String {
-        match self.target {
-            None => "CC".into(),
-            Some(t) => format!("CC_{}", t.replace('-', "_")),
+/// The rows checked the given way, in table order.
+pub fn rows(how: How) -> impl Iterator<Item = &'static Row> {
+    ROWS.iter().filter(move |r| r.how == how)
+}
+
+/// A Rust target triple, parsed once into its fields (`arch-vendor-os[-env]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Triple<'a> {
+    pub arch: &'a str,
+    pub vendor: &'a str,
+    pub os: &'a str,
+    pub env: &'a str,
+}
+
+impl<'a> Triple<'a> {
+    pub fn parse(triple: &'a str) -> Result<Triple<'a>> {
+        let mut parts = triple.splitn(4, '-');
+        match (parts.next(), parts.next(), parts.next(), parts.next()) {
+            (Some(arch), Some(vendor), Some(os), env) if !arch.is_empty() && !os.is_empty() => {
+                Ok(Triple { arch, vendor, os, env: env.unwrap_or("") })
+            }
+            _ => bail!("`{triple}` is not a target triple (arch-vendor-os[-env])"),
         }
     }
 
-    /// Whether `cargo xtask test` runs this row's build under wine.
-    pub fn runs_under_wine(&self) -> bool {
-        matches!(self.tested, WINE | WINE_ASM)
+    pub fn is_windows(&self) -> bool {
+        self.os == "windows"
     }
 
-    /// Whether `cargo xtask test` builds crypto-sys with this row and runs its Rust tests.
-    pub fn runs_rust_tests(&self) -> bool {
-        matches!(self.tested, RUST | RUST_NO_LEGACY)
+    /// What clang's `--target` calls this target: Debian's cross sysroots for Linux, mingw's
+    /// for Windows, and macOS 11 (the first with arm64) for Apple.
+    pub fn clang_target(&self) -> String {
+        match (self.os, self.env) {
+            ("windows", "gnu") => format!("{}-w64-mingw32", self.arch),
+            ("darwin", _) => {
+                let arch = if self.arch == "aarch64" { "arm64" } else { self.arch };
+                format!("{arch}-apple-macos11")
+            }
+            (os, env) => format!("{}-{os}-{env}", self.arch),
+        }
+    }
+
+    /// Whose asm symbols the C driver reports for this target.
+    pub fn asm_kind(&self) -> AsmKind {
+        match self.arch {
+            "x86_64" => AsmKind::X86_64,
+            "aarch64" => AsmKind::Aarch64,
+            _ => AsmKind::None,
+        }
+    }
+}
+
+impl Row {
+    pub fn triple(&self) -> Triple<'static> {
+        Triple::parse(self.target).expect("the matrix's triples parse")
+    }
+
+    /// The variable that names this row's C compiler: CC for the host's rows, else cc's
+    /// per-target form.
+    pub fn cc_var(&self) -> String {
+        if self.target == HOST {
+            "CC".into()
+        } else {
+            format!("CC_{}", self.target.replace('-', "_"))
+        }
     }
 
     /// cargo's feature arguments for this row's build and tests.
     pub fn cargo_features(&self) -> &'static [&'static str] {
-        if self.tested == RUST_NO_LEGACY {
-            &["--no-default-features"]
-        } else {
+        if self.legacy {
             &[]
+        } else {
+            &["--no-default-features"]
         }
     }
 
-    /// The rows of the host, which crypto-sys's Rust tests run with.
-    pub fn host() -> impl Iterator<Item = &'static Row> {
-        ROWS.iter().filter(|r| r.target.is_none())
+    /// A name for this row's build directories and report lines.
+    pub fn name(&self) -> String {
+        let asm = self.assembler.map(|a| format!("+{a}")).unwrap_or_default();
+        format!("{}-{}{asm}", self.triple().arch, self.cc)
     }
-}
 
-impl Row {
-    /// The host row of `cc`.
-    pub fn host_row(cc: &str) -> Result<&'static Row> {
-        Row::host().find(|r| r.cc == cc).with_context(|| format!("no host row for {cc}"))
+    /// The C driver's toolchain: this row's C compiler (clang told the target), run as the
+    /// target's programs run here.
+    pub fn driver(&self) -> Result<Toolchain> {
+        let t = self.triple();
+        let runner = Runner::of(&t)
+            .with_context(|| format!("no way to run {} programs on this machine", self.target))?;
+        let cross_clang = self.cc.starts_with("clang") && self.target != HOST;
+        Ok(Toolchain {
+            name: self.name(),
+            cc: self.cc,
+            package: self.package,
+            flags: cross_clang
+                .then(|| format!("--target={}", t.clang_target()))
+                .into_iter()
+                .collect(),
+            env: &[],
+            exe: if t.is_windows() { "driver.exe" } else { "driver" },
+            asm: t.asm_kind(),
+            runner,
+        })
+    }
+
+    /// The row of `cc` for `target` (and `assembler`, where several share a compiler).
+    pub fn find(target: &str, cc: &str, assembler: Option<&str>) -> Result<&'static Row> {
+        ROWS.iter()
+            .find(|r| r.target == target && r.cc == cc && r.assembler == assembler)
+            .with_context(|| format!("no matrix row for {cc} ({target})"))
+    }
+
+    /// What `cargo xtask test` does with the row, for the doc.
+    pub fn tested(&self) -> String {
+        let sets = |s: &[&str]| s.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
+        let what = match self.how {
+            How::Workspace => format!(
+                "`cargo test --workspace`; crypto-sys's tests on every code path with {}; the \
+                 prefix, its consumers and the package",
+                sets(self.sets)
+            ),
+            How::Rust if self.legacy => "crypto-sys's Rust tests".into(),
+            How::Rust => "crypto-sys's Rust tests, built without the `legacy` feature".into(),
+            How::Sanitizer => "built by the sanitizer step (ASan and UBSan, asm kept), its plan \
+                               checked; C driver on every code path"
+                .into(),
+            How::Wine => format!("C driver under wine, every code path, {}", sets(self.sets)),
+            How::Qemu => format!(
+                "C driver under qemu-{} on every code path, {}",
+                self.triple().arch,
+                sets(self.sets)
+            ),
+            How::Assembled => format!(
+                "only assembled: every asm file of {} by {}, exports checked",
+                sets(self.sets),
+                self.assembler.unwrap_or(self.cc)
+            ),
+        };
+        let full = if self.full_sets.is_empty() {
+            String::new()
+        } else {
+            format!("; {} with `--full`", sets(self.full_sets))
+        };
+        let why = if self.why.is_empty() { String::new() } else { format!(" ({})", self.why) };
+        format!("{what}{full}{why}")
     }
 
     /// A prefix built with this row took the plan the table expects: its files from asm_avx2
     /// and its C variant.
     pub fn check_prefix_plan(&self, prefix: &std::path::Path) -> Result<()> {
-        let plan = fs::read_to_string(prefix.join(crate::prefix::PLAN))?;
-        let rows: Vec<(&str, &str)> = plan.lines().filter_map(|l| l.split_once('\t')).collect();
-        let from_avx2: Vec<&str> =
-            rows.iter().filter(|(_, s)| *s == "asm_avx2").map(|(p, _)| *p).collect();
-        let variant = rows.iter().find(|(p, _)| *p == crypto_build::build_script::PLAN_C_VARIANT);
-        let want_variant = if self.c_variant.is_empty() { "none" } else { self.c_variant };
-        if from_avx2 != self.downgraded || variant.map(|v| v.1) != Some(want_variant) {
+        let facts = crate::prefix::facts(prefix)?;
+        let from_avx2 = facts.files_from("asm_avx2");
+        let variant = facts.c_variant_name();
+        let want_variant = if self.c_variant.is_empty() { NO_C_VARIANT } else { self.c_variant };
+        if from_avx2 != self.downgraded || variant != want_variant {
             bail!(
-                "{}: asm_avx2 gave {from_avx2:?} and the C variant is {variant:?}; the \
-                 toolchain table expects {:?} and {want_variant}",
+                "{}: asm_avx2 gave {from_avx2:?} and the C variant is {variant}; the toolchain \
+                 table expects {:?} and {want_variant}",
                 self.cc,
                 self.downgraded
             );
@@ -144,21 +324,58 @@ impl Row {
 
 #[cfg(test)]
 mod tests {
-    use super::Row;
+    use super::*;
+    use crypto_build::facts::PlannedFile;
+
+    #[test]
+    fn triples_parse_into_their_fields() {
+        let t = Triple::parse("aarch64-unknown-linux-gnu").unwrap();
+        assert_eq!((t.arch, t.vendor, t.os, t.env), ("aarch64", "unknown", "linux", "gnu"));
+        assert_eq!(t.clang_target(), "aarch64-linux-gnu");
+        let mac = Triple::parse("aarch64-apple-darwin").unwrap();
+        assert_eq!(
+            (mac.os, mac.env, mac.clang_target().as_str()),
+            ("darwin", "", "arm64-apple-macos11")
+        );
+        assert_eq!(Triple::parse(WIN).unwrap().clang_target(), "x86_64-w64-mingw32");
+        assert!(Triple::parse("x86_64").is_err());
+    }
+
+    #[test]
+    fn every_row_names_a_known_target_and_sets() {
+        for r in ROWS {
+            crypto_build::data::target_for(r.target).unwrap();
+            for set in r.sets.iter().chain(r.full_sets) {
+                assert!(*set == "auto" || crypto_build::data::SETS.iter().any(|s| s.name == *set));
+            }
+        }
+        assert_eq!(rows(How::Workspace).count(), 1);
+        let mingw = Row::find(WIN, "x86_64-w64-mingw32-gcc", None).unwrap().driver().unwrap();
+        assert_eq!((mingw.exe, mingw.asm, mingw.flags.len()), ("driver.exe", AsmKind::X86_64, 0));
+        let clang = Row::find(ARM, "clang-19", None).unwrap().driver().unwrap();
+        assert_eq!(clang.flags, ["--target=aarch64-linux-gnu"]);
+    }
 
     #[test]
     fn a_prefix_plan_is_checked_against_its_row() {
         let dir = std::env::temp_dir().join(format!("xtask-plan-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let write = |plan: &str| std::fs::write(dir.join(crate::prefix::PLAN), plan).unwrap();
-        let clang14 = Row::host_row("clang-14").unwrap();
-        let avx2: String = clang14.downgraded.iter().map(|f| format!("{f}\tasm_avx2\n")).collect();
-        write(&format!("crypto/aes/aesni-x86_64.s\tasm\n{avx2}#c_variant\tec_nistp_64_gcc_128\n"));
+        let clang14 = Row::find(HOST, "clang-14", None).unwrap();
+        let mut facts = crate::prefix::sample_facts();
+        facts.asm_files.extend(
+            clang14
+                .downgraded
+                .iter()
+                .map(|f| PlannedFile { path: f.to_string(), set: "asm_avx2".into() }),
+        );
+        facts.write(&dir).unwrap();
         clang14.check_prefix_plan(&dir).unwrap();
-        let e = Row::host_row("clang-19").unwrap().check_prefix_plan(&dir).unwrap_err();
+        let e = Row::find(HOST, "clang-19", None).unwrap().check_prefix_plan(&dir).unwrap_err();
         assert!(e.to_string().contains("the toolchain table expects []"), "{e}");
-        write(&format!("{avx2}#c_variant\tnone\n"));
-        assert!(clang14.check_prefix_plan(&dir).is_err());
+        facts.c_variant = None;
+        facts.write(&dir).unwrap();
+        let e = clang14.check_prefix_plan(&dir).unwrap_err();
+        assert!(e.to_string().contains("the C variant is none"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

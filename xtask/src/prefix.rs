@@ -3,14 +3,20 @@
 
 use crate::runner::{Invocation, Runner};
 use anyhow::{ensure, Context, Result};
+use crypto_build::facts::BuildFacts;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Marks a directory as a prefix `cargo xtask build --prefix` installed, so it may be
-/// replaced; it holds the build's summary line.
+/// replaced; it holds the build's summary line, for people.
 pub const MARKER: &str = ".crypto-sys-prefix";
-/// The plan the prefix was built with: each asm file and its set (see `build_script`).
-pub const PLAN: &str = ".crypto-sys-plan.tsv";
+
+/// The facts of the build the prefix holds (`crypto_build::facts`, installed as the build
+/// wrote them).
+pub fn facts(prefix: &Path) -> Result<BuildFacts> {
+    BuildFacts::read(prefix)
+        .with_context(|| format!("{} is not a crypto-sys prefix", prefix.display()))
+}
 
 /// The program a build linked into `dir/bin` (a build's OUT_DIR, or a prefix).
 pub fn program_path(dir: &Path) -> Result<PathBuf> {
@@ -42,4 +48,28 @@ pub fn version_output(runner: Runner, dir: &Path) -> Result<(PathBuf, String)> {
     );
     // Windows programs end their lines with CR LF.
     Ok((program, out.stdout.replace("\r\n", "\n")))
+}
+
+/// The facts of a gcc `auto` build of x86_64 Linux, for tests of their readers.
+#[cfg(test)]
+pub fn sample_facts() -> BuildFacts {
+    use crypto_build::facts::PlannedFile;
+    let file = |path: &str| PlannedFile { path: path.into(), set: "asm".into() };
+    BuildFacts {
+        target: "x86_64-unknown-linux-gnu".into(),
+        openssl_version: crypto_build::data::OPENSSL_VERSION.into(),
+        requested_set: "auto".into(),
+        effective_set: "asm".into(),
+        requested_c_variant: "auto".into(),
+        c_variant: Some("ec_nistp_64_gcc_128".into()),
+        c_variant_refused: None,
+        legacy_provider: true,
+        apps: false,
+        assembler_kind: "GNU as".into(),
+        assembler_version: Some("2.40".into()),
+        units: 1127,
+        compiled: 1127,
+        asm_files: vec![file("crypto/aes/aesni-x86_64.s"), file("crypto/modes/aes-gcm-avx512.s")],
+        downgrades: Vec::new(),
+    }
 }

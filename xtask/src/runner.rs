@@ -1,6 +1,7 @@
 //! How a built program runs on this machine: natively, under wine or under qemu-user, each
 //! run bounded by a timeout, its output kept in files.
 
+use crate::matrix::Triple;
 use anyhow::{bail, ensure, Context, Result};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -51,15 +52,22 @@ fn wine() -> Result<PathBuf> {
 }
 
 impl Runner {
+    /// What runs a target's programs on an x86_64 Linux machine, if anything can.
+    pub fn of(triple: &Triple) -> Option<Runner> {
+        let host = cfg!(all(target_arch = "x86_64", target_os = "linux"));
+        match (triple.arch, triple.os) {
+            ("x86_64", "linux") if host => Some(Runner::Native),
+            ("x86_64", "windows") => Some(Runner::Wine),
+            ("aarch64", "linux") => Some(Runner::QemuAarch64),
+            _ => None,
+        }
+    }
+
     /// What runs a target's programs on this machine, or why nothing can.
     pub fn for_triple(triple: &str) -> std::result::Result<Runner, String> {
-        let host = cfg!(all(target_arch = "x86_64", target_os = "linux"));
-        let runner = match triple {
-            t if t.starts_with("x86_64-") && t.contains("-linux-") && host => Runner::Native,
-            t if t.starts_with("x86_64-") && t.contains("-windows-") => Runner::Wine,
-            t if t.starts_with("aarch64-") && t.contains("-linux-") => Runner::QemuAarch64,
-            t => return Err(format!("no way to run {t} programs on this machine")),
-        };
+        let parsed = Triple::parse(triple).map_err(|e| e.to_string())?;
+        let runner = Runner::of(&parsed)
+            .ok_or_else(|| format!("no way to run {triple} programs on this machine"))?;
         runner.command(Path::new("probe")).map_err(|e| e.to_string())?;
         Ok(runner)
     }
@@ -144,7 +152,22 @@ impl Runner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::driver::{require_cc, AARCH64_LINUX, MINGW_X86_64};
+    use crate::driver::{require_cc, Toolchain};
+    use crate::matrix::Row;
+
+    fn mingw() -> Toolchain {
+        Row::find("x86_64-pc-windows-gnu", "x86_64-w64-mingw32-gcc", None)
+            .unwrap()
+            .driver()
+            .unwrap()
+    }
+
+    fn aarch64_gcc() -> Toolchain {
+        Row::find("aarch64-unknown-linux-gnu", "aarch64-linux-gnu-gcc", None)
+            .unwrap()
+            .driver()
+            .unwrap()
+    }
     use std::io::Write as _;
     use xshell::{cmd, Shell};
 
@@ -240,8 +263,8 @@ int main(int argc, char **argv)
         if wine().is_err() {
             return skipped("wine not installed (apt-get install wine64)");
         }
-        require_cc(&MINGW_X86_64).unwrap();
-        let exe = build_echo(MINGW_X86_64.cc, &scratch("wine"), "echo.exe");
+        require_cc(&mingw()).unwrap();
+        let exe = build_echo(mingw().cc, &scratch("wine"), "echo.exe");
         // The first start creates the wine prefix, which takes a while.
         check_echo(Runner::Wine, &exe, Duration::from_secs(300));
         check_killed(Runner::Wine, &exe);
@@ -260,10 +283,10 @@ int main(int argc, char **argv)
 
     #[test]
     fn qemu_runner_runs_an_aarch64_program() {
-        if which::which("qemu-aarch64").is_err() || require_cc(&AARCH64_LINUX).is_err() {
+        if which::which("qemu-aarch64").is_err() || require_cc(&aarch64_gcc()).is_err() {
             return skipped("qemu-aarch64 or aarch64-linux-gnu-gcc not installed");
         }
-        let exe = build_echo(AARCH64_LINUX.cc, &scratch("qemu"), "echo");
+        let exe = build_echo(aarch64_gcc().cc, &scratch("qemu"), "echo");
         check_echo(Runner::QemuAarch64, &exe, Duration::from_secs(120));
     }
 }

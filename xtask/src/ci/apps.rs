@@ -4,6 +4,7 @@
 
 use crate::runner::Runner;
 use anyhow::{bail, ensure, Context, Result};
+use crypto_build::facts::BuildFacts;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -37,9 +38,9 @@ pub fn run(prefix: &Path) -> Result<()> {
 
 /// `bin/openssl version -a` under `runner`, checked against the prefix's build summary.
 pub fn version(runner: Runner, prefix: &Path) -> Result<()> {
-    let summary = std::fs::read_to_string(prefix.join(crate::prefix::MARKER))?;
+    let facts = crate::prefix::facts(prefix)?;
     let (program, text) = crate::prefix::version_output(runner, prefix)?;
-    check_version(&text, &summary)?;
+    check_version(&text, &facts)?;
     let platform = text.lines().find(|l| l.starts_with("platform: ")).unwrap_or("");
     println!("{} version -a ({runner:?}): {}", program.display(), platform.trim());
     Ok(())
@@ -74,19 +75,14 @@ impl Tool<'_> {
 }
 
 /// `version -a` must give the version, and on its platform line the set, the C variant and
-/// the legacy provider of the build summary (`set asm (requested auto), C ec_nistp_…, …`).
-fn check_version(version: &str, summary: &str) -> Result<()> {
+/// the legacy provider the build's facts record.
+fn check_version(version: &str, facts: &BuildFacts) -> Result<()> {
     let first = version.lines().next().unwrap_or("");
-    ensure!(first.starts_with("OpenSSL 3.6.3 "), "openssl version -a: `{first}`");
+    let want_first = format!("OpenSSL {} ", facts.openssl_version);
+    ensure!(first.starts_with(&want_first), "openssl version -a: `{first}`");
     let platform = version.lines().find(|l| l.starts_with("platform: ")).unwrap_or("");
-    let set = summary.split_whitespace().nth(1).context("the prefix summary names no set")?;
-    let variant = summary.split(", C ").nth(1).and_then(|r| r.split([',', ' ']).next());
-    let variant = match variant.context("the prefix summary names no C variant")? {
-        "default" => "none",
-        v => v,
-    };
-    let legacy =
-        if summary.contains("without the legacy provider") { "left out" } else { "built in" };
+    let (set, variant) = (&facts.effective_set, facts.c_variant_name());
+    let legacy = if facts.legacy_provider { "built in" } else { "left out" };
     for want in [
         format!("crypto-sys: set {set} "),
         format!("C variant {variant},"),
@@ -214,21 +210,18 @@ mod tests {
         ec_nistp_64_gcc_128, legacy provider built in)\n\
         options:  bn(64,64)\n\
         compiler: cc -fPIC -pthread -m64 -Wa,--noexecstack -Wall -O3 -DNDEBUG\n";
-    const SUMMARY: &str = "set asm (requested auto), C ec_nistp_64_gcc_128, GNU as 2.40, \
-        1122 units (79 asm, 0 compiled), 0 downgraded\n";
-
     #[test]
     fn version_must_name_the_built_set_variant_and_provider() {
-        check_version(VERSION, SUMMARY).unwrap();
-        let other_set = SUMMARY.replacen("set asm", "set asm_avx2", 1);
+        let facts = crate::prefix::sample_facts();
+        check_version(VERSION, &facts).unwrap();
+        let other_set = BuildFacts { effective_set: "asm_avx2".into(), ..facts.clone() };
         assert!(check_version(VERSION, &other_set).is_err());
-        let plain = SUMMARY.replace("C ec_nistp_64_gcc_128", "C default");
+        let plain = BuildFacts { c_variant: None, ..facts.clone() };
         let e = check_version(VERSION, &plain).unwrap_err().to_string();
         assert!(e.contains("lacks `C variant none,`"), "{e}");
-        let no_legacy = SUMMARY
-            .replace("ec_nistp_64_gcc_128,", "ec_nistp_64_gcc_128 without the legacy provider,");
+        let no_legacy = BuildFacts { legacy_provider: false, ..facts.clone() };
         assert!(check_version(VERSION, &no_legacy).is_err());
-        assert!(check_version(&VERSION.replace("3.6.3", "3.0.2"), SUMMARY).is_err());
+        assert!(check_version(&VERSION.replace("3.6.3", "3.0.2"), &facts).is_err());
     }
 
     #[test]

@@ -15,6 +15,7 @@
 //!   macOS SDK here, so their C cannot be compiled, only their asm assembled.
 
 use anyhow::{bail, ensure, Context, Result};
+use crate::matrix::How;
 use crypto_build::data::{self, Arch, AsmSet, AsmSyntax, Feature, Target, NASM_FLAGS};
 use crypto_build::generate::{self, Config};
 use crypto_build::manifest::{self, AsmFile, Manifest};
@@ -22,17 +23,56 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// One target's asm, assembled by one assembler.
+/// One target's asm, assembled by one assembler: a matrix row checked `How::Assembled`.
 struct Row {
-    target: &'static str,
+    /// The matrix's row.
+    of: &'static crate::matrix::Row,
+    target: &'static Target,
     /// Which rendering it assembles.
     syntax: AsmSyntax,
     /// The program, for messages and the check that it is installed.
     tool: &'static str,
-    assemble: fn(&Asm) -> Result<()>,
+    /// clang's `--target`, for a cross row.
+    clang_target: Option<String>,
     /// The target whose rendering of the same perl scripts, in another flavour, must export
-    /// the same names (less the object format's prefix).
+    /// the same names (less the object format's prefix): a Mach-O row's Linux twin.
     twin: Option<&'static str>,
+}
+
+impl Row {
+    fn of(m: &'static crate::matrix::Row) -> Result<Row> {
+        let t = m.triple();
+        let target = data::target_for(m.target)?;
+        let twin = match t.os {
+            "darwin" => Some(data::target_for(&format!("{}-unknown-linux-gnu", t.arch))?.name),
+            _ => None,
+        };
+        let nasm = m.assembler == Some("nasm");
+        Ok(Row {
+            of: m,
+            target,
+            syntax: if nasm { AsmSyntax::Nasm } else { AsmSyntax::Gas },
+            tool: m.assembler.unwrap_or(m.cc),
+            clang_target: (!nasm && m.cc_var() != "CC").then(|| t.clang_target()),
+            twin,
+        })
+    }
+
+    fn assemble(&self, job: &Asm) -> Result<()> {
+        let mut cmd = Command::new(self.tool);
+        match self.syntax {
+            AsmSyntax::Nasm => {
+                cmd.args(NASM_FLAGS).args(["-f", job.target.nasm_format, "-o"]);
+            }
+            _ => {
+                // A clang's integrated assembler, as cc drives it for a `.s` or `.S` file.
+                cmd.args(self.clang_target.as_ref().map(|t| format!("--target={t}")));
+                cmd.args(&job.cpp).args(["-c", "-o"]);
+            }
+        }
+        cmd.arg(&job.obj).arg(&job.src);
+        run_assembler(cmd)
+    }
 }
 
 /// One file to assemble.
@@ -45,18 +85,6 @@ struct Asm<'a> {
     cpp: Vec<String>,
 }
 
-#[rustfmt::skip]
-const ROWS: &[Row] = &[
-    Row { target: "VC-WIN64A", syntax: AsmSyntax::Nasm, tool: "nasm", assemble: nasm, twin: None },
-    Row { target: "mingw64", syntax: AsmSyntax::Gas, tool: "clang-19", assemble: clang_mingw,
-          twin: None },
-    Row { target: "linux-x86_64", syntax: AsmSyntax::Gas, tool: "clang-16", assemble: clang_16,
-          twin: None },
-    Row { target: "darwin64-x86_64-cc", syntax: AsmSyntax::Gas, tool: "clang-19",
-          assemble: clang_darwin_x86_64, twin: Some("linux-x86_64") },
-    Row { target: "darwin64-arm64-cc", syntax: AsmSyntax::Gas, tool: "clang-19",
-          assemble: clang_darwin_arm64, twin: Some("linux-aarch64") },
-];
 /// llvm-19's binutils (Debian's llvm-19), which read every object format assembled here.
 const NM: &str = "llvm-nm-19";
 const OBJDUMP: &str = "llvm-objdump-19";
@@ -78,14 +106,15 @@ fn avx512_operand(line: &str) -> bool {
 }
 
 pub fn run() -> Result<()> {
-    for tool in ROWS.iter().map(|r| r.tool).chain([NM, OBJDUMP]) {
+    let rows: Vec<Row> = crate::matrix::rows(How::Assembled).map(Row::of).collect::<Result<_>>()?;
+    for tool in rows.iter().map(|r| r.tool).chain([NM, OBJDUMP]) {
         ensure!(which::which(tool).is_ok(), "{tool} is not installed; .ci/run installs it");
     }
     let root = crate::cargo::project_root();
     let src_root = crypto_build::openssl_source_dir();
-    for row in ROWS {
-        let target = data::target_by_name(row.target)?;
-        let out = root.join("target/assembled").join(format!("{}-{}", row.target, row.tool));
+    for row in &rows {
+        let target = row.target;
+        let out = root.join("target/assembled").join(format!("{}-{}", target.name, row.tool));
         // Generated where missing, and every file equal to the committed lock; the twin's too.
         let sets: Vec<&'static AsmSet> = target.sets().collect();
         let mut targets = vec![target];
@@ -95,21 +124,22 @@ pub fn run() -> Result<()> {
         let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
         let progress = crate::progress::generation;
         generate::ensure_all(&root, &Config::expand(&targets, &sets), jobs, Some(&progress))
-            .with_context(|| format!("the {} sets against generate.lock", row.target))?;
-        for set in target.sets() {
-            let dir = generate::set_dir(&root, set.name, row.target);
+            .with_context(|| format!("the {} sets against generate.lock", target.name))?;
+        for set in target.sets().filter(|s| row.of.sets.contains(&s.name)) {
+            let dir = generate::set_dir(&root, set.name, target.name);
             let m = Manifest::load(&dir)?;
             let checked = check_set(row, target, set, &m, &dir, &src_root, &out.join(set.name))
                 .with_context(|| {
-                    format!("{}/{}, assembled by {}", set.name, row.target, row.tool)
+                    format!("{}/{}, assembled by {}", set.name, target.name, row.tool)
                 })?;
-            println!("{}/{}: {checked}", set.name, row.target);
-            if row.target == "VC-WIN64A" && !m.asm.is_empty() {
-                println!("{}/{}: {}", set.name, row.target, same_as_mingw(&root, set, &m)?);
+            println!("{}/{}: {checked}", set.name, target.name);
+            let msvc = row.of.triple().env == "msvc";
+            if msvc && !m.asm.is_empty() {
+                println!("{}/{}: {}", set.name, target.name, same_as_mingw(&root, set, &m)?);
             }
             if let Some(twin) = row.twin.filter(|_| !m.asm.is_empty()) {
                 let same = same_as_twin(&root, target, set, &m, twin)?;
-                println!("{}/{}: {same}", set.name, row.target);
+                println!("{}/{}: {same}", set.name, target.name);
             }
         }
     }
@@ -254,7 +284,7 @@ fn assemble_all(row: &Row, jobs: &[Asm], files: &[AsmFile]) -> Result<()> {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(job) = jobs.get(i) else { return done };
-                        done.push((i, (row.assemble)(job)));
+                        done.push((i, row.assemble(job)));
                     }
                 })
             })
@@ -269,38 +299,6 @@ fn assemble_all(row: &Row, jobs: &[Asm], files: &[AsmFile]) -> Result<()> {
 
 fn object_path(out: &Path, asm: &str) -> PathBuf {
     out.join(asm.replace('/', "-")).with_extension("obj")
-}
-
-/// nasm with the flags crypto-sys's build passes (compile.rs: NASM_FLAGS and `-f`).
-fn nasm(job: &Asm) -> Result<()> {
-    let mut cmd = Command::new("nasm");
-    cmd.args(NASM_FLAGS).args(["-f", job.target.nasm_format, "-o"]).arg(&job.obj).arg(&job.src);
-    run_assembler(cmd)
-}
-
-/// A clang's integrated assembler, as cc drives it for a `.s` or `.S` file.
-fn clang(clang: &str, target: Option<&str>, job: &Asm) -> Result<()> {
-    let mut cmd = Command::new(clang);
-    cmd.args(target.map(|t| format!("--target={t}"))).args(&job.cpp);
-    cmd.args(["-c", "-o"]).arg(&job.obj).arg(&job.src);
-    run_assembler(cmd)
-}
-
-fn clang_mingw(job: &Asm) -> Result<()> {
-    clang("clang-19", Some("x86_64-w64-mingw32"), job)
-}
-
-fn clang_16(job: &Asm) -> Result<()> {
-    clang("clang-16", None, job)
-}
-
-/// macOS 11 is the first with arm64, so one deployment target serves both rows.
-fn clang_darwin_x86_64(job: &Asm) -> Result<()> {
-    clang("clang-19", Some("x86_64-apple-macos11"), job)
-}
-
-fn clang_darwin_arm64(job: &Asm) -> Result<()> {
-    clang("clang-19", Some("arm64-apple-macos11"), job)
 }
 
 fn run_assembler(mut cmd: Command) -> Result<()> {
@@ -418,12 +416,5 @@ mod tests {
         assert!(!avx512_operand("vpxor ymm15,ymm1,ymm2"));
         assert!(!avx512_operand("movdqa xmm1,XMMWORD PTR [rip+0x10]"));
         assert!(!avx512_operand("vpermq ymm2,ymm1,0x1b"));
-    }
-
-    /// The step alone: `cargo test -p xtask -- --ignored assembled_rows`.
-    #[test]
-    #[ignore = "needs nasm, clang-16, clang-19 and llvm-19; generates the sets if missing"]
-    fn assembled_rows() {
-        super::run().unwrap();
     }
 }

@@ -3,58 +3,28 @@
 
 use crate::driver::{
     build, compile_only, parse_report, run_driver, AsmKind, Invocation, Report, Runner, Toolchain,
-    HOST, MINGW_X86_64,
 };
-use anyhow::{bail, ensure, Context, Result};
-use std::collections::BTreeMap;
+use crate::matrix::Row;
+use anyhow::{ensure, Context, Result};
+use crypto_build::facts::BuildFacts;
 use std::fs;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use xshell::Shell;
 
-/// What `cargo xtask build --prefix` recorded in a prefix: the set its C configuration came
-/// from and its C variant (`default` for OpenSSL's own).
-struct PrefixPlan {
-    set: String,
-    c_variant: String,
-    /// Each asm file, without its extension (the syntax varies), and the set it came from.
-    files: BTreeMap<String, String>,
-}
+const HOST: &str = "x86_64-unknown-linux-gnu";
 
-impl PrefixPlan {
-    fn took_from_asm(&self, file: &str) -> bool {
-        let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
-        self.files.get(stem).is_some_and(|s| s == "asm")
-    }
-}
-
-/// Reads the build summary the prefix carries: "set asm (requested auto), C <variant>, ...".
-fn prefix_plan(prefix: &Path) -> Result<PrefixPlan> {
-    let path = prefix.join(crate::prefix::MARKER);
-    let summary =
-        fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    let set = summary.strip_prefix("set ").and_then(|s| s.split_whitespace().next());
-    let c_variant = summary.split(", ").find_map(|part| part.strip_prefix("C "));
-    let plan_path = prefix.join(crate::prefix::PLAN);
-    let plan = fs::read_to_string(&plan_path)
-        .with_context(|| format!("reading {}", plan_path.display()))?;
-    let files = plan
-        .lines()
-        .filter_map(|l| l.split_once('\t'))
-        .filter(|(p, _)| !p.starts_with('#'))
-        .map(|(p, s)| (p.rsplit_once('.').map_or(p, |(stem, _)| stem).to_string(), s.to_string()))
-        .collect();
-    match (set, c_variant) {
-        (Some(set), Some(c)) => Ok(PrefixPlan { set: set.into(), c_variant: c.into(), files }),
-        _ => bail!("{}: no set and C variant in `{}`", path.display(), summary.trim()),
-    }
+/// Whether the prefix's build took `file` (any syntax's extension) from `asm`.
+fn took_from_asm(facts: &BuildFacts, file: &str) -> bool {
+    facts.set_of(file) == Some("asm")
 }
 
 /// `cargo xtask test`'s driver step: `check_prefix` with the host's cc, then the driver's
 /// sources compiled for Windows (there is no Windows prefix to link against yet).
 pub fn native_step(sh: &Shell, prefix: &Path) -> Result<()> {
-    check_prefix(sh, &HOST, prefix)?;
-    compile_only(sh, &MINGW_X86_64, &prefix.join("include"), true)
+    check_prefix(sh, &Row::find(HOST, "gcc", None)?.driver()?, prefix)?;
+    let mingw = Row::find("x86_64-pc-windows-gnu", "x86_64-w64-mingw32-gcc", None)?.driver()?;
+    compile_only(sh, &mingw, &prefix.join("include"), true)
         .context("the driver's sources for Windows (compile only)")?;
     println!("driver: its sources compile for Windows");
     Ok(())
@@ -64,16 +34,16 @@ pub fn native_step(sh: &Shell, prefix: &Path) -> Result<()> {
 /// must pass, a tampered copy of its vectors must fail, and its path report must match the
 /// plan the prefix records and, for programs on this CPU, this CPU, with AVX512F both as is
 /// and masked through OPENSSL_ia32cap; an aarch64 prefix with asm runs on every row of
-/// `data::AARCH64_CODE_PATHS`. A Windows prefix: `check_prefix(sh, &MINGW_X86_64, p)`.
+/// `data::AARCH64_CODE_PATHS`. A Windows prefix: with mingw gcc's row's toolchain.
 pub fn check_prefix(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
     prefix_checks(sh, tc, prefix)
         .with_context(|| format!("the C test driver ({}) against {}", tc.name, prefix.display()))
 }
 
 fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
-    let plan = prefix_plan(prefix)?;
-    let asm = if plan.set == "no_asm" { AsmKind::None } else { tc.asm };
-    let name = format!("{}-{}", tc.name, plan.set);
+    let plan = crate::prefix::facts(prefix)?;
+    let asm = if plan.effective_set == "no_asm" { AsmKind::None } else { tc.asm };
+    let name = format!("{}-{}", tc.name, plan.effective_set);
     let exe = build(sh, tc, &name, prefix, asm != AsmKind::None)?;
     let timeout = tc.runner.driver_timeout();
     if asm == AsmKind::Aarch64 {
@@ -84,27 +54,32 @@ fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
         let secs = started.elapsed().as_secs_f64();
         print_counts(&report);
         check_report(&report, asm, &plan)?;
-        println!("driver ({}, set {}): one run in {secs:.0} s", tc.name, plan.set);
+        println!("driver ({}, set {}): one run in {secs:.0} s", tc.name, plan.effective_set);
         #[cfg(target_arch = "x86_64")]
         if asm == AsmKind::X86_64 && tc.runner.on_this_cpu() {
-            cpu::check_unmasked(&report.path, &|f| plan.took_from_asm(f))?;
+            cpu::check_unmasked(&report.path, &|f| took_from_asm(&plan, f))?;
             check_code_paths(tc, &exe, &plan, timeout)?;
         }
     }
     tampered_vectors_fail(tc, &exe)?;
-    println!("driver ({}, set {}): every check passed", tc.name, plan.set);
+    println!("driver ({}, set {}): every check passed", tc.name, plan.effective_set);
     Ok(())
 }
 
 /// What every run must report whatever its code path: this OpenSSL, the asm symbols it was
 /// built with, and nistp code for P-224/384/521 exactly when the prefix's C variant has it.
-fn check_report(report: &Report, asm: AsmKind, plan: &PrefixPlan) -> Result<()> {
-    ensure!(report.openssl == "3.6.3", "the driver linked OpenSSL {}", report.openssl);
+fn check_report(report: &Report, asm: AsmKind, plan: &BuildFacts) -> Result<()> {
+    ensure!(
+        report.openssl == plan.openssl_version,
+        "the driver linked OpenSSL {}, the prefix holds {}",
+        report.openssl,
+        plan.openssl_version
+    );
     ensure!(report.path.asm == asm, "expected {asm:?} asm symbols: {:?}", report.path);
-    let nistp = plan.c_variant == crypto_build::data::C_VARIANTS[0].name;
+    let nistp = plan.c_variant_name() == crypto_build::data::C_VARIANTS[0].name;
     for curve in ["P-224", "P-384", "P-521"] {
         let got = report.path.nistp.get(curve).copied();
-        let c = &plan.c_variant;
+        let c = plan.c_variant_name();
         ensure!(
             got == Some(nistp),
             "{curve}: nistp code {got:?}, but the prefix's C variant is {c}"
@@ -119,7 +94,7 @@ fn check_report(report: &Report, asm: AsmKind, plan: &PrefixPlan) -> Result<()> 
 fn check_aarch64_paths(
     tc: &Toolchain,
     exe: &Path,
-    plan: &PrefixPlan,
+    plan: &BuildFacts,
     timeout: Duration,
 ) -> Result<()> {
     use crypto_build::data::AARCH64_CODE_PATHS;
@@ -165,7 +140,7 @@ fn check_aarch64_paths(
         println!(
             "driver ({}, set {}): {} path ({shown}, OPENSSL_armcap_P {cap:#010x}: {}) proved \
              and passed in {secs:.0} s",
-            tc.name, plan.set, row.name, row.takes
+            tc.name, plan.effective_set, row.name, row.takes
         );
     }
     Ok(())
@@ -177,7 +152,7 @@ fn check_aarch64_paths(
 fn check_code_paths(
     tc: &Toolchain,
     exe: &Path,
-    plan: &PrefixPlan,
+    plan: &BuildFacts,
     timeout: Duration,
 ) -> Result<()> {
     use crypto_build::data::{Observe, X86_64_CODE_PATHS};
@@ -207,7 +182,7 @@ fn check_code_paths(
                     }
                 }
                 Observe::Eligible(e, want) => {
-                    let want = want && plan.took_from_asm(e.file);
+                    let want = want && took_from_asm(plan, e.file);
                     let got = r.path.eligible(e.symbol);
                     if got != Some(want) {
                         wrong.push(format!("{} answered {got:?}, expected {want}", e.symbol));
@@ -222,7 +197,10 @@ fn check_code_paths(
             row.name,
             wrong.join("; ")
         );
-        println!("driver ({}, set {}): {} path proved and passed", tc.name, plan.set, row.name);
+        println!(
+            "driver ({}, set {}): {} path proved and passed",
+            tc.name, plan.effective_set, row.name
+        );
     }
     Ok(())
 }
@@ -355,26 +333,5 @@ mod cpu {
             live(p.rsaz_avxifma_eligible)
         );
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The step `cargo xtask test` runs, on its own: `cargo test -p xtask -- --ignored driver`.
-    #[test]
-    #[ignore = "needs target/prefix from `cargo xtask build --prefix target/prefix`"]
-    fn native_step_against_target_prefix() {
-        let sh = Shell::new().unwrap();
-        native_step(&sh, &crate::cargo::project_root().join("target/prefix")).unwrap();
-    }
-
-    /// The same without asm: no asm symbols are compiled in, and none are reported.
-    #[test]
-    #[ignore = "needs `CRYPTO_SYS_ASM_SET=no_asm cargo xtask build --prefix target/prefix-noasm`"]
-    fn native_step_against_a_no_asm_prefix() {
-        let sh = Shell::new().unwrap();
-        native_step(&sh, &crate::cargo::project_root().join("target/prefix-noasm")).unwrap();
     }
 }

@@ -4,7 +4,8 @@
 //! the same flags on every code path this CPU can run. Through the C driver because Rust's
 //! sanitizer support needs a nightly toolchain.
 
-use crate::driver::{self, AsmKind, Invocation, Runner, Toolchain};
+use crate::driver::{self, Invocation, Toolchain};
+use crate::matrix::{How, Row};
 use anyhow::{bail, ensure, Context, Result};
 use std::collections::BTreeMap;
 use std::fs;
@@ -33,16 +34,14 @@ const ENV: &[(&str, &str)] = &[
     ("UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1:exitcode=86"),
 ];
 
-pub const DRIVER: Toolchain = Toolchain {
-    name: "clang-19-asan-ubsan",
-    cc: "clang-19",
-    package: "clang-19",
-    flags: FLAGS,
-    env: ENV,
-    exe: "driver",
-    asm: AsmKind::HOST,
-    runner: Runner::Native,
-};
+/// The matrix's sanitizer row, its driver built with the sanitizers' flags and options.
+fn row() -> Result<(&'static Row, Toolchain)> {
+    let row = crate::matrix::rows(How::Sanitizer).next().context("a sanitizer row")?;
+    let plain = row.driver()?;
+    let flags = plain.flags.iter().cloned().chain(FLAGS.iter().map(|f| f.to_string())).collect();
+    let name = format!("{}-asan-ubsan", plain.name);
+    Ok((row, Toolchain { name, flags, env: ENV, ..plain }))
+}
 
 const PREFIX: &str = "target/prefix-san";
 /// Its own cargo target directory: with CC and CFLAGS unlike any other step's, sharing one
@@ -55,25 +54,27 @@ pub fn run(sh: &Shell) -> Result<()> {
     let started = Instant::now();
     let root = crate::cargo::project_root();
     let prefix = root.join(PREFIX);
-    runtimes_link(sh)?;
-    build_prefix(sh, &prefix)?;
-    crate::matrix::Row::host_row(DRIVER.cc)?.check_prefix_plan(&prefix)?;
+    let (row, driver) = row()?;
+    runtimes_link(sh, &driver)?;
+    build_prefix(sh, &driver, &prefix)?;
+    row.check_prefix_plan(&prefix)?;
     every_c_object_instrumented(sh, &prefix)?;
-    findings_fail(sh, &prefix).context("the sanitizer controls")?;
-    super::driver_paths::check_prefix(sh, &DRIVER, &prefix)?;
+    findings_fail(sh, &driver, &prefix).context("the sanitizer controls")?;
+    super::driver_paths::check_prefix(sh, &driver, &prefix)?;
     println!("sanitizers: the driver passed under ASan and UBSan in {:.0?}", started.elapsed());
     Ok(())
 }
 
 /// clang-19 ships its sanitizer runtimes apart (Debian's libclang-rt-19-dev): without them
 /// every link fails, which is one line here rather than a linker's screenful.
-fn runtimes_link(sh: &Shell) -> Result<()> {
-    which::which(DRIVER.cc).map_err(|_| anyhow::anyhow!("clang-19 not found: install clang-19"))?;
+fn runtimes_link(sh: &Shell, driver: &Toolchain) -> Result<()> {
+    crate::driver::require_cc(driver)?;
     let dir = crate::cargo::project_root().join(SCRATCH);
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let (src, exe) = (dir.join("empty.c"), dir.join("empty"));
     fs::write(&src, "int main(void) { return 0; }\n")?;
-    let out = cmd!(sh, "clang-19 {FLAGS...} {src} -o {exe}").ignore_status().output()?;
+    let cc = driver.cc;
+    let out = cmd!(sh, "{cc} {FLAGS...} {src} -o {exe}").ignore_status().output()?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() && stderr.contains("libclang_rt") {
         bail!("clang-19's sanitizer runtimes not found: install libclang-rt-19-dev");
@@ -84,8 +85,8 @@ fn runtimes_link(sh: &Shell) -> Result<()> {
 
 /// `CC=clang-19 CFLAGS=<FLAGS> cargo xtask build --prefix target/prefix-san`, the default
 /// (fastest) plan.
-fn build_prefix(sh: &Shell, prefix: &Path) -> Result<()> {
-    let _cc = sh.push_env("CC", DRIVER.cc);
+fn build_prefix(sh: &Shell, driver: &Toolchain, prefix: &Path) -> Result<()> {
+    let _cc = sh.push_env("CC", driver.cc);
     let _cflags = sh.push_env("CFLAGS", FLAGS.join(" "));
     let _target = sh.push_env("CARGO_TARGET_DIR", crate::cargo::project_root().join(TARGET_DIR));
     let cargo = crate::cargo::cargo();
@@ -198,12 +199,13 @@ int main(int argc, char **argv)
 
 /// Each sanitizer must end a run that has a finding, with its report: otherwise a clean
 /// driver run would prove nothing.
-fn findings_fail(sh: &Shell, prefix: &Path) -> Result<()> {
+fn findings_fail(sh: &Shell, driver: &Toolchain, prefix: &Path) -> Result<()> {
     let dir = crate::cargo::project_root().join(SCRATCH);
     let (src, exe) = (dir.join("control.c"), dir.join("control"));
     fs::write(&src, CONTROL_C)?;
     let (cflags, libs) = driver::pkg_config(sh, prefix, "libcrypto")?;
-    cmd!(sh, "clang-19 -std=c99 {FLAGS...} {cflags...} {src} {libs...} -o {exe}")
+    let cc = driver.cc;
+    cmd!(sh, "{cc} -std=c99 {FLAGS...} {cflags...} {src} {libs...} -o {exe}")
         .run()
         .context("building the sanitizer control")?;
     let cases = [
@@ -216,7 +218,7 @@ fn findings_fail(sh: &Shell, prefix: &Path) -> Result<()> {
         let log = dir.join(format!("control-{mode}"));
         let timeout = Duration::from_secs(60);
         let inv = Invocation { exe: &exe, args: &[mode], cwd: &dir, env: ENV, log: &log, timeout };
-        let out = DRIVER.runner.run(&inv)?;
+        let out = driver.runner.run(&inv)?;
         ensure!(
             out.status.code() == Some(status) && out.stderr.contains(want),
             "a control with a finding ({mode}) must exit with {status} reporting `{want}`; it \

@@ -4,12 +4,13 @@
 use crate::flags::Build;
 use crate::runner::Runner;
 use anyhow::{bail, Context, Result};
-use crypto_build::build_script::{self, SUMMARY_FILE};
+use crypto_build::build_script;
 use crypto_build::config::{
     per_target_var, AssemblerChoice, BuildConfig, SetChoice, VariantChoice, ALLOW_DOWNGRADE_VAR,
     APPS_VAR, ASM_SET_VAR, ASSEMBLER_VAR, C_VARIANT_VAR, STRICT_VAR,
 };
 use crypto_build::data;
+use crypto_build::facts::{BuildFacts, FACTS_FILE};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -63,9 +64,8 @@ impl Build {
             };
             build_without_cargo(sh, &triple, &overrides)?
         };
-        let summary = fs::read_to_string(out_dir.join(SUMMARY_FILE))
-            .with_context(|| format!("reading the build summary in {}", out_dir.display()))?;
-        println!("crypto-sys ({triple}): {}, built in {:.1?}", summary.trim(), started.elapsed());
+        let summary = BuildFacts::read(&out_dir)?.summary();
+        println!("crypto-sys ({triple}): {summary}, built in {:.1?}", started.elapsed());
         if self.apps {
             report_program(&out_dir, &triple)?;
         }
@@ -89,7 +89,7 @@ fn refuse_without_sdk(target: &data::Target, triple: &str, host: &str) -> Result
         Some(sdk) if !named && same_os(host) != same_os(triple) => bail!(
             "{triple} ({}): OpenSSL's C needs {sdk}, which this host lacks; build on that OS, \
              or name a cross compiler in CC_{}. Its asm is assembled and symbol-checked here by \
-             `cargo xtask test --assembled`",
+             `cargo xtask test --step assembled`",
             target.name,
             triple.replace('-', "_")
         ),
@@ -241,8 +241,8 @@ fn install_prefix(out_dir: &Path, prefix: &Path, summary: &str) -> Result<()> {
         fs::create_dir_all(tmp.join("bin"))?;
         fs::copy(&program, tmp.join("bin").join(program.file_name().unwrap()))?;
     }
-    fs::copy(out_dir.join(build_script::PLAN_FILE), tmp.join(crate::prefix::PLAN))?;
-    fs::write(tmp.join(crate::prefix::MARKER), summary)?;
+    fs::copy(out_dir.join(FACTS_FILE), tmp.join(FACTS_FILE))?;
+    fs::write(tmp.join(crate::prefix::MARKER), format!("{summary}\n"))?;
     let old = parent.join(format!(".{}.old-{}", name.to_string_lossy(), std::process::id()));
     if prefix.exists() {
         fs::rename(prefix, &old).with_context(|| format!("moving aside {}", prefix.display()))?;
@@ -318,7 +318,7 @@ mod tests {
         for triple in ["aarch64-apple-darwin", "x86_64-apple-darwin"] {
             let target = data::target_for(triple).unwrap();
             let e = refuse_without_sdk(target, triple, host).unwrap_err().to_string();
-            assert!(e.contains("macOS SDK") && e.contains("cargo xtask test --assembled"), "{e}");
+            assert!(e.contains("macOS SDK") && e.contains("cargo xtask test --step assembled"), "{e}");
             assert!(!e.contains('\n'), "{e}");
             refuse_without_sdk(target, triple, "aarch64-apple-darwin").unwrap();
         }

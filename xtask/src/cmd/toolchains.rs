@@ -3,7 +3,7 @@
 //! `cargo xtask toolchains` (which writes docs/toolchains.md).
 
 use crate::flags::Toolchains;
-use crate::matrix::{Row, ASSEMBLED, ROWS};
+use crate::matrix::{How, Row, ROWS};
 use anyhow::{bail, Context, Result};
 use std::fs;
 use xshell::{cmd, Shell};
@@ -32,14 +32,16 @@ impl Toolchains {
 fn render(sh: &Shell) -> Result<String> {
     let exe = std::env::current_exe()?;
     let mut out = String::from(
-        "# Toolchains and their plans\n\nWritten by `cargo xtask toolchains` from `cargo xtask detect` with each toolchain as\n`CC` (or `CC_<triple>`); `cargo xtask test` builds OpenSSL with each and checks the plan and\nthe known answers as the last column says.\n\n| target | CC | assembler | probes rejected | plan (`auto`) | C variant | tested |\n| --- | --- | --- | --- | --- | --- | --- |\n",
+        "# Toolchains and their plans\n\nWritten by `cargo xtask toolchains` from `cargo xtask detect` with each toolchain as\n`CC` (or `CC_<triple>`); `cargo xtask test` builds OpenSSL with each and checks the plan and\nthe known answers as the last column says (the rows are `xtask/src/matrix.rs`).\n\n| target | CC | assembler | probes rejected | plan (`auto`) | C variant | tested |\n| --- | --- | --- | --- | --- | --- | --- |\n",
     );
     for row in ROWS {
-        if row.tested != ASSEMBLED && which::which(row.cc).is_err() {
-            bail!("{} is not installed; .ci/run installs it", row.cc);
+        // Only assembled, a row's C compiler may be one this host cannot have (MSVC).
+        if !(row.how == How::Assembled && row.package.is_empty()) && which::which(row.cc).is_err() {
+            bail!("{} is not installed; .ci/run installs it (apt install {})", row.cc, row.package);
         }
         let _cc = sh.push_env(row.cc_var(), row.cc);
-        let target = row.target.map(|t| ["--target", t]).into_iter().flatten();
+        let cross = row.cc_var() != "CC";
+        let target = cross.then_some(["--target", row.target]).into_iter().flatten();
         let asm = row.assembler.map(|a| ["--assembler", a]).into_iter().flatten();
         let json = cmd!(sh, "{exe} detect --json {target...} {asm...}").read()?;
         let json: serde_json::Value =
@@ -62,14 +64,14 @@ fn render(sh: &Shell) -> Result<String> {
         }
         out += &format!(
             "| {} | `{}` | {} {} | {} | {} | {} | {} |\n",
-            row.target.unwrap_or("host (x86_64-unknown-linux-gnu)"),
+            if cross { row.target.to_string() } else { format!("host ({})", row.target) },
             row.cc,
             field(&json, "kind"),
             field(&json, "version"),
             rejected(&json),
             plan_text(row),
             if c_variant.is_empty() { "none".into() } else { format!("`{c_variant}`") },
-            row.tested
+            row.tested()
         );
     }
     Ok(out)

@@ -6,8 +6,8 @@
 
 use crate::flags::Verify;
 use anyhow::{bail, Context, Result};
-use crypto_build::build_script::{PLAN_C_VARIANT, PLAN_FILE};
 use crypto_build::data;
+use crypto_build::facts::BuildFacts;
 use crypto_build::generate::{scan, set_dir};
 use crypto_build::manifest::{gen_path, Manifest};
 use std::collections::BTreeMap;
@@ -24,10 +24,12 @@ impl Verify {
         let features: &[String] =
             if self.no_legacy { &["--no-default-features".to_string()][..] } else { &[] };
         let out_dir = super::build::build_crypto_sys(sh, Some(features), None, &triple)?;
-        let plan = read_plan(&out_dir.join(PLAN_FILE))?;
+        let facts = BuildFacts::read(&out_dir)?;
+        let plan: BTreeMap<String, String> =
+            facts.asm_files.iter().map(|f| (f.path.clone(), f.set.clone())).collect();
         let sizes = symbol_sizes(sh, &out_dir.join("lib/libcrypto.a"))?;
         let wide = wide_files(&crate::cargo::project_root(), target.name)?;
-        let has_asm = plan.keys().any(|k| k != PLAN_C_VARIANT);
+        let has_asm = !plan.is_empty();
         let mut problems = if has_asm {
             let mut p = check(target.fast_paths, &plan, &sizes);
             p.extend(check_wide(&wide, &plan, &sizes));
@@ -35,7 +37,7 @@ impl Verify {
         } else {
             check_no_asm(&wide, &sizes)
         };
-        problems.extend(check_variant(&plan, &sizes));
+        problems.extend(check_variant(facts.c_variant_name(), &sizes));
         problems.extend(check_legacy(!self.no_legacy, &sizes));
         if !problems.is_empty() {
             bail!("verify: {}", problems.join("; "));
@@ -172,8 +174,7 @@ fn check_no_asm(entries: &[WideEntry], sizes: &BTreeMap<String, u64>) -> Vec<Str
 }
 
 /// Each C variant's marker symbol is linked exactly when the plan took the variant.
-fn check_variant(plan: &BTreeMap<String, String>, sizes: &BTreeMap<String, u64>) -> Vec<String> {
-    let taken = plan.get(PLAN_C_VARIANT).map_or("none", String::as_str);
+fn check_variant(taken: &str, sizes: &BTreeMap<String, u64>) -> Vec<String> {
     let mut problems = Vec::new();
     for v in data::C_VARIANTS {
         let want = v.name == taken;
@@ -193,15 +194,6 @@ fn check_variant(plan: &BTreeMap<String, String>, sizes: &BTreeMap<String, u64>)
         }
     }
     problems
-}
-
-fn read_plan(path: &Path) -> Result<BTreeMap<String, String>> {
-    let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(text
-        .lines()
-        .filter_map(|l| l.split_once('\t'))
-        .map(|(p, s)| (p.to_string(), s.to_string()))
-        .collect())
 }
 
 /// Size of every defined global text symbol in the archive. Where nm gives no size (labels
@@ -317,16 +309,13 @@ mod tests {
 
     #[test]
     fn the_variant_marker_must_match_the_plan() {
-        let plan = |v: &str| -> BTreeMap<String, String> {
-            [(PLAN_C_VARIANT.to_string(), v.to_string())].into_iter().collect()
-        };
         let marker = data::C_VARIANTS[0].marker;
         let linked: BTreeMap<String, u64> = [(marker.to_string(), 120)].into_iter().collect();
-        assert!(check_variant(&plan("ec_nistp_64_gcc_128"), &linked).is_empty());
-        assert!(check_variant(&plan("none"), &BTreeMap::new()).is_empty());
-        let p = check_variant(&plan("ec_nistp_64_gcc_128"), &BTreeMap::new());
+        assert!(check_variant("ec_nistp_64_gcc_128", &linked).is_empty());
+        assert!(check_variant("none", &BTreeMap::new()).is_empty());
+        let p = check_variant("ec_nistp_64_gcc_128", &BTreeMap::new());
         assert!(p.len() == 1 && p[0].contains("should be in libcrypto.a"), "{p:?}");
-        let p = check_variant(&plan("none"), &linked);
+        let p = check_variant("none", &linked);
         assert!(p.len() == 1 && p[0].contains("should not be"), "{p:?}");
     }
 

@@ -32,15 +32,6 @@ pub enum AsmKind {
 }
 
 impl AsmKind {
-    /// The asm of programs built for the host.
-    pub const HOST: AsmKind = if cfg!(target_arch = "x86_64") {
-        AsmKind::X86_64
-    } else if cfg!(target_arch = "aarch64") {
-        AsmKind::Aarch64
-    } else {
-        AsmKind::None
-    };
-
     fn define(self) -> Option<&'static str> {
         match self {
             AsmKind::None => None,
@@ -50,16 +41,18 @@ impl AsmKind {
     }
 }
 
-/// A C toolchain the driver is built with, and how its programs run here.
-#[derive(Debug, Clone, Copy)]
+/// A C toolchain the driver is built with, and how its programs run here (a matrix row's,
+/// `matrix::Row::driver`).
+#[derive(Debug, Clone)]
 pub struct Toolchain {
     /// Names its build directories and its lines in the report.
-    pub name: &'static str,
+    pub name: String,
     pub cc: &'static str,
     /// The Debian package that provides `cc`, named in the error when it is missing.
     pub package: &'static str,
-    /// Compiler flags besides CFLAGS, on the compile and the link line (sanitizers).
-    pub flags: &'static [&'static str],
+    /// Compiler flags besides CFLAGS, on the compile and the link line (clang's target,
+    /// sanitizers).
+    pub flags: Vec<String>,
     /// Added to the environment of every run (sanitizer options).
     pub env: &'static [(&'static str, &'static str)],
     pub exe: &'static str,
@@ -67,48 +60,6 @@ pub struct Toolchain {
     pub asm: AsmKind,
     pub runner: Runner,
 }
-
-pub const HOST: Toolchain = Toolchain {
-    name: "cc",
-    cc: "cc",
-    package: "build-essential",
-    flags: &[],
-    env: &[],
-    exe: "driver",
-    asm: AsmKind::HOST,
-    runner: Runner::Native,
-};
-
-pub const MINGW_X86_64: Toolchain = Toolchain {
-    name: "x86_64-w64-mingw32-gcc",
-    cc: "x86_64-w64-mingw32-gcc",
-    package: "gcc-mingw-w64-x86-64",
-    flags: &[],
-    env: &[],
-    exe: "driver.exe",
-    asm: AsmKind::X86_64,
-    runner: Runner::Wine,
-};
-
-pub const AARCH64_LINUX: Toolchain = Toolchain {
-    name: "aarch64-linux-gnu-gcc",
-    cc: "aarch64-linux-gnu-gcc",
-    package: "gcc-aarch64-linux-gnu",
-    flags: &[],
-    env: &[],
-    exe: "driver",
-    asm: AsmKind::Aarch64,
-    runner: Runner::QemuAarch64,
-};
-
-/// clang-19 cross-compiling: it finds Debian's aarch64 sysroot and binutils by the triple.
-pub const AARCH64_LINUX_CLANG: Toolchain = Toolchain {
-    name: "clang-19-aarch64",
-    cc: "clang-19",
-    package: "clang-19",
-    flags: &["--target=aarch64-linux-gnu"],
-    ..AARCH64_LINUX
-};
 
 /// Strict C99 and no warnings: the driver must build unchanged with every target's compiler.
 const CFLAGS: &[&str] = &["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror"];
@@ -143,7 +94,7 @@ pub fn build(sh: &Shell, tc: &Toolchain, name: &str, prefix: &Path, asm: bool) -
     let out_dir = crate::cargo::project_root().join(DRIVER_DIR).join(name);
     fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     let exe = out_dir.join(tc.exe);
-    let (cc, flags) = (tc.cc, tc.flags);
+    let (cc, flags) = (tc.cc, &tc.flags);
     let srcs = sources(&crate::cargo::project_root())?;
     let define = asm.then(|| tc.asm.define()).flatten();
     let libcrypto = prefix.join("lib/libcrypto.a");
@@ -176,7 +127,7 @@ pub fn compile_only(sh: &Shell, tc: &Toolchain, include: &Path, asm: bool) -> Re
     let out_dir = crate::cargo::project_root().join(DRIVER_DIR).join(format!("{}-objects", tc.cc));
     fs::create_dir_all(&out_dir)?;
     let define = asm.then(|| tc.asm.define()).flatten();
-    let (cc, flags) = (tc.cc, tc.flags);
+    let (cc, flags) = (tc.cc, &tc.flags);
     for src in sources(&crate::cargo::project_root())? {
         let obj = out_dir.join(src.file_stem().context("a source file name")?).with_extension("o");
         cmd!(sh, "{cc} {CFLAGS...} {flags...} {define...} -I{include} -c {src} -o {obj}")
@@ -226,21 +177,23 @@ mod tests {
 
     #[test]
     fn each_toolchain_reports_its_own_asm() {
-        assert_eq!(MINGW_X86_64.asm, AsmKind::X86_64);
-        assert_eq!(AARCH64_LINUX.asm, AsmKind::Aarch64);
-        assert_eq!(AARCH64_LINUX_CLANG.asm, AsmKind::Aarch64);
-        let host = match () {
-            _ if cfg!(target_arch = "x86_64") => AsmKind::X86_64,
-            _ if cfg!(target_arch = "aarch64") => AsmKind::Aarch64,
-            _ => AsmKind::None,
-        };
-        assert_eq!(HOST.asm, host);
-        assert_eq!(AARCH64_LINUX_CLANG.asm.define(), Some(AARCH64_ASM_DEFINE));
+        use crate::matrix::{How, ROWS};
+        for row in ROWS.iter().filter(|r| matches!(r.how, How::Wine | How::Qemu)) {
+            let want =
+                if row.target.starts_with("x86_64-") { AsmKind::X86_64 } else { AsmKind::Aarch64 };
+            assert_eq!(row.driver().unwrap().asm, want, "{row:?}");
+        }
+        assert_eq!(AsmKind::Aarch64.define(), Some(AARCH64_ASM_DEFINE));
     }
 
     #[test]
     fn a_missing_compiler_is_one_line_naming_its_package() {
-        let tc = Toolchain { cc: "no-such-cc-for-the-driver", package: "gcc-example", ..HOST };
+        let host = crate::matrix::rows(crate::matrix::How::Workspace).next().unwrap();
+        let tc = Toolchain {
+            cc: "no-such-cc-for-the-driver",
+            package: "gcc-example",
+            ..host.driver().unwrap()
+        };
         let e = format!("{:#}", require_cc(&tc).unwrap_err());
         assert_eq!(e, "no-such-cc-for-the-driver not found: install gcc-example");
     }

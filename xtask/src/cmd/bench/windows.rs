@@ -4,6 +4,7 @@
 //! assembler and the Windows ABI cost.
 
 use crate::driver::{self, Invocation, Toolchain};
+use crate::matrix::{How, Row};
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,10 +30,12 @@ pub fn run(sh: &Shell, rounds: usize, seconds: f64) -> Result<()> {
     cmd!(sh, "{cargo} xtask build --release --prefix {native}").run()?;
     cmd!(sh, "{cargo} xtask build --target {TRIPLE} --prefix {gas}").run()?;
     cmd!(sh, "{cargo} xtask build --target {TRIPLE} --assembler nasm --prefix {nasm}").run()?;
+    let host = crate::matrix::rows(How::Workspace).next().context("a workspace row")?.driver()?;
+    let mingw = Row::find(TRIPLE, "x86_64-w64-mingw32-gcc", None)?.driver()?;
     let contenders = [
-        contender(sh, "linux (native)", driver::HOST, &native)?,
-        contender(sh, "wine, GNU as", driver::MINGW_X86_64, &gas)?,
-        contender(sh, "wine, nasm", driver::MINGW_X86_64, &nasm)?,
+        contender(sh, "linux (native)", host, &native)?,
+        contender(sh, "wine, GNU as", mingw.clone(), &gas)?,
+        contender(sh, "wine, nasm", mingw, &nasm)?,
     ];
     let ms = (seconds * 1000.0).round() as u64;
     let mut samples: BTreeMap<(String, &str), Vec<f64>> = BTreeMap::new();

@@ -1,0 +1,89 @@
+//! The `package` step: the `.crate` files of `cargo xtask package`, unpacked at another path
+//! and built by a consumer without perl, debug and release at once, to this workspace's bytes.
+
+use super::repro;
+use anyhow::{bail, Result};
+use xshell::{cmd, Shell};
+
+/// Unpacks the `.crate` files of `cargo xtask package` and builds a consumer from them with
+/// perl absent from PATH, in debug and release at once: both must give this workspace's
+/// prefix's libraries, byte for byte (see `repro`). A package stripped of its lock or sets
+/// must fail with one clear line.
+pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
+    let root = crate::cargo::project_root();
+    cmd!(sh, "{cargo} xtask package").run()?;
+    let work = root.join("target/package-test");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work)?;
+    for krate in crate::cargo::crates(&root) {
+        cmd!(sh, "tar -xzf {krate} -C {work}").run()?;
+    }
+    crypto_build::generate::copy_tree(
+        &root.join("xtask/tests/package-consumer"),
+        &work.join("consumer"),
+    )?;
+    let path = path_without_perl(&work.join("bin"))?;
+    let _path = sh.push_env("PATH", &path);
+    if which::which_in("perl", Some(&path), &root).is_ok() {
+        bail!("perl is still on the PATH built for this test");
+    }
+    let manifest = work.join("consumer/Cargo.toml");
+    let target_dir = work.join("target");
+    repro::Race {
+        project: &work.join("consumer"),
+        target_dir: &target_dir,
+        args: &["run"],
+        path: &path,
+        reference: &root.join("target/prefix"),
+    }
+    .run(cargo)?;
+
+    // The build reads the lock the package carries: without it, or without the sets, it fails.
+    let sets = work.join(format!("crypto-sys-{}/sets", env!("CARGO_PKG_VERSION")));
+    std::fs::remove_file(sets.join(crypto_build::generate::lock::FILE_NAME))?;
+    let stderr = failed_build(sh, cargo, &manifest, &target_dir)?;
+    if !stderr.contains("no generate.lock") {
+        bail!("a package without its generate.lock must fail clearly:\n{stderr}");
+    }
+    std::fs::remove_dir_all(&sets)?;
+    let stderr = failed_build(sh, cargo, &manifest, &target_dir)?;
+    if !stderr.contains("carries no pre-generated asm sets") {
+        bail!("a package without its sets must fail clearly:\n{stderr}");
+    }
+    Ok(())
+}
+
+/// A build that must fail; its standard error.
+fn failed_build(
+    sh: &Shell,
+    cargo: &str,
+    manifest: &std::path::Path,
+    target_dir: &std::path::Path,
+) -> Result<String> {
+    let out = cmd!(sh, "{cargo} build --manifest-path {manifest} --target-dir {target_dir}")
+        .ignore_status()
+        .output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    if out.status.success() {
+        bail!("the build should have failed:\n{stderr}");
+    }
+    Ok(stderr)
+}
+
+/// A PATH of symlinks to every program on the current PATH except perl.
+fn path_without_perl(bin: &std::path::Path) -> Result<String> {
+    std::fs::create_dir_all(bin)?;
+    let path = std::env::var("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let link = bin.join(&name);
+            if name.to_string_lossy().starts_with("perl") || link.exists() {
+                continue;
+            }
+            let _ = std::os::unix::fs::symlink(e.path(), link);
+        }
+    }
+    Ok(bin.display().to_string())
+}

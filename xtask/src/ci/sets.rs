@@ -1,0 +1,169 @@
+//! The steps that build crypto-sys through cargo on this host and run its Rust tests: the
+//! workspace's own build, each set on every x86_64 code path, and the other host toolchains
+//! of the matrix.
+
+use crate::matrix::{How, Row};
+use anyhow::{bail, Context, Result};
+use crypto_build::config::ASM_SET_VAR;
+use crypto_build::data::{C_VARIANTS, NO_C_VARIANT, X86_64_CODE_PATHS};
+use xshell::{cmd, Shell};
+
+/// Tells crypto-sys's tests which downgrades the toolchain table expects.
+const EXPECT_VAR: &str = "CRYPTO_SYS_EXPECT_DOWNGRADED";
+/// Tells crypto-sys's tests/paths.rs which code-path row OPENSSL_ia32cap holds the mask of.
+const EXPECT_PATH_VAR: &str = "CRYPTO_SYS_EXPECT_PATH";
+/// The suites run on every code path: known answers, the proof that the mask took, and the
+/// digests that every path and set must share.
+const PATH_SUITES: &[&str] = &["kat", "api", "wycheproof", "paths", "across_paths"];
+
+/// Tells crypto-sys's tests which C variant the build must have taken.
+const EXPECT_C_VARIANT_VAR: &str = "CRYPTO_SYS_EXPECT_C_VARIANT";
+
+/// gcc whose C variant probes fail (no `__uint128_t`); shared with xtask/tests/detect.rs.
+const CC_WITHOUT_INT128: &str = "xtask/tests/fixtures/cc-without-int128";
+
+fn expected_variant(row: &Row) -> &'static str {
+    if row.c_variant.is_empty() {
+        NO_C_VARIANT
+    } else {
+        row.c_variant
+    }
+}
+
+/// The matrix's row for the workspace's own build (the host's default C compiler).
+fn workspace_row() -> &'static Row {
+    crate::matrix::rows(How::Workspace).next().expect("the matrix has a workspace row")
+}
+
+/// `cargo test --workspace` with the workspace row's expectations.
+pub fn workspace(sh: &Shell, cargo: &str) -> Result<()> {
+    let row = workspace_row();
+    let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, expected_variant(row));
+    let _expect = sh.push_env(EXPECT_VAR, row.downgraded.join(","));
+    cmd!(sh, "{cargo} test --workspace").run().context("workspace tests")
+}
+
+/// `auto` (the default set): verify, and the known answers on every code path.
+pub fn auto(sh: &Shell, cargo: &str) -> Result<()> {
+    let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, expected_variant(workspace_row()));
+    cmd!(sh, "{cargo} xtask verify").run()?;
+    known_answers_on_every_path(sh, cargo, "auto")
+}
+
+/// `asm_avx2`: crypto-sys's tests, verify (the wide entry points are stubs), every code path.
+pub fn asm_avx2(sh: &Shell, cargo: &str) -> Result<()> {
+    let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, expected_variant(workspace_row()));
+    let _env = sh.push_env(ASM_SET_VAR, "asm_avx2");
+    let _expect = sh.push_env(EXPECT_VAR, "");
+    cmd!(sh, "{cargo} test -p crypto-sys")
+        .run()
+        .context("crypto-sys tests with the asm_avx2 set")?;
+    cmd!(sh, "{cargo} xtask verify").run().context("verify, set asm_avx2")?;
+    known_answers_on_every_path(sh, cargo, "asm_avx2")
+}
+
+/// The host rows of the matrix built with their own C compiler, then the docs of the
+/// matrix against `detect`.
+pub fn toolchains(sh: &Shell, cargo: &str) -> Result<()> {
+    for row in crate::matrix::rows(How::Rust) {
+        toolchain(sh, cargo, row).with_context(|| format!("crypto-sys with CC={}", row.cc))?;
+    }
+    cmd!(sh, "{cargo} xtask toolchains --check").run().map_err(Into::into)
+}
+
+/// The known-answer suites on each code path of the table, with the set already in the env;
+/// a path this CPU cannot run is skipped with one line naming the missing feature.
+pub fn known_answers_on_every_path(sh: &Shell, cargo: &str, set: &str) -> Result<()> {
+    let suites: Vec<&str> = PATH_SUITES.iter().flat_map(|t| ["--test", t]).collect();
+    for path in X86_64_CODE_PATHS {
+        let suites = &suites;
+        let name = path.name;
+        if let Some(feature) = path.missing_cpu_feature() {
+            println!("skipped: {name}: this CPU lacks {feature}");
+            continue;
+        }
+        let mut cmd = cmd!(sh, "{cargo} test -p crypto-sys {suites...}").env(EXPECT_PATH_VAR, name);
+        cmd = match path.ia32cap {
+            Some(mask) => cmd.env("OPENSSL_ia32cap", mask),
+            None => cmd.env_remove("OPENSSL_ia32cap"),
+        };
+        let shown = path.ia32cap.unwrap_or("(unset)");
+        println!("known-answer tests, set {set}, {name} path (OPENSSL_ia32cap={shown})");
+        cmd.run().with_context(|| format!("known answers with set {set} on the {name} path"))?;
+    }
+    Ok(())
+}
+
+/// Builds and tests crypto-sys with one real toolchain: the plan, exactly one warning line
+/// when anything was downgraded (none otherwise), and the known-answer tests.
+fn toolchain(sh: &Shell, cargo: &str, row: &Row) -> Result<()> {
+    if which::which(row.cc).is_err() {
+        bail!("{} is not installed; .ci/run installs it", row.cc);
+    }
+    let _cc = sh.push_env("CC", row.cc);
+    let _expect = sh.push_env(EXPECT_VAR, row.downgraded.join(","));
+    let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, expected_variant(row));
+    // CC differs from the previous step's, so the build script reruns and warns afresh.
+    let features = row.cargo_features();
+    let out = cmd!(sh, "{cargo} build -p crypto-sys {features...}").ignore_status().output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        bail!("build failed:\n{stderr}");
+    }
+    let warnings: Vec<&str> =
+        stderr.lines().filter(|l| l.starts_with("warning: crypto-sys")).collect();
+    let want = usize::from(!row.downgraded.is_empty());
+    if warnings.len() != want {
+        bail!(
+            "expected {want} warning line(s) from crypto-sys, got {}: {warnings:?}",
+            warnings.len()
+        );
+    }
+    for w in &warnings {
+        println!("{w}");
+    }
+    cmd!(sh, "{cargo} test -p crypto-sys {features...}").run()?;
+    let no_legacy = (!features.is_empty()).then_some("--no-legacy");
+    cmd!(sh, "{cargo} xtask verify {no_legacy...}").run()?;
+    Ok(())
+}
+
+/// no_asm's C configuration, compiled once, by a compiler that fails the C variant's probe:
+/// the build also shows OpenSSL's default C configuration.
+pub fn no_asm(sh: &Shell, cargo: &str) -> Result<()> {
+    let _env = sh.push_env(ASM_SET_VAR, "no_asm");
+    let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, NO_C_VARIANT);
+    // Its verify also proves that none of the wide entry points is linked.
+    c_probe_refused(sh, cargo).context("a C compiler that fails the __uint128_t probe")?;
+    let _cc = sh.push_env("CC", crate::cargo::project_root().join(CC_WITHOUT_INT128));
+    let _expect = sh.push_env(EXPECT_VAR, "");
+    known_answers_on_every_path(sh, cargo, "no_asm")
+}
+
+/// The default C configuration, reported once, when the C compiler fails the variant's probe;
+/// an error under --strict. Its build must pass every crypto-sys test.
+fn c_probe_refused(sh: &Shell, cargo: &str) -> Result<()> {
+    let cc = crate::cargo::project_root().join(CC_WITHOUT_INT128);
+    let _cc = sh.push_env("CC", &cc);
+    let out = cmd!(sh, "{cargo} build -p crypto-sys").ignore_status().output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> =
+        stderr.lines().filter(|l| l.starts_with("warning: crypto-sys")).collect();
+    let expected = format!("C variant `{}` off", C_VARIANTS[0].name);
+    if !out.status.success() || warnings.len() != 1 || !warnings[0].contains(&expected) {
+        bail!("expected a build with one warning line saying `{expected}`:\n{stderr}");
+    }
+    println!("{}", warnings[0]);
+    {
+        let _expect = sh.push_env(EXPECT_VAR, "");
+        let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, NO_C_VARIANT);
+        cmd!(sh, "{cargo} test -p crypto-sys").run()?;
+    }
+    cmd!(sh, "{cargo} xtask verify").run()?;
+    let out = cmd!(sh, "{cargo} xtask build --strict").ignore_status().output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.success() || !stderr.contains("strict mode: C variant") {
+        bail!("--strict must refuse the default C configuration:\n{stderr}");
+    }
+    Ok(())
+}
