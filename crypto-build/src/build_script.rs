@@ -16,14 +16,6 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
-/// Name of the file in OUT_DIR with [`BuildFacts::summary`], read by xtask until it switches to
-/// [`BuildFacts`] ([`crate::facts::FACTS_FILE`]).
-pub const SUMMARY_FILE: &str = "crypto-sys-summary.txt";
-/// Name of the file in OUT_DIR with the plan: `<asm path>\t<set>` per line, and the C variant
-/// under the key [`PLAN_C_VARIANT`] (`none` for OpenSSL's default C); read by xtask until it
-/// switches to [`BuildFacts`].
-pub const PLAN_FILE: &str = "crypto-sys-plan.tsv";
-pub const PLAN_C_VARIANT: &str = "#c_variant";
 /// Name of the file in OUT_DIR with the system libraries to link (Configure's ex_libs, one per
 /// line, without `-l`), for the prefix's pkg-config files.
 pub const EX_LIBS_FILE: &str = "crypto-sys-ex-libs.txt";
@@ -328,12 +320,6 @@ fn write_facts(
     facts.write(&c.out_dir)?;
     let include_dir = a.include_dir.display().to_string();
     fs::write(c.out_dir.join("build_info.rs"), build_info_rs(&facts, &include_dir)?)?;
-    // Read by xtask until it switches to BuildFacts.
-    fs::write(c.out_dir.join(SUMMARY_FILE), facts.summary() + "\n")?;
-    let mut plan_tsv: String =
-        facts.asm_files.iter().map(|f| format!("{}\t{}\n", f.path, f.set)).collect();
-    writeln!(plan_tsv, "{PLAN_C_VARIANT}\t{}", facts.c_variant_name())?;
-    fs::write(c.out_dir.join(PLAN_FILE), plan_tsv)?;
     Ok(())
 }
 

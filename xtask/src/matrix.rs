@@ -45,7 +45,8 @@ pub struct Row {
     pub full_sets: &'static [&'static str],
     /// Files `auto` must take from asm_avx2; every other asm file comes from asm.
     pub downgraded: &'static [&'static str],
-    /// The C variant `auto` must take ("" for OpenSSL's default C configuration).
+    /// The C variant `auto` must take (`data::NO_C_VARIANT` for OpenSSL's default C
+    /// configuration).
     pub c_variant: &'static str,
     /// Its `auto` build also links `bin/openssl` and runs it.
     pub apps: bool,
@@ -131,7 +132,7 @@ pub const ROWS: &[Row] = &[
     Row {
         assembler: Some("nasm"),
         sets: ALL,
-        c_variant: "",
+        c_variant: NO_C_VARIANT,
         why: "no MSVC here",
         ..row(MSVC, "cl.exe", "", How::Assembled)
     },
@@ -309,7 +310,7 @@ impl Row {
         let facts = crate::prefix::facts(prefix)?;
         let from_avx2 = facts.files_from("asm_avx2");
         let variant = facts.c_variant_name();
-        let want_variant = if self.c_variant.is_empty() { NO_C_VARIANT } else { self.c_variant };
+        let want_variant = self.c_variant;
         if from_avx2 != self.downgraded || variant != want_variant {
             bail!(
                 "{}: asm_avx2 gave {from_avx2:?} and the C variant is {variant}; the toolchain \

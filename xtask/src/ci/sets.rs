@@ -22,14 +22,6 @@ const EXPECT_C_VARIANT_VAR: &str = "CRYPTO_SYS_EXPECT_C_VARIANT";
 /// gcc whose C variant probes fail (no `__uint128_t`); shared with xtask/tests/detect.rs.
 const CC_WITHOUT_INT128: &str = "xtask/tests/fixtures/cc-without-int128";
 
-fn expected_variant(row: &Row) -> &'static str {
-    if row.c_variant.is_empty() {
-        NO_C_VARIANT
-    } else {
-        row.c_variant
-    }
-}
-
 /// The matrix's row for the workspace's own build (the host's default C compiler).
 fn workspace_row() -> &'static Row {
     crate::matrix::rows(How::Workspace).next().expect("the matrix has a workspace row")
@@ -38,21 +30,21 @@ fn workspace_row() -> &'static Row {
 /// `cargo test --workspace` with the workspace row's expectations.
 pub fn workspace(sh: &Shell, cargo: &str) -> Result<()> {
     let row = workspace_row();
-    let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, expected_variant(row));
+    let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, row.c_variant);
     let _expect = sh.push_env(EXPECT_VAR, row.downgraded.join(","));
     cmd!(sh, "{cargo} test --workspace").run().context("workspace tests")
 }
 
 /// `auto` (the default set): verify, and the known answers on every code path.
 pub fn auto(sh: &Shell, cargo: &str) -> Result<()> {
-    let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, expected_variant(workspace_row()));
+    let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, workspace_row().c_variant);
     cmd!(sh, "{cargo} xtask verify").run()?;
     known_answers_on_every_path(sh, cargo, "auto")
 }
 
 /// `asm_avx2`: crypto-sys's tests, verify (the wide entry points are stubs), every code path.
 pub fn asm_avx2(sh: &Shell, cargo: &str) -> Result<()> {
-    let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, expected_variant(workspace_row()));
+    let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, workspace_row().c_variant);
     let _env = sh.push_env(ASM_SET_VAR, "asm_avx2");
     let _expect = sh.push_env(EXPECT_VAR, "");
     cmd!(sh, "{cargo} test -p crypto-sys")
@@ -102,7 +94,7 @@ fn toolchain(sh: &Shell, cargo: &str, row: &Row) -> Result<()> {
     }
     let _cc = sh.push_env("CC", row.cc);
     let _expect = sh.push_env(EXPECT_VAR, row.downgraded.join(","));
-    let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, expected_variant(row));
+    let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, row.c_variant);
     // CC differs from the previous step's, so the build script reruns and warns afresh.
     let features = row.cargo_features();
     let out = cmd!(sh, "{cargo} build -p crypto-sys {features...}").ignore_status().output()?;

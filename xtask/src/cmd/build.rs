@@ -62,7 +62,7 @@ impl Build {
                 legacy: !self.no_legacy,
                 apps: self.apps,
             };
-            build_without_cargo(sh, &triple, &overrides)?
+            build_without_cargo(sh, &triple, self.prefix.as_deref(), &overrides)?
         };
         let summary = BuildFacts::read(&out_dir)?.summary();
         println!("crypto-sys ({triple}): {summary}, built in {:.1?}", started.elapsed());
@@ -132,12 +132,25 @@ fn rust_std_installed(sh: &Shell, triple: &str) -> Result<bool> {
 /// crypto-sys's build-script pipeline, run here for a target whose Rust std is missing (so
 /// cargo cannot build crypto-sys for it): the same code, given the target by hand. Returns
 /// the directory that holds what a build script's OUT_DIR would.
-fn build_without_cargo(sh: &Shell, triple: &str, o: &Overrides) -> Result<PathBuf> {
+fn build_without_cargo(
+    sh: &Shell,
+    triple: &str,
+    prefix: Option<&Path>,
+    o: &Overrides,
+) -> Result<PathBuf> {
     let root = crate::cargo::project_root();
     let host = crate::cargo::host_triple(sh)?;
     // Under target/, so the object cache beside cargo's CACHEDIR.TAG is shared with cargo's
-    // builds.
-    let out_dir = root.join("target").join(triple).join("crypto-sys-out");
+    // builds. One directory per prefix: builds of two prefixes may run at the same time.
+    let out = match prefix {
+        Some(p) => {
+            let key =
+                crypto_build::sha256::hex(std::path::absolute(p)?.as_os_str().as_encoded_bytes());
+            format!("crypto-sys-out-{}", &key[..16])
+        }
+        None => "crypto-sys-out".into(),
+    };
+    let out_dir = root.join("target").join(triple).join(out);
     fs::create_dir_all(&out_dir)?;
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
     // cc and nasm-rs size their own job pools from NUM_JOBS outside cargo.
@@ -318,7 +331,10 @@ mod tests {
         for triple in ["aarch64-apple-darwin", "x86_64-apple-darwin"] {
             let target = data::target_for(triple).unwrap();
             let e = refuse_without_sdk(target, triple, host).unwrap_err().to_string();
-            assert!(e.contains("macOS SDK") && e.contains("cargo xtask test --step assembled"), "{e}");
+            assert!(
+                e.contains("macOS SDK") && e.contains("cargo xtask test --step assembled"),
+                "{e}"
+            );
             assert!(!e.contains('\n'), "{e}");
             refuse_without_sdk(target, triple, "aarch64-apple-darwin").unwrap();
         }

@@ -78,9 +78,9 @@ fn text(triple: &str, asm: &Assembler, c: &CFacts, plan: &Plan) -> String {
         let verdict = if *ok { "compiles" } else { "REJECTED" };
         out += &format!("  probe {:<20} {verdict} ({})\n", v.name, v.needs);
     }
-    let variant = plan.c_variant.map_or("default", |v| v.name);
+    let variant = crypto_build::data::variant_name(plan.c_variant);
     out += &format!(
-        "plan: C from {} ({variant} configuration), {} asm files\n",
+        "plan: C from {} (C variant {variant}), {} asm files\n",
         plan.c_set.name,
         plan.files.len()
     );

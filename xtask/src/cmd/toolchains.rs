@@ -5,6 +5,7 @@
 use crate::flags::Toolchains;
 use crate::matrix::{How, Row, ROWS};
 use anyhow::{bail, Context, Result};
+use crypto_build::data::NO_C_VARIANT;
 use std::fs;
 use xshell::{cmd, Shell};
 
@@ -54,7 +55,7 @@ fn render(sh: &Shell) -> Result<String> {
                 row.downgraded
             );
         }
-        let c_variant = field(&json, "c_variant");
+        let c_variant = json["c_variant"].as_str().unwrap_or(NO_C_VARIANT);
         if c_variant != row.c_variant {
             bail!(
                 "CC={}: detect takes C variant `{c_variant}`, the table expects `{}`",
@@ -70,7 +71,7 @@ fn render(sh: &Shell) -> Result<String> {
             field(&json, "version"),
             rejected(&json),
             plan_text(row),
-            if c_variant.is_empty() { "none".into() } else { format!("`{c_variant}`") },
+            if c_variant == NO_C_VARIANT { c_variant.into() } else { format!("`{c_variant}`") },
             row.tested()
         );
     }
