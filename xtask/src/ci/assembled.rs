@@ -14,8 +14,8 @@
 //! - darwin64-x86_64-cc and darwin64-arm64-cc by clang-19 for `*-apple-macos11`: there is no
 //!   macOS SDK here, so their C cannot be compiled, only their asm assembled.
 
-use anyhow::{bail, ensure, Context, Result};
 use crate::matrix::How;
+use anyhow::{bail, ensure, Context, Result};
 use crypto_build::data::{self, Arch, AsmSet, AsmSyntax, Feature, Target, NASM_FLAGS};
 use crypto_build::generate::{self, Config};
 use crypto_build::manifest::{self, AsmFile, Manifest};
