@@ -172,7 +172,7 @@ impl Watched {
         let (Some(started), Some((finished, out_dir))) = (events.started, events.finished) else {
             bail!("the {} build ran no crypto-sys build script ({log}):\n{}", self.profile, tail());
         };
-        let summary = fs::read_to_string(out_dir.join(crypto_build::build_script::SUMMARY_FILE))?;
+        let summary = crypto_build::facts::BuildFacts::read(&out_dir)?.summary();
         Ok(Run { profile: self.profile, out_dir, started, finished, summary })
     }
 }
