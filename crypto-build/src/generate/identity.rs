@@ -10,8 +10,12 @@ pub struct FakeTools {
     pub dir: PathBuf,
 }
 
+/// Where the fake tools note each answer that depends on the identity (the assembler banners).
+const PROBE_LOG: &str = "identity-probes.log";
+
 impl FakeTools {
-    /// Writes `cc` and `nasm` into `dir`, as perl scripts run by `perl`.
+    /// Writes `cc` and `nasm` into `dir`, as perl scripts run by `perl`; rewriting them with
+    /// another identity changes only their identity-dependent answers.
     pub fn write(dir: &Path, perl: &Path, target: &Target, id: &AsmIdentity) -> Result<FakeTools> {
         fs::create_dir_all(dir)?;
         let shebang = format!("#!{}\n", perl.display());
@@ -35,14 +39,33 @@ impl FakeTools {
                     .to_string()
             }
         };
+        let log = dir.join(PROBE_LOG).display().to_string();
+        let log_sub = format!(
+            "sub probed {{ open(my $l, '>>', '{}') or die \"$!\"; print $l \"@ARGV\\n\"; close $l; }}\n",
+            log.replace('\\', "\\\\").replace('\'', "\\'")
+        );
         let cc = FAKE_CC
+            .replace("@PROBED@", &log_sub)
             .replace("@AS_BANNER@", &as_banner)
             .replace("@PREDEFINED@", &predefined)
             .replace("@AS_HELP@", help);
-        let nasm = FAKE_NASM.replace("@NASM@", id.nasm_version);
+        let nasm = FAKE_NASM.replace("@PROBED@", &log_sub).replace("@NASM@", id.nasm_version);
         write_exe(&dir.join("cc"), &(shebang.clone() + &cc))?;
         write_exe(&dir.join("nasm"), &(shebang + &nasm))?;
         Ok(FakeTools { dir: dir.to_path_buf() })
+    }
+
+    /// Whether anything asked for the identity since the last [`FakeTools::forget_probes`]:
+    /// if nothing did, what ran cannot depend on which identity was written.
+    pub fn probed(&self) -> bool {
+        fs::metadata(self.dir.join(PROBE_LOG)).is_ok_and(|m| m.len() > 0)
+    }
+
+    pub fn forget_probes(&self) -> Result<()> {
+        match fs::remove_file(self.dir.join(PROBE_LOG)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.into()),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -60,12 +83,12 @@ fn write_exe(path: &Path, text: &str) -> Result<()> {
 /// to a default answer unnoticed.
 const FAKE_CC: &str = r##"# crypto-build's fake C compiler: a fixed identity for OpenSSL's probes.
 use strict; use warnings;
-my @predefined = (
+@PROBED@my @predefined = (
 @PREDEFINED@);
 my $args = join(' ', @ARGV);
 if ($args =~ /-dM -E/) { print "#define $_->[0] $_->[1]\n" for @predefined; exit 0; }
 if ($args =~ /-Wa,--help/) { print "@AS_HELP@"; exit 0; }
-if ($args =~ /-Wa,-v/) { @AS_BANNER@ }
+if ($args =~ /-Wa,-v/) { probed(); @AS_BANNER@ }
 if ($args eq '-v') { print STDERR "gcc version 12.2.0 (crypto-build identity)\n"; exit 0; }
 if ($args eq '--version') { print "cc (crypto-build identity) 12.2.0\n"; exit 0; }
 if ($args eq '-V') { exit 1; }
@@ -79,7 +102,7 @@ exit 1;
 "##;
 
 const FAKE_NASM: &str = r##"# crypto-build's fake nasm: a fixed identity for OpenSSL's probes.
-if ("@ARGV" eq '-v') { print "NASM version @NASM@ compiled on Jan  1 2000\n"; exit 0; }
+@PROBED@if ("@ARGV" eq '-v') { probed(); print "NASM version @NASM@ compiled on Jan  1 2000\n"; exit 0; }
 print STDERR "crypto-build fake nasm: unexpected invocation: nasm @ARGV\n";
 exit 1;
 "##;

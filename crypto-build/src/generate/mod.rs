@@ -177,60 +177,185 @@ pub fn stage(req: &Request, staging: &Staging) -> Result<Vec<Staged>> {
     Ok(staged)
 }
 
-/// Configurations side by side, `jobs` at a time: Configure and much of make are one perl
-/// process each, so one configuration alone leaves cores idle. Results keep the request's
+/// Groups of configurations side by side, `jobs` at a time: Configure and much of make are one
+/// perl process each, so one configuration alone leaves cores idle. The costliest groups start
+/// first, so that no long one is left running alone at the end. Results keep the request's
 /// order; the first failure in that order is the one reported.
 fn stage_concurrently(req: &Request, tools: &HostTools, staging: &Staging) -> Result<Vec<Staged>> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::Mutex;
     let total = req.configs.len();
+    let groups = groups(&req.configs);
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let results: Vec<Mutex<Option<Result<Staged>>>> =
-        (0..total).map(|_| Mutex::new(None)).collect();
+    let results: Vec<Mutex<Option<Staged>>> = (0..total).map(|_| Mutex::new(None)).collect();
+    let errors: Mutex<Vec<(usize, anyhow::Error)>> = Mutex::new(Vec::new());
     let failed = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        for _ in 0..req.jobs.clamp(1, total.max(1)) {
+        for _ in 0..req.jobs.clamp(1, groups.len().max(1)) {
             scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= total || failed.load(Ordering::SeqCst) {
+                let g = next.fetch_add(1, Ordering::SeqCst);
+                if g >= groups.len() || failed.load(Ordering::SeqCst) {
                     break;
                 }
-                let config = &req.configs[i];
-                let started = std::time::Instant::now();
-                let r = stage_one(tools, staging, config, req.jobs)
-                    .with_context(|| format!("generating {}", config.key()));
-                if r.is_err() {
+                let configs: Vec<Config> = groups[g].iter().map(|&i| req.configs[i]).collect();
+                let finished = |n: usize, staged: Staged, seconds: f64| {
+                    let i = groups[g][n];
+                    if let Some(progress) = req.progress {
+                        let count = done.fetch_add(1, Ordering::SeqCst) + 1;
+                        progress(count, total, &req.configs[i].key(), seconds);
+                    }
+                    *results[i].lock().unwrap() = Some(staged);
+                };
+                if let Err((n, e)) = stage_group(tools, staging, &configs, req.jobs, &finished) {
                     failed.store(true, Ordering::SeqCst);
-                } else if let Some(progress) = req.progress {
-                    let n = done.fetch_add(1, Ordering::SeqCst) + 1;
-                    progress(n, total, &config.key(), started.elapsed().as_secs_f64());
+                    errors.lock().unwrap().push((groups[g][n], e));
                 }
-                *results[i].lock().unwrap() = Some(r);
             });
         }
     });
-    // Configurations are claimed in order, so one never started comes after a failure.
+    let mut errors = errors.into_inner().unwrap();
+    errors.sort_by_key(|(i, _)| *i);
+    if let Some((_, e)) = errors.into_iter().next() {
+        return Err(e);
+    }
     results
         .into_iter()
         .map(|r| r.into_inner().unwrap().context("generation stopped before this configuration"))
-        .map(|r| r.and_then(|r| r))
         .collect()
 }
 
-fn stage_one(tools: &HostTools, staging: &Staging, config: &Config, jobs: usize) -> Result<Staged> {
-    let key = config.key();
+fn configure_options(config: &Config) -> Vec<&'static str> {
+    let variant = config.variant.map_or(&[][..], |v| v.configure);
+    config.set.configure.iter().chain(variant).copied().collect()
+}
+
+/// Indices of `configs` that one Configure serves: the same target, variant and options, so
+/// they differ only in their set's assembler identity (`asm` and `asm_avx2`). In each group
+/// the configuration whose `no-legacy` Configure proves the LEGACY rule comes last, as that
+/// Configure rewrites the tree; groups are ordered by their rough cost, costliest first.
+fn groups(configs: &[Config]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, c) in configs.iter().enumerate() {
+        let same = |g: &&mut Vec<usize>| {
+            let f = &configs[g[0]];
+            f.target == c.target
+                && f.variant == c.variant
+                && configure_options(f) == configure_options(c)
+        };
+        match groups.iter_mut().find(same) {
+            Some(g) => g.push(i),
+            None => groups.push(vec![i]),
+        }
+    }
+    for g in &mut groups {
+        g.sort_by_key(|&i| checks_legacy(&configs[i]));
+    }
+    // In units of one perl run of Configure, about what C outputs or one asm rendering take.
+    let cost = |g: &Vec<usize>| {
+        let target = configs[g[0]].target;
+        let configures = match target.scheme {
+            crate::data::Scheme::UnixMake => 1,
+            crate::data::Scheme::Nmake => 2,
+        };
+        let asm = g.iter().filter(|&&i| makes_asm(&configs[i])).count() * target.syntaxes.len();
+        let legacy = g.iter().filter(|&&i| checks_legacy(&configs[i])).count();
+        configures + 1 + asm + legacy
+    };
+    groups.sort_by_key(|g| std::cmp::Reverse(cost(g)));
+    groups
+}
+
+fn checks_legacy(config: &Config) -> bool {
+    config.variant.is_none() && config.set.name == LEGACY_CHECKED_SET
+}
+
+/// A variant keeps no asm; `no_asm` has none.
+fn makes_asm(config: &Config) -> bool {
+    config.variant.is_none() && !config.set.configure.contains(&"no-asm")
+}
+
+/// Stages a group of configurations (see [`groups`]) in one scratch tree, Configured once,
+/// telling `finished` of each as it is done. The C outputs are made once too, when neither
+/// Configure nor their rules asked the fake tools for the identity, the one thing that
+/// differs between the group's configurations; else each configuration gets its own.
+/// Fails with the position in `group` of the configuration that failed.
+fn stage_group(
+    tools: &HostTools,
+    staging: &Staging,
+    group: &[Config],
+    jobs: usize,
+    finished: &dyn Fn(usize, Staged, f64),
+) -> std::result::Result<(), (usize, anyhow::Error)> {
+    let first = &group[0];
+    let key = first.key();
+    let at =
+        |n: usize| move |e: anyhow::Error| (n, e.context(format!("generating {}", group[n].key())));
+    let started = std::time::Instant::now();
     let work = staging.dir.join("work").join(key.replace('/', "-"));
-    let configure: Vec<&str> = config
-        .set
-        .configure
-        .iter()
-        .chain(config.variant.map_or(&[][..], |v| v.configure))
-        .copied()
-        .collect();
-    let scratch =
-        Scratch::configure(work.clone(), tools, config.target, &config.set.identity, &configure)?;
-    let layout = scratch.layout()?;
+    let configure = configure_options(first);
+    let identity = &first.set.identity;
+    let mut scratch = Scratch::configure(work.clone(), tools, first.target, identity, &configure)
+        .map_err(at(0))?;
+    if group.len() > 1 && scratch.probed() {
+        drop(scratch);
+        fs::remove_dir_all(&work).map_err(|e| at(0)(e.into()))?;
+        for (n, config) in group.iter().enumerate() {
+            let one = |_: usize, staged: Staged, seconds: f64| finished(n, staged, seconds);
+            stage_group(tools, staging, std::slice::from_ref(config), jobs, &one)
+                .map_err(|(_, e)| (n, e))?;
+        }
+        return Ok(());
+    }
+    let layout = scratch.layout().map_err(at(0))?;
+    let (cflags, ex_libs) = scratch.flags().map_err(at(0))?;
+    let configured = scratch.files().map_err(at(0))?;
+    let c_outputs: Vec<String> =
+        layout.generated.iter().filter(|f| AsmSyntax::of_path(f).is_none()).cloned().collect();
+    let mut shared_c = false;
+    let mut started = started;
+    for (n, config) in group.iter().enumerate() {
+        if n > 0 {
+            started = std::time::Instant::now();
+            scratch.reset(&configured, if shared_c { &c_outputs } else { &[] }).map_err(at(n))?;
+            scratch.set_identity(&config.set.identity).map_err(at(n))?;
+        }
+        let out = staging.dir.join(config.key());
+        let made =
+            stage_config(&scratch, config, &layout, &c_outputs, !shared_c, out.clone(), jobs);
+        let (mut m, probed) = made.map_err(at(n))?;
+        shared_c = shared_c || !probed;
+        (m.cflags, m.ex_libs) = (cflags.clone(), ex_libs.clone());
+        if checks_legacy(config) {
+            check_legacy_rule(&scratch, &configure, &m).map_err(at(n))?;
+        }
+        write_atomic(&out.join(manifest::FILE_NAME), m.to_text().as_bytes()).map_err(at(n))?;
+        finished(n, Staged { dir: out, manifest: m }, started.elapsed().as_secs_f64());
+    }
+    drop(scratch);
+    fs::remove_dir_all(&work).map_err(|e| at(group.len() - 1)(e.into()))?;
+    Ok(())
+}
+
+/// One configuration from a configured tree into `out`: its files made (the C outputs only
+/// when `make_c`), collected and scanned; its manifest is not yet written. Also says whether
+/// the C outputs' rules asked for the identity.
+fn stage_config(
+    scratch: &Scratch,
+    config: &Config,
+    layout: &openssl::Layout,
+    c_outputs: &[String],
+    make_c: bool,
+    out: PathBuf,
+    jobs: usize,
+) -> Result<(Manifest, bool)> {
+    let work = &scratch.dir;
+    let mut probed = true;
+    if make_c {
+        scratch.forget_probes()?;
+        scratch.make(c_outputs, &[], jobs)?;
+        probed = scratch.probed();
+    }
     // A variant shares its set's asm, so only its C outputs are made and kept.
     let generated: Vec<String> = layout
         .generated
@@ -238,12 +363,14 @@ fn stage_one(tools: &HostTools, staging: &Staging, config: &Config, jobs: usize)
         .filter(|f| config.variant.is_none() || AsmSyntax::of_path(f).is_none())
         .cloned()
         .collect();
-    scratch.make(&generated, &[], jobs)?;
+    let own_asm: Vec<String> =
+        generated.iter().filter(|f| AsmSyntax::of_path(f).is_some()).cloned().collect();
+    if !own_asm.is_empty() {
+        scratch.make(&own_asm, &[], jobs)?;
+    }
     // Configure names every asm file `.s`; a target whose own rendering is nasm's gets `.asm`.
     let generated = scratch.name_own_rendering(&generated)?;
-    let (cflags, ex_libs) = scratch.flags()?;
-    let out = staging.dir.join(&key);
-    let mut files = collect(&work, &out, &generated)?;
+    let mut files = collect(work, &out, &generated)?;
     let own_asm: Vec<String> =
         generated.iter().filter(|f| AsmSyntax::of_path(f).is_some()).cloned().collect();
     let mut asm_paths = own_asm.clone();
@@ -251,7 +378,7 @@ fn stage_one(tools: &HostTools, staging: &Staging, config: &Config, jobs: usize)
     let renderings = if own_asm.is_empty() { &[][..] } else { &config.target.syntaxes[1..] };
     for &syntax in renderings {
         let rendered = scratch.render(&own_asm, syntax, jobs)?;
-        files.extend(collect(&work, &out, &rendered)?);
+        files.extend(collect(work, &out, &rendered)?);
         asm_paths.extend(rendered);
     }
     let mut m = Manifest {
@@ -259,8 +386,6 @@ fn stage_one(tools: &HostTools, staging: &Staging, config: &Config, jobs: usize)
         target: config.target.name.into(),
         set: config.set.name.into(),
         variant: config.variant.map_or("", |v| v.name).into(),
-        cflags,
-        ex_libs,
         files,
         ..Manifest::default()
     };
@@ -284,12 +409,7 @@ fn stage_one(tools: &HostTools, staging: &Staging, config: &Config, jobs: usize)
         m.asm = asm_texts.iter().map(|(p, t)| asm_entry(p, t, arch)).collect::<Result<_>>()?;
         check_rendering_parity(&m)?;
     }
-    if config.variant.is_none() && config.set.name == LEGACY_CHECKED_SET {
-        check_legacy_rule(&scratch, &configure, &m).with_context(|| key.clone())?;
-    }
-    write_atomic(&out.join(manifest::FILE_NAME), m.to_text().as_bytes())?;
-    fs::remove_dir_all(&work)?;
-    Ok(Staged { dir: out, manifest: m })
+    Ok((m, probed))
 }
 
 /// The set on which each target's generation proves `data::LEGACY` right: the one with the
@@ -584,4 +704,31 @@ fn ensure_many(
         }
     }
     install(root, &staging, staged).map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_share_configure_only_across_identities() {
+        let targets: Vec<&'static Target> = crate::data::TARGETS.iter().collect();
+        let sets: Vec<&'static AsmSet> = crate::data::SETS.iter().collect();
+        let configs = Config::expand(&targets, &sets);
+        let groups = groups(&configs);
+        let mut seen: Vec<usize> = groups.iter().flatten().copied().collect();
+        seen.sort();
+        assert_eq!(seen, (0..configs.len()).collect::<Vec<_>>());
+        for g in &groups {
+            let f = &configs[g[0]];
+            for c in g.iter().map(|&i| &configs[i]) {
+                assert_eq!((c.target, c.variant), (f.target, f.variant));
+                assert_eq!(configure_options(c), configure_options(f));
+            }
+            // The `no-legacy` Configure rewrites the tree, so it comes last.
+            assert!(g[..g.len() - 1].iter().all(|&i| !checks_legacy(&configs[i])));
+        }
+        let shared = groups.iter().filter(|g| g.len() > 1).count();
+        assert!(shared > 0, "asm and asm_avx2 share Configure options");
+    }
 }

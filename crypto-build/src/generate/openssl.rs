@@ -4,6 +4,7 @@
 use super::identity::FakeTools;
 use crate::data::{AsmIdentity, AsmSyntax, Scheme, Target, CONFIGURE_COMMON, LEGACY};
 use anyhow::{bail, Context, Result};
+use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -139,6 +140,47 @@ impl<'a> Scratch<'a> {
             text += &capture(&mut cmd, "reading configdata.pm")?;
         }
         Ok(text)
+    }
+
+    /// Gives the fake tools another set's identity, for a configuration sharing this tree.
+    pub fn set_identity(&mut self, identity: &AsmIdentity) -> Result<()> {
+        self.fake = FakeTools::write(&self.fake.dir, &self.tools.perl, self.target, identity)?;
+        Ok(())
+    }
+
+    /// Whether anything run since the last [`Scratch::forget_probes`] asked for the identity.
+    pub fn probed(&self) -> bool {
+        self.fake.probed()
+    }
+
+    pub fn forget_probes(&self) -> Result<()> {
+        self.fake.forget_probes()
+    }
+
+    /// Every file in the tree, relative to it: what a [`Scratch::reset`] goes back to.
+    pub fn files(&self) -> Result<HashSet<PathBuf>> {
+        let mut out = HashSet::new();
+        walk(&self.dir, &mut |p| {
+            out.insert(p.strip_prefix(&self.dir).unwrap().to_path_buf());
+        })?;
+        Ok(out)
+    }
+
+    /// Removes every file made since `files` was taken, except `keep`, so that make remakes
+    /// the rest from scratch.
+    pub fn reset(&self, files: &HashSet<PathBuf>, keep: &[String]) -> Result<()> {
+        let keep: HashSet<PathBuf> = keep.iter().map(PathBuf::from).collect();
+        let mut made = Vec::new();
+        walk(&self.dir, &mut |p| {
+            let rel = p.strip_prefix(&self.dir).unwrap();
+            if !files.contains(rel) && !keep.contains(rel) {
+                made.push(p.to_path_buf());
+            }
+        })?;
+        for p in made {
+            fs::remove_file(&p).with_context(|| format!("removing {}", p.display()))?;
+        }
+        Ok(())
     }
 
     /// Renames Configure's asm files (all `.s`) to the extension of the target's own
@@ -363,6 +405,18 @@ fn tail(bytes: &[u8]) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let from = lines.len().saturating_sub(20);
     lines[from..].iter().map(|l| format!("  {l}\n")).collect()
+}
+
+fn walk(dir: &Path, f: &mut dyn FnMut(&Path)) -> Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            walk(&entry.path(), f)?;
+        } else {
+            f(&entry.path());
+        }
+    }
+    Ok(())
 }
 
 /// Recursive copy; OpenSSL's tree has only files and directories.
