@@ -8,6 +8,7 @@
 
 #include <openssl/evp.h>
 #include <stddef.h>
+#include <time.h>
 
 /* A decoded byte string. `p` is never NULL (OpenSSL rejects NULL even for 0 bytes). */
 struct bytes {
@@ -36,6 +37,7 @@ struct run {
     long skipped;          /* outside what the Rust tests check either (counted, not run) */
     long errors;           /* vectors whose set-up failed (each also a failure) */
     long failures;
+    clock_t started;       /* for the `ms=` field of its count line */
 };
 
 /* Lower bounds (valid, invalid, acceptable) on what a family must have checked. */
@@ -66,8 +68,13 @@ void read_vectors(const char *dir, struct run *run, test_fn test);
 /* Prints the family's `count` line and checks its lower bounds; returns its failures. */
 long finish(struct run *run, struct bounds min);
 
-/* Check families. Each returns its number of failures. */
-long wycheproof_all(const char *dir);
+/* Milliseconds of processor time since `since` (clock(): C99, and under qemu the emulated
+ * process's own time), the `ms=` field of every family's count line. */
+long elapsed_ms(clock_t since);
+
+/* Check families. Each returns its number of failures. `only`: NULL for every Wycheproof
+ * family, else a comma-separated list of the ones to check (an unknown name is fatal). */
+long wycheproof_all(const char *dir, const char *only);
 long kat_all(void);
 /* The differential digests of across_paths.rs over `<dir>/digests.txt`. */
 long digests_all(const char *dir);

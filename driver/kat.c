@@ -70,6 +70,7 @@ static int million_a(const char *name, const EVP_MD *md, const char *expected)
 static void kat_sha2(void)
 {
     long before = kat_failures, checked = 0;
+    clock_t started = clock();
     checked += sha2_case("SHA-256 abc", EVP_sha256(), ONE_BLOCK, 3, 1,
                          "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     checked += sha2_case("SHA-256 448-bit message", EVP_sha256(), SHA256_448, 56, 1,
@@ -85,7 +86,8 @@ static void kat_sha2(void)
     checked += million_a("SHA-512 one million a", EVP_sha512(),
                          "e718483d0ce769644e2e42c7bc15b4638e1f98b13b2044285632a803afa973eb"
                          "de0ff244877ea60a4cb0432ce577c31beb009c5c2c49aa2e4eadb217ad8cc09b");
-    printf("count kat_sha2 checked=%ld failures=%ld\n", checked, kat_failures - before);
+    printf("count kat_sha2 checked=%ld failures=%ld ms=%ld\n", checked, kat_failures - before,
+           elapsed_ms(started));
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -126,6 +128,7 @@ static void kat_aes(void)
           "00112233445566778899aabbccddeeff", "8ea2b7ca516745bfeafc49904b496089" },
     };
     long before = kat_failures, checked = 0;
+    clock_t started = clock();
     size_t i;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct bytes key = hex_decode(cases[i].key), pt = hex_decode(cases[i].pt);
@@ -137,7 +140,8 @@ static void kat_aes(void)
         checked += 2;
         bytes_free(&key), bytes_free(&pt), bytes_free(&ct);
     }
-    printf("count kat_aes checked=%ld failures=%ld\n", checked, kat_failures - before);
+    printf("count kat_aes checked=%ld failures=%ld ms=%ld\n", checked, kat_failures - before,
+           elapsed_ms(started));
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -177,6 +181,7 @@ static void kat_gcm(void)
     unsigned char out[64], got_tag[16];
     int n = 0, m = 0, ok;
     long before = kat_failures;
+    clock_t started = clock();
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     ok = ctx != NULL && EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, key.p, iv.p) == 1 &&
          EVP_EncryptUpdate(ctx, NULL, &n, aad.p, (int)aad.n) == 1 &&
@@ -202,7 +207,8 @@ static void kat_gcm(void)
     ct.p[59] ^= 1;
     if (gcm_open(&key, &iv, &aad, &ct, &tag, &pt))
         kat_fail("kat_gcm", name, "opened a modified ciphertext");
-    printf("count kat_gcm checked=6 failures=%ld\n", kat_failures - before);
+    printf("count kat_gcm checked=6 failures=%ld ms=%ld\n", kat_failures - before,
+           elapsed_ms(started));
     bytes_free(&key), bytes_free(&iv), bytes_free(&aad);
     bytes_free(&pt), bytes_free(&ct), bytes_free(&tag);
 }

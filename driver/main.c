@@ -1,9 +1,11 @@
 /*
  * The driver's entry point and its report of which code paths are live.
  *
- * Usage: driver VECTOR_DIR. Prints `openssl`, `path` and `count` lines (parsed by
- * xtask/src/driver.rs), a `FAIL` line per failure, and `result ok` or `result FAIL` last;
- * exits 0 only if every check passed.
+ * Usage: driver VECTOR_DIR [FAMILY,...]. Prints `openssl`, `path` and `count` lines (parsed
+ * by xtask/src/driver/report.rs), a `FAIL` line per failure, and `result ok` or `result FAIL`
+ * last; exits 0 only if every check passed. The known answers and differential digests always
+ * run; the Wycheproof families are all of them, or only those listed (a code path whose
+ * capability bits select no other family's code runs just its own, see data.rs).
  *
  * Build with -DDRIVER_X86_64_ASM when the prefix has x86_64 asm: only then do
  * OPENSSL_ia32cap_P and the asm's eligibility functions exist to be reported. Likewise
@@ -74,8 +76,8 @@ int main(int argc, char **argv)
     long failures;
     if (argc == 3 && strcmp(argv[1], "bench") == 0)
         return bench_all(strtol(argv[2], NULL, 10));
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s VECTOR_DIR | bench MILLISECONDS\n", argv[0]);
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: %s VECTOR_DIR [FAMILY,...] | bench MILLISECONDS\n", argv[0]);
         return 2;
     }
     if (OPENSSL_init_crypto(0, NULL) != 1)
@@ -84,7 +86,7 @@ int main(int argc, char **argv)
     path_report();
     fflush(stdout);
     failures = kat_all();
-    failures += wycheproof_all(argv[1]);
+    failures += wycheproof_all(argv[1], argc == 3 ? argv[2] : NULL);
     failures += digests_all(argv[1]);
     if (failures != 0) {
         printf("result FAIL %ld\n", failures);

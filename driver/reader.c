@@ -324,6 +324,11 @@ void skip(struct run *run)
     run->skipped++;
 }
 
+long elapsed_ms(clock_t since)
+{
+    return (long)((double)(clock() - since) * 1000.0 / CLOCKS_PER_SEC);
+}
+
 long finish(struct run *run, struct bounds min)
 {
     long acceptable = run->acceptable_accepted + run->acceptable_rejected;
@@ -337,8 +342,9 @@ long finish(struct run *run, struct bounds min)
         fail(run, -1, "only %ld acceptable vectors checked, expected at least %ld", acceptable,
              min.acceptable);
     printf("count %s valid=%ld invalid=%ld acceptable_accepted=%ld acceptable_rejected=%ld "
-           "skipped=%ld errors=%ld failures=%ld\n",
+           "skipped=%ld errors=%ld failures=%ld ms=%ld\n",
            run->family, run->valid, run->invalid, run->acceptable_accepted,
-           run->acceptable_rejected, run->skipped, run->errors, run->failures);
+           run->acceptable_rejected, run->skipped, run->errors, run->failures,
+           elapsed_ms(run->started));
     return run->failures;
 }

@@ -463,14 +463,53 @@ static const struct {
     { "hmac", hmac_test, { 132, 216, 0 } },
 };
 
-long wycheproof_all(const char *dir)
+/* Whether `family` is one of the comma-separated names of `only` (NULL: every family). */
+static int selected(const char *only, const char *family)
+{
+    size_t n = strlen(family);
+    const char *p;
+    if (only == NULL)
+        return 1;
+    for (p = only;; p++) {
+        if (strncmp(p, family, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+        if ((p = strchr(p, ',')) == NULL)
+            return 0;
+    }
+}
+
+/* Every name of `only` must be a family: a misspelt one would otherwise check nothing. */
+static void check_selection(const char *only)
+{
+    const char *p = only;
+    size_t i, n;
+    if (only == NULL)
+        return;
+    for (;;) {
+        n = strcspn(p, ",");
+        for (i = 0; i < sizeof FAMILIES / sizeof FAMILIES[0]; i++)
+            if (strlen(FAMILIES[i].family) == n && strncmp(p, FAMILIES[i].family, n) == 0)
+                break;
+        if (i == sizeof FAMILIES / sizeof FAMILIES[0])
+            die("no Wycheproof family `%.*s` (families: a comma-separated list)", (int)n, p);
+        if (p[n] == '\0')
+            return;
+        p += n + 1;
+    }
+}
+
+long wycheproof_all(const char *dir, const char *only)
 {
     long failures = 0;
     size_t i;
+    check_selection(only);
     for (i = 0; i < sizeof FAMILIES / sizeof FAMILIES[0]; i++) {
         struct run run;
+        if (!selected(only, FAMILIES[i].family))
+            continue;
         memset(&run, 0, sizeof run);
         run.family = FAMILIES[i].family;
+        run.started = clock();
         read_vectors(dir, &run, FAMILIES[i].test);
         if (strcmp(run.family, "x25519") == 0) {
             printf("count x25519_zero_secret rejected=%ld\n", zero_secret_rejected);

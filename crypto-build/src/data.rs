@@ -650,6 +650,19 @@ pub enum Observe {
     Group(&'static [Observe]),
 }
 
+/// Which Wycheproof families of the C driver (`xtask/src/driver/vectors.rs`) a code path runs
+/// besides the known answers and the differential digests, which every path runs: they cover
+/// each cipher, MAC and digest the capability bits switch, over many lengths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DriverFamilies {
+    /// Every family: the default path, and a path whose bits reach every family's code.
+    All,
+    /// The families whose own code (cipher, MAC, curve or bignum asm; not only their message
+    /// digest, which the digests check) the path's bits select differently from the default
+    /// path, and why the others are left out.
+    Only(&'static [&'static str], &'static str),
+}
+
 /// An x86_64 code path: the OPENSSL_ia32cap value that forces it, what the CPU must have
 /// for it to run at all, and what proves that OpenSSL took it.
 #[derive(Debug, Clone, Copy)]
@@ -659,6 +672,7 @@ pub struct CodePath {
     pub ia32cap: Option<&'static str>,
     pub cpu_needs: &'static [CpuFeature],
     pub observe: &'static [Observe],
+    pub families: DriverFamilies,
 }
 
 impl CodePath {
@@ -708,6 +722,25 @@ const NO_AVX512: &[Observe] = &[
     Eligible(ELIGIBLE_AES_CFB_AVX512, false),
 ];
 
+// What each mask's bits select, from OpenSSL 3.6.3's perlasm (the generated files test the
+// same words): chacha-x86_64.pl ChaCha20_ctr32 and poly1305-x86_64.pl poly1305_init/blocks
+// read AVX512F, AVX512VL, AVX2, AVX and SSSE3 (words 1-2); AES-GCM takes the AVX-512 code only
+// where ossl_vaes_vpclmulqdq_capable (aes-gcm-avx512.pl) answers 1, then aesni-gcm-x86_64.pl's
+// stitched AVX code (gcm128.c, gcm_get_funcs: AVX and MOVBE), then CLMUL (ghash-x86_64.pl);
+// sha512-x86_64.pl's SHA-512 reads AVX2 and AVX, its SHA-256 SHA-NI first (word 2 bit 29,
+// which no mask but "plain" clears); x86_64-mont.pl/x86_64-mont5.pl bn_mul_mont (RSA verify's
+// BN_mod_exp_mont, the generic EC arithmetic, ECDSA's inverse mod the order),
+// ecp_nistz256-x86_64.pl's ord_mul_mont and x25519-x86_64.pl's x25519_fe64_eligible read only
+// BMI2+ADX (0x80100 of word 2), kept by every mask but "plain"; ecp_nistz256_gather_w5/w7
+// read AVX2. The RSAZ AVX-512/AVX-IFMA code runs only in BN_mod_exp_mont_consttime(_x2), for
+// private keys (rsa_ossl.c, rsa_ossl_mod_exp), which no vector uses.
+const AEADS: &[&str] = &["aes_gcm", "chacha20_poly1305"];
+const AVX512_ONLY: &str = "without AVX-512 only AES-GCM's VAES code and ChaCha20/Poly1305's \
+    AVX-512 code change (RSAZ's runs for private keys alone); AVX2 (SHA-2, P-256) and BMI2+ADX \
+    (bignum, P-256, X25519) stay on";
+const NO_AVX: &str = "without AVX and AVX2 only the AEADs, SHA-512 and P-256's table gather \
+    change; BMI2+ADX (bignum, P-256's field code, X25519) stay on";
+
 // OpenSSL 3.6.3's parser (crypto/cpuid.c, OPENSSL_cpuid_setup) reads `A:B:C:D:E`: A sets
 // words 0-1, B 2-3, C 4-5, D 6-7, E 8-9, each as 64 bits, low word first. `~X` masks X
 // off what CPUID found, `X` replaces it. A field after the end of the string zeroes its
@@ -726,7 +759,8 @@ pub const X86_64_CODE_PATHS: &[CodePath] = &[
             Eligible(ELIGIBLE_RSAZ_AVX512, true),
             Eligible(ELIGIBLE_AES_XTS_AVX512, true),
             Eligible(ELIGIBLE_AES_CFB_AVX512, true),
-        ] },
+        ],
+        families: DriverFamilies::All },
     // No AVX512F only, OpenSSL's way to keep AVX-512 off zmm registers: ChaCha20 then takes
     // its AVX512VL (ymm) code, which no other row reaches; the rest is the AVX2 code.
     CodePath { name: "AVX-512VL", ia32cap: Some("~0x0:~0x10000:~0x0:~0x0:~0x0"),
@@ -738,24 +772,30 @@ pub const X86_64_CODE_PATHS: &[CodePath] = &[
             Eligible(ELIGIBLE_RSAZ_AVX512, false),
             Eligible(ELIGIBLE_AES_XTS_AVX512, false),
             Eligible(ELIGIBLE_AES_CFB_AVX512, false),
-        ] },
+        ],
+        families: DriverFamilies::Only(AEADS, AVX512_ONLY) },
     // Word 2: AVX512 F 16, DQ 17, IFMA 21, CD 28, BW 30, VL 31. Word 3: VBMI 1, VBMI2 6,
     // VAES 9, VPCLMULQDQ 10, VNNI 11, BITALG 12, VPOPCNTDQ 14.
     CodePath { name: "AVX2", ia32cap: Some("~0x0:~0x5e42d0230000:~0x0:~0x0:~0x0"),
         cpu_needs: &[cpu!("avx2")],
-        observe: &[Bit(CAP_AVX2, true, "the AVX2 code"), Observe::Group(NO_AVX512)] },
+        observe: &[Bit(CAP_AVX2, true, "the AVX2 code"), Observe::Group(NO_AVX512)],
+        families: DriverFamilies::Only(AEADS, AVX512_ONLY) },
     // Also no AVX (word 1 bit 28, bit 60 of A), AVX2 (word 2 bit 5) or AVX-IFMA (word 5
     // bit 23, bit 55 of C: its RSAZ code looks at nothing else).
     CodePath { name: "AES-NI/SSE",
         ia32cap: Some("~0x1000000000000000:~0x5e42d0230020:~0x80000000000000:~0x0:~0x0"),
         cpu_needs: &[cpu!("aes")],
         observe: &[Bit(CAP_AESNI, true, "the AES-NI code"), Bit(CAP_AVX, false, "AVX code"),
-                   Bit(CAP_AVX2, false, "AVX2 code"), Observe::Group(NO_AVX512)] },
+                   Bit(CAP_AVX2, false, "AVX2 code"), Observe::Group(NO_AVX512)],
+        families: DriverFamilies::Only(
+            &["aes_gcm", "chacha20_poly1305", "ecdsa_p256", "hkdf", "hmac"], NO_AVX) },
     CodePath { name: "plain",
         ia32cap: Some("~0xffffffffffffffff:~0xffffffffffffffff:~0xffffffffffffffff:~0xffffffffffffffff:~0xffffffffffffffff"),
         cpu_needs: &[],
         observe: &[Bit(CAP_AESNI, false, "AES-NI code"), Bit(CAP_AVX, false, "AVX code"),
-                   Bit(CAP_AVX2, false, "AVX2 code"), Observe::Group(NO_AVX512)] },
+                   Bit(CAP_AVX2, false, "AVX2 code"), Observe::Group(NO_AVX512)],
+        // BMI2+ADX off too: bn_mul_mont (RSA, generic EC), P-256 and X25519 change.
+        families: DriverFamilies::All },
 ];
 
 /// One Apple clang release line, for reports only: what the upstream LLVM of an Apple banner
@@ -828,6 +868,7 @@ pub struct Aarch64CodePath {
     pub takes: &'static str,
     pub set: &'static [ArmCapBit],
     pub clear: &'static [ArmCapBit],
+    pub families: DriverFamilies,
 }
 
 impl Aarch64CodePath {
@@ -846,6 +887,26 @@ const ARMV8_CRYPTO: &[ArmCapBit] =
     &[ARMCAP_NEON, ARMCAP_AES, ARMCAP_PMULL, ARMCAP_SHA1, ARMCAP_SHA256];
 const ARMV8_2_AND_SVE: &[ArmCapBit] = &[ARMCAP_SHA512, ARMCAP_SHA3, ARMCAP_SVE, ARMCAP_SVE2];
 
+// What OPENSSL_armcap_P selects on aarch64, in OpenSSL 3.6.3: AES (aes_platform.h:
+// HWAES_CAPABLE, VPAES/BSAES_CAPABLE on NEON; AES_PMULL_CAPABLE for aes-gcm-armv8), GHASH
+// (gcm128.c, gcm_get_funcs: PMULL, then NEON), ChaCha20 (chacha-armv8.pl ChaCha20_ctr32: SVE
+// for chacha-armv8-sve.pl, which wants SVE2, then NEON), Poly1305 (poly1305-armv8.pl
+// poly1305_init: NEON), SHA-1/SHA-256/SHA-512 (sha1-armv8.pl, sha512-armv8.pl: the SHA
+// instructions, then NEON for SHA-256) and SHA-3 (sha3_prov.c.in: only with
+// ARMV8_HAVE_SHA3_AND_WORTH_USING, which crypto/armcap.c sets from the MIDR of a few cores and
+// no row's value or CPU has). Nothing else reads it: armv8-mont.pl (bn_mul_mont: RSA, the
+// generic EC code), ecp_nistz256-armv8.pl (P-256) and the C of ecp_nistp224/384/521.c and
+// curve25519.c (X25519, Ed25519) have no OPENSSL_armcap_P test (crypto/armcap.c's probing
+// and the files listed are its only readers). SHA-512 is also every signature family's
+// message digest, checked on each path by the digests, kat_sha2, HMAC and HKDF.
+const ARM_NO_SVE: &[&str] = &["chacha20_poly1305", "hkdf", "hmac"];
+const ARM_ONLY_CHACHA: &str = "without SHA-512, SHA-3 and SVE2 only ChaCha20 (SVE2 code) and \
+    SHA-512 change; AES and PMULL stay on, and bignum, P-256, nistp and X25519/Ed25519 code \
+    reads no OPENSSL_armcap";
+const ARM_NO_CRYPTO: &[&str] = &["aes_gcm", "chacha20_poly1305", "hkdf", "hmac"];
+const ARM_ONLY_SYMMETRIC: &str = "without the crypto extension only AES-GCM, ChaCha20-Poly1305 \
+    and SHA-2 change; bignum, P-256, nistp and X25519/Ed25519 code reads no OPENSSL_armcap";
+
 /// The aarch64 code paths the C driver runs on under qemu-aarch64, fastest first.
 #[rustfmt::skip]
 pub const AARCH64_CODE_PATHS: &[Aarch64CodePath] = &[
@@ -853,23 +914,28 @@ pub const AARCH64_CODE_PATHS: &[Aarch64CodePath] = &[
         takes: "ARMv8 AES/PMULL/SHA-1/SHA-256, SHA-512 instructions, SVE2 ChaCha20",
         set: &[ARMCAP_NEON, ARMCAP_AES, ARMCAP_PMULL, ARMCAP_SHA1, ARMCAP_SHA256,
                ARMCAP_SHA512, ARMCAP_SHA3, ARMCAP_SVE, ARMCAP_SVE2],
-        clear: &[] },
+        clear: &[], families: DriverFamilies::All },
     Aarch64CodePath { name: "ARMv8-crypto", armcap: Some("0x3d"), qemu_cpu: None,
         takes: "ARMv8 AES/PMULL/SHA-1/SHA-256, integer SHA-512, NEON ChaCha20",
-        set: ARMV8_CRYPTO, clear: ARMV8_2_AND_SVE },
+        set: ARMV8_CRYPTO, clear: ARMV8_2_AND_SVE,
+        families: DriverFamilies::Only(ARM_NO_SVE, ARM_ONLY_CHACHA) },
+    // OpenSSL's probing on it finds the ARMv8-crypto row's bits, so the same code is selected.
     Aarch64CodePath { name: "cortex-a53", armcap: None, qemu_cpu: Some("cortex-a53"),
         takes: "what a Cortex-A53 offers, found by OpenSSL's own probing",
-        set: ARMV8_CRYPTO, clear: ARMV8_2_AND_SVE },
+        set: ARMV8_CRYPTO, clear: ARMV8_2_AND_SVE,
+        families: DriverFamilies::Only(ARM_NO_SVE, ARM_ONLY_CHACHA) },
     Aarch64CodePath { name: "NEON", armcap: Some("0x1"), qemu_cpu: None,
         takes: "bit-sliced/vector-permute AES, NEON GHASH, ChaCha20 and Poly1305",
         set: &[ARMCAP_NEON],
         clear: &[ARMCAP_AES, ARMCAP_PMULL, ARMCAP_SHA1, ARMCAP_SHA256, ARMCAP_SHA512,
-                 ARMCAP_SHA3, ARMCAP_SVE, ARMCAP_SVE2] },
+                 ARMCAP_SHA3, ARMCAP_SVE, ARMCAP_SVE2],
+        families: DriverFamilies::Only(ARM_NO_CRYPTO, ARM_ONLY_SYMMETRIC) },
     Aarch64CodePath { name: "plain", armcap: Some("0"), qemu_cpu: None,
         takes: "integer-only asm and C",
         set: &[],
         clear: &[ARMCAP_NEON, ARMCAP_AES, ARMCAP_PMULL, ARMCAP_SHA1, ARMCAP_SHA256,
-                 ARMCAP_SHA512, ARMCAP_SHA3, ARMCAP_SVE, ARMCAP_SVE2] },
+                 ARMCAP_SHA512, ARMCAP_SHA3, ARMCAP_SVE, ARMCAP_SVE2],
+        families: DriverFamilies::Only(ARM_NO_CRYPTO, ARM_ONLY_SYMMETRIC) },
 ];
 
 #[cfg(test)]

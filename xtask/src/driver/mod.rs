@@ -5,9 +5,11 @@
 mod report;
 mod vectors;
 
-pub use crate::runner::{Invocation, Runner};
+pub use crate::runner::{Invocation, RunOutput, Runner};
 pub use report::{diagnostics, parse_report, tail, PathReport, Report};
-pub use vectors::{families, write_vectors, KATS};
+pub use vectors::{count_names, families, write_vectors};
+
+use crypto_build::data::DriverFamilies;
 
 use anyhow::{bail, ensure, Context, Result};
 use std::fs;
@@ -137,21 +139,52 @@ pub fn compile_only(sh: &Shell, tc: &Toolchain, include: &Path, asm: bool) -> Re
     Ok(())
 }
 
-/// Runs a driver `build` made on the vectors beside it, with the toolchain's `env` and then
-/// `env` added, its output logged beside it as `<label>.stdout.txt`. An error, carrying every failure line, unless all
-/// checks passed and every check family reported its counts.
-pub fn run_driver(
+/// The Wycheproof families a code path's runs check, in the driver's order.
+pub fn requested(families: DriverFamilies) -> Vec<&'static str> {
+    match families {
+        DriverFamilies::All => self::families().collect(),
+        DriverFamilies::Only(only, _) => self::families().filter(|f| only.contains(f)).collect(),
+    }
+}
+
+/// The families a run of `requested` leaves out.
+pub fn left_out(requested: &[&str]) -> Vec<&'static str> {
+    families().filter(|f| !requested.contains(f)).collect()
+}
+
+/// The driver's arguments: its vectors, then the families when not all of them.
+fn driver_args(vectors: &str, requested: &[&str]) -> Vec<String> {
+    let mut args = vec![vectors.to_string()];
+    if !left_out(requested).is_empty() {
+        args.push(requested.join(","));
+    }
+    args
+}
+
+/// Runs a driver `build` made on the vectors beside it (`vectors`, or the tampered copy),
+/// checking only the `requested` Wycheproof families, with the toolchain's `env` and then
+/// `env` added, its output logged beside it as `<label>.stdout.txt`.
+pub fn run_raw(
     tc: &Toolchain,
     exe: &Path,
-    label: &str,
+    (vectors, label): (&str, &str),
     env: &[(&str, &str)],
+    requested: &[&str],
     timeout: Duration,
-) -> Result<Report> {
+) -> Result<RunOutput> {
     let (dir, log) = (exe.parent().context("the driver's directory")?, exe.with_file_name(label));
     // A relative path, so that wine and qemu need no path translation.
     let env: Vec<(&str, &str)> = tc.env.iter().chain(env).copied().collect();
-    let inv = Invocation { exe, args: &["vectors"], cwd: dir, env: &env, log: &log, timeout };
-    let out = tc.runner.run(&inv)?;
+    let args = driver_args(vectors, requested);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let inv = Invocation { exe, args: &args, cwd: dir, env: &env, log: &log, timeout };
+    tc.runner.run(&inv)
+}
+
+/// What a run of [`run_raw`] on the vectors printed: an error, carrying every failure line,
+/// unless all checks passed and exactly the requested families and the known answers
+/// reported their counts.
+pub fn check_output(exe: &Path, out: &RunOutput, requested: &[&str]) -> Result<Report> {
     let report = parse_report(&out.stdout).with_context(|| {
         let (stdout, stderr) = (tail(&out.stdout), diagnostics(&out.stderr));
         format!("driver exited with {}:\n{stdout}\n{stderr}", out.status)
@@ -165,10 +198,41 @@ pub fn run_driver(
             diagnostics(&out.stderr)
         );
     }
-    let expected = families().chain(KATS.iter().copied());
-    let missing: Vec<&str> = expected.filter(|f| !report.counts.contains_key(*f)).collect();
-    ensure!(missing.is_empty(), "the driver reported no counts for {missing:?}");
+    check_counts(&report, requested)?;
     Ok(report)
+}
+
+/// The report's `count` lines are exactly those of the `requested` families and the known
+/// answers: none missing (a family that checked nothing), none extra (a selection ignored).
+pub fn check_counts(report: &Report, requested: &[&str]) -> Result<()> {
+    let want = count_names(requested);
+    let missing: Vec<&str> =
+        want.iter().filter(|f| !report.counts.contains_key(**f)).copied().collect();
+    ensure!(missing.is_empty(), "the driver reported no counts for {missing:?}");
+    let extra: Vec<&str> =
+        report.counts.keys().map(String::as_str).filter(|f| !want.contains(f)).collect();
+    ensure!(extra.is_empty(), "the driver reported counts for {extra:?}, which were not requested");
+    Ok(())
+}
+
+/// `run` on each item, up to this machine's cores at once (each is one program, mostly
+/// waiting on it); the results in the items' order.
+pub fn side_by_side<T: Sync, R: Send>(items: &[T], run: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Option<R>>> =
+        items.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                let r = run(item);
+                *results[i].lock().unwrap() = Some(r);
+            });
+        }
+    });
+    results.into_iter().map(|r| r.into_inner().unwrap().expect("every item ran")).collect()
 }
 
 #[cfg(test)]
@@ -184,6 +248,81 @@ mod tests {
             assert_eq!(row.driver().unwrap().asm, want, "{row:?}");
         }
         assert_eq!(AsmKind::Aarch64.define(), Some(AARCH64_ASM_DEFINE));
+    }
+
+    /// Every family a code path names is one the driver has, once; the default path (the
+    /// first row) runs them all.
+    #[test]
+    fn code_paths_name_driver_families() {
+        use crypto_build::data::{AARCH64_CODE_PATHS, X86_64_CODE_PATHS};
+        let x86 = X86_64_CODE_PATHS.iter().map(|r| (r.name, r.families));
+        let arm = AARCH64_CODE_PATHS.iter().map(|r| (r.name, r.families));
+        for (name, f) in x86.chain(arm) {
+            if let DriverFamilies::Only(only, why) = f {
+                assert!(!only.is_empty() && !why.is_empty(), "{name}");
+                for fam in only {
+                    assert!(families().any(|f| f == *fam), "{name}: no driver family {fam}");
+                    assert_eq!(only.iter().filter(|f| *f == fam).count(), 1, "{name}: {fam}");
+                }
+                assert_eq!(requested(f).len(), only.len(), "{name}");
+            }
+        }
+        assert_eq!(X86_64_CODE_PATHS[0].families, DriverFamilies::All);
+        assert_eq!(AARCH64_CODE_PATHS[0].families, DriverFamilies::All);
+        assert!(X86_64_CODE_PATHS[0].ia32cap.is_none() && AARCH64_CODE_PATHS[0].armcap.is_none());
+        assert_eq!(requested(DriverFamilies::All).len(), 12);
+        assert!(left_out(&requested(DriverFamilies::All)).is_empty());
+    }
+
+    #[test]
+    fn the_driver_gets_the_families_only_when_not_all() {
+        assert_eq!(driver_args("vectors", &requested(DriverFamilies::All)), ["vectors"]);
+        let only = DriverFamilies::Only(&["hmac", "aes_gcm"], "why");
+        // In the driver's order, whatever the row's.
+        assert_eq!(driver_args("tampered", &requested(only)), ["tampered", "aes_gcm,hmac"]);
+    }
+
+    const KNOWN_ANSWERS: &str = "count kat_sha2 checked=8 failures=0 ms=1\n\
+        count kat_aes checked=6 failures=0 ms=0\ncount kat_gcm checked=6 failures=0 ms=0\n\
+        count digests checked=10 failures=0 ms=40\n";
+
+    fn report(counts: &str) -> Report {
+        parse_report(&format!("openssl 3.6.3\n{KNOWN_ANSWERS}{counts}result ok\n")).unwrap()
+    }
+
+    #[test]
+    fn a_run_reports_exactly_the_requested_families() {
+        let hmac = "count hmac valid=132 invalid=216 acceptable_accepted=0 \
+                    acceptable_rejected=0 skipped=0 errors=0 failures=0 ms=5\n";
+        let x25519 = "count x25519_zero_secret rejected=31\ncount x25519 valid=264 invalid=0 \
+                      acceptable_accepted=223 acceptable_rejected=31 skipped=0 errors=0 \
+                      failures=0 ms=9\n";
+        check_counts(&report(hmac), &["hmac"]).unwrap();
+        check_counts(&report(&format!("{hmac}{x25519}")), &["x25519", "hmac"]).unwrap();
+        let e = check_counts(&report(hmac), &["hmac", "aes_gcm"]).unwrap_err().to_string();
+        assert_eq!(e, r#"the driver reported no counts for ["aes_gcm"]"#);
+        let e = check_counts(&report(&format!("{hmac}{x25519}")), &["hmac"]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            r#"the driver reported counts for ["x25519", "x25519_zero_secret"], which were not requested"#
+        );
+        check_counts(&report(""), &[]).unwrap();
+        let e = check_counts(&report(""), &["hmac"]).unwrap_err().to_string();
+        assert_eq!(e, r#"the driver reported no counts for ["hmac"]"#);
+        let kats = parse_report("count kat_sha2 checked=8 failures=0\nresult ok\n").unwrap();
+        let e = check_counts(&kats, &[]).unwrap_err().to_string();
+        assert_eq!(e, r#"the driver reported no counts for ["digests", "kat_aes", "kat_gcm"]"#);
+    }
+
+    #[test]
+    fn side_by_side_keeps_the_order() {
+        let items: Vec<u64> = (0..9).collect();
+        let out = side_by_side(&items, |&i| {
+            std::thread::sleep(Duration::from_millis(10 * (9 - i)));
+            i * 2
+        });
+        assert_eq!(out, (0..9).map(|i| i * 2).collect::<Vec<_>>());
+        assert!(side_by_side(&[] as &[u8], |_| 0).is_empty());
     }
 
     #[test]

@@ -44,8 +44,11 @@ pub struct Report {
     /// OpenSSL_version(OPENSSL_VERSION_STRING), e.g. `3.6.3`.
     pub openssl: String,
     pub path: PathReport,
-    /// Each `count` line: check family -> (field -> value).
+    /// Each `count` line: check family -> (field -> value), its `ms=` apart.
     pub counts: BTreeMap<String, BTreeMap<String, u64>>,
+    /// The `ms=` field of a `count` line: processor time the family took, in milliseconds
+    /// (wall time under wine, whose clock() is Windows').
+    pub ms: BTreeMap<String, u64>,
     /// The `FAIL` and `FATAL` lines, verbatim.
     pub failures: Vec<String>,
     /// The last line was `result ok`.
@@ -112,8 +115,14 @@ pub fn parse_report(stdout: &str) -> Result<Report> {
                 Ok(())
             }
             ["path", rest @ ..] => parse_path(&mut r.path, rest),
-            ["count", rest @ ..] => parse_count(rest).map(|(k, v)| {
-                r.counts.insert(k, v);
+            ["count", rest @ ..] => parse_count(rest).and_then(|(k, mut v)| {
+                if let Some(ms) = v.remove("ms") {
+                    r.ms.insert(k.clone(), ms);
+                }
+                match r.counts.insert(k, v) {
+                    Some(_) => bail!("a second count line for one family"),
+                    None => Ok(()),
+                }
             }),
             ["FAIL" | "FATAL", ..] => {
                 r.failures.push(line.to_string());
@@ -204,6 +213,19 @@ result FAIL 1
         assert_eq!((none.path.asm, none.path.armcap_p), (AsmKind::None, None));
         let e = format!("{:#}", parse_report("path armcap_P 6ffd\nresult ok\n").unwrap_err());
         assert!(e.contains("armcap_P without 0x"), "{e}");
+    }
+
+    /// `ms=` is kept apart from the counts; a family counted twice is refused.
+    #[test]
+    fn keeps_times_apart_and_refuses_a_repeated_count() {
+        let r = parse_report("count digests checked=10 failures=0 ms=42\nresult ok\n").unwrap();
+        assert_eq!(r.counts["digests"].keys().collect::<Vec<_>>(), ["checked", "failures"]);
+        assert_eq!(r.ms["digests"], 42);
+        let twice = "count kat_aes checked=6 failures=0\ncount kat_aes checked=6 failures=0\n";
+        let e = format!("{:#}", parse_report(&format!("{twice}result ok\n")).unwrap_err());
+        assert!(e.contains("a second count line"), "{e}");
+        let e = format!("{:#}", parse_report("count hmac ms=fast\nresult ok\n").unwrap_err());
+        assert!(e.contains("count `ms=fast`"), "{e}");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! format `driver/reader.c` documents, and the stored differential digests.
 
 use anyhow::{bail, ensure, Context, Result};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
@@ -342,6 +343,16 @@ const DIGESTS_FILE: &str = "crypto-sys/tests/data/across_paths_digests.txt";
 /// The families' names, as the driver reports their counts.
 pub fn families() -> impl Iterator<Item = &'static str> {
     FAMILIES.iter().map(|(f, _)| *f)
+}
+
+/// Count lines a family prints besides its own: x25519's all-zero shared secrets.
+const SUB_COUNTS: &[(&str, &str)] = &[("x25519", "x25519_zero_secret")];
+
+/// The `count` lines a run checking `requested` families prints: theirs, their sub-counts and
+/// the known answers', which every run checks.
+pub fn count_names<'a>(requested: &[&'a str]) -> BTreeSet<&'a str> {
+    let subs = SUB_COUNTS.iter().filter(|(f, _)| requested.contains(f)).map(|(_, s)| *s);
+    requested.iter().copied().chain(subs).chain(KATS.iter().copied()).collect()
 }
 
 /// Writes every family's vector file, and the stored digests, into `dir` (same data, same
