@@ -6,8 +6,9 @@ use anyhow::{bail, Result};
 use xshell::{cmd, Shell};
 
 /// Unpacks the `.crate` files of `cargo xtask package` and builds a consumer from them with
-/// perl absent from PATH, in debug and release at once: both must give this workspace's
-/// prefix's libraries, byte for byte (see `repro`). A package stripped of its lock or sets
+/// perl absent from PATH, in debug and release at once, from a cache holding half of this
+/// workspace's objects: both must give this workspace's prefix's libraries, byte for byte (see
+/// `repro` for what is proven on which objects). A package stripped of its lock or sets
 /// must fail with one clear line.
 pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
     let root = crate::cargo::project_root();
@@ -35,6 +36,7 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
         args: &["run"],
         path: &path,
         reference: &root.join("target/prefix"),
+        reference_cache: &root.join("target/crypto-sys-objcache"),
     }
     .run(cargo)?;
 
