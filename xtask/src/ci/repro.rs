@@ -35,7 +35,7 @@ use std::time::Instant;
 const LIBS: &[&str] = &["libcrypto.a", "libssl.a"];
 
 /// What marks a directory as a cache (<https://bford.info/cachedir/>).
-const CACHEDIR_TAG: &str = "Signature: 8a477f597d28d172789f06886806bc55\n";
+pub const CACHEDIR_TAG: &str = "Signature: 8a477f597d28d172789f06886806bc55\n";
 
 /// A build in `project`, where cargo runs with `args` and the PATH `path`, raced in debug and
 /// release on a fresh target directory whose cache holds half of the reference's objects;

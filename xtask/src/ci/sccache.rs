@@ -18,10 +18,7 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
     std::fs::create_dir_all(&objcache)?;
     // cargo tags only a target directory it creates; crypto-sys looks for the tag to place
     // its cache, and would otherwise climb to this workspace's.
-    std::fs::write(
-        target_dir.join("CACHEDIR.TAG"),
-        "Signature: 8a477f597d28d172789f06886806bc55\n",
-    )?;
+    std::fs::write(target_dir.join("CACHEDIR.TAG"), super::repro::CACHEDIR_TAG)?;
     let cached = |lib: &str| -> Result<Vec<String>> {
         let data = std::fs::read(root.join("target/prefix/lib").join(lib))?;
         let members = super::repro::members(&data)?;
