@@ -102,6 +102,11 @@ fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
     }
     let x86_rows = if x86_paths { x86_path_runs(tc, set) } else { Vec::new() };
     let tamper = tamper_vectors(&exe)?;
+    println!(
+        "driver ({}, set {set}): the tampered-vector control checks {TAMPERED_FAMILY} alone, \
+         the family it tampers",
+        tc.name
+    );
     let tampered = PathRun {
         label: "run-tampered".into(),
         env: Vec::new(),
