@@ -39,34 +39,44 @@ fn require_tools() -> Result<()> {
     Ok(())
 }
 
-/// Each row with its sets (`full`: the sets only `--full` adds).
+/// Each row with its sets (`full`: the sets only `--full` adds). A prefix's runs under qemu
+/// overlap the next prefix's compile: the emulator is mostly one core's work.
 pub fn run(sh: &Shell, full: bool) -> Result<()> {
     require_tools()?;
     let cargo = crate::cargo::cargo();
-    for row in rows() {
-        let tc = row.driver()?;
-        for set in if full { row.full_sets } else { row.sets } {
-            let (cc, name) = (row.cc, row.name());
-            let prefix = prefix_dir(&format!("{name}-{set}"));
-            let started = Instant::now();
-            let args = ["--asm-set", set];
-            let out = crate::cargo::for_target(sh, &cargo, TRIPLE, cc, &args, &prefix)
-                .with_context(|| format!("aarch64 build with {cc}, set {set}"))?;
-            let built = started.elapsed();
-            let w = crate::cargo::warnings(&out);
-            ensure!(w.is_empty(), "{cc}, set {set}: expected no warning, got {w:?}");
-            check_facts(row, set, &crate::prefix::facts(&prefix)?)?;
-            super::driver_paths::check_prefix(sh, &tc, &prefix)
-                .with_context(|| format!("{cc}, set {set}, under qemu-aarch64"))?;
-            let checked = started.elapsed() - built;
-            println!(
-                "aarch64: {cc}, set {set}: built in {:.0} s, checked under qemu in {:.0} s",
-                built.as_secs_f64(),
-                checked.as_secs_f64()
-            );
+    std::thread::scope(|scope| {
+        let mut checks = Vec::new();
+        for row in rows() {
+            let tc = row.driver()?;
+            for set in if full { row.full_sets } else { row.sets } {
+                let (cc, name) = (row.cc, row.name());
+                let prefix = prefix_dir(&format!("{name}-{set}"));
+                let started = Instant::now();
+                let args = ["--asm-set", set];
+                let out = crate::cargo::for_target(sh, &cargo, TRIPLE, cc, &args, &prefix)
+                    .with_context(|| format!("aarch64 build with {cc}, set {set}"))?;
+                println!(
+                    "aarch64: {cc}, set {set}: built in {:.0} s",
+                    started.elapsed().as_secs_f64()
+                );
+                let w = crate::cargo::warnings(&out);
+                ensure!(w.is_empty(), "{cc}, set {set}: expected no warning, got {w:?}");
+                check_facts(row, set, &crate::prefix::facts(&prefix)?)?;
+                let tc = tc.clone();
+                checks.push(scope.spawn(move || {
+                    let started = Instant::now();
+                    let sh = Shell::new()?;
+                    sh.change_dir(crate::cargo::project_root());
+                    super::driver_paths::check_prefix(&sh, &tc, &prefix)
+                        .with_context(|| format!("{cc}, set {set}, under qemu-aarch64"))?;
+                    let secs = started.elapsed().as_secs_f64();
+                    println!("aarch64: {cc}, set {set}: checked under qemu in {secs:.0} s");
+                    Ok::<_, anyhow::Error>(())
+                }));
+            }
         }
-    }
-    Ok(())
+        checks.into_iter().try_for_each(|c| c.join().expect("a qemu check panicked"))
+    })
 }
 
 fn prefix_dir(name: &str) -> PathBuf {
