@@ -600,6 +600,8 @@ pub const CAP_AVX512BW: CapBit = CapBit { name: "AVX512BW", word: 2, bit: 30 };
 pub const CAP_AVX512VL: CapBit = CapBit { name: "AVX512VL", word: 2, bit: 31 };
 pub const CAP_VAES: CapBit = CapBit { name: "VAES", word: 3, bit: 9 };
 pub const CAP_VPCLMULQDQ: CapBit = CapBit { name: "VPCLMULQDQ", word: 3, bit: 10 };
+pub const CAP_AVX512VBMI2: CapBit = CapBit { name: "AVX512VBMI2", word: 3, bit: 6 };
+pub const CAP_AVXIFMA: CapBit = CapBit { name: "AVX-IFMA", word: 5, bit: 23 };
 
 /// A CPU feature a code path needs to run, named as `std::is_x86_feature_detected!` names
 /// it (which also checks that the OS saves the registers).
@@ -628,16 +630,83 @@ pub struct Eligibility {
     pub symbol: &'static str,
     /// Where it lives; only the `asm` set's copy can answer 1 (the others are stubs).
     pub file: &'static str,
+    /// The OPENSSL_ia32cap_P bits its asm tests (the masks in the generated file): it answers
+    /// 1 exactly when all are set.
+    pub needs: &'static [CapBit],
 }
 
-pub const ELIGIBLE_AES_GCM_AVX512: Eligibility =
-    Eligibility { symbol: "ossl_vaes_vpclmulqdq_capable", file: "crypto/modes/aes-gcm-avx512.s" };
-pub const ELIGIBLE_RSAZ_AVX512: Eligibility =
-    Eligibility { symbol: "ossl_rsaz_avx512ifma_eligible", file: "crypto/bn/rsaz-2k-avx512.s" };
-pub const ELIGIBLE_AES_XTS_AVX512: Eligibility =
-    Eligibility { symbol: "aesni_xts_avx512_eligible", file: "crypto/aes/aesni-xts-avx512.s" };
-pub const ELIGIBLE_AES_CFB_AVX512: Eligibility =
-    Eligibility { symbol: "ossl_aes_cfb128_vaes_eligible", file: "crypto/aes/aes-cfb-avx512.s" };
+#[rustfmt::skip]
+pub const ELIGIBLE_AES_GCM_AVX512: Eligibility = Eligibility {
+    symbol: "ossl_vaes_vpclmulqdq_capable", file: "crypto/modes/aes-gcm-avx512.s",
+    needs: &[CAP_AVX512F, CAP_AVX512DQ, CAP_AVX512BW, CAP_AVX512VL, CAP_VAES, CAP_VPCLMULQDQ],
+};
+#[rustfmt::skip]
+pub const ELIGIBLE_RSAZ_AVX512: Eligibility = Eligibility {
+    symbol: "ossl_rsaz_avx512ifma_eligible", file: "crypto/bn/rsaz-2k-avx512.s",
+    needs: &[CAP_AVX512F, CAP_AVX512DQ, CAP_AVX512IFMA, CAP_AVX512VL],
+};
+#[rustfmt::skip]
+pub const ELIGIBLE_RSAZ_AVXIFMA: Eligibility = Eligibility {
+    symbol: "ossl_rsaz_avxifma_eligible", file: "crypto/bn/rsaz-2k-avxifma.s",
+    needs: &[CAP_AVXIFMA],
+};
+#[rustfmt::skip]
+pub const ELIGIBLE_AES_XTS_AVX512: Eligibility = Eligibility {
+    symbol: "aesni_xts_avx512_eligible", file: "crypto/aes/aesni-xts-avx512.s",
+    needs: &[CAP_AVX512F, CAP_AVX512DQ, CAP_AVX512BW, CAP_AVX512VL, CAP_AVX512VBMI2, CAP_VAES,
+             CAP_VPCLMULQDQ],
+};
+#[rustfmt::skip]
+pub const ELIGIBLE_AES_CFB_AVX512: Eligibility = Eligibility {
+    symbol: "ossl_aes_cfb128_vaes_eligible", file: "crypto/aes/aes-cfb-avx512.s",
+    needs: &[CAP_AVX512F, CAP_AVX512DQ, CAP_AVX512BW, CAP_VAES],
+};
+
+/// Every eligibility function of the x86_64 asm.
+pub const ELIGIBILITIES: &[Eligibility] = &[
+    ELIGIBLE_AES_GCM_AVX512,
+    ELIGIBLE_RSAZ_AVX512,
+    ELIGIBLE_RSAZ_AVXIFMA,
+    ELIGIBLE_AES_XTS_AVX512,
+    ELIGIBLE_AES_CFB_AVX512,
+];
+
+/// Whether the CPU running us has a capability bit's feature, with the OS saving its state,
+/// as OpenSSL's own probe would set the bit.
+pub fn cpu_has(bit: CapBit) -> bool {
+    let feature = match bit {
+        CAP_AESNI => cpu!("aes"),
+        CAP_AVX => cpu!("avx"),
+        CAP_AVX2 => cpu!("avx2"),
+        CAP_AVX512F => cpu!("avx512f"),
+        CAP_AVX512DQ => cpu!("avx512dq"),
+        CAP_AVX512IFMA => cpu!("avx512ifma"),
+        CAP_AVX512BW => cpu!("avx512bw"),
+        CAP_AVX512VL => cpu!("avx512vl"),
+        CAP_VAES => cpu!("vaes"),
+        CAP_VPCLMULQDQ => cpu!("vpclmulqdq"),
+        CAP_AVX512VBMI2 => cpu!("avx512vbmi2"),
+        CAP_AVXIFMA => CpuFeature { name: "avxifma", detected: avxifma },
+        other => unreachable!("no CPU feature for {other:?}"),
+    };
+    (feature.detected)()
+}
+
+/// CPUID.(7,1):EAX bit 23 with the OS saving AVX state; `is_x86_feature_detected!` learned
+/// "avxifma" after this workspace's minimum Rust.
+#[cfg(target_arch = "x86_64")]
+fn avxifma() -> bool {
+    use std::arch::x86_64::{__cpuid, __cpuid_count};
+    // Safe on every x86_64 CPU; older Rust declares the intrinsics unsafe.
+    #[allow(unused_unsafe)]
+    let leaf7_1 = unsafe { (__cpuid(0).eax >= 7).then(|| __cpuid_count(7, 1).eax) };
+    std::is_x86_feature_detected!("avx") && leaf7_1.is_some_and(|eax| eax & (1 << 23) != 0)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn avxifma() -> bool {
+    false
+}
 
 /// What a run must observe once OpenSSL has read OPENSSL_ia32cap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

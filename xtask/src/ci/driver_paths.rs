@@ -358,87 +358,29 @@ fn print_counts(report: &Report) {
 mod cpu {
     use crate::driver::PathReport;
     use anyhow::{ensure, Context, Result};
+    use crypto_build::data::{cpu_has, ELIGIBILITIES};
 
-    type Bit = (usize, u32);
-    // OPENSSL_ia32cap_P words: 2 is CPUID.7.0:EBX, 3 CPUID.7.0:ECX, 5 CPUID.7.1:EAX.
-    const AVX512F: Bit = (2, 16);
-    const AVX512DQ: Bit = (2, 17);
-    const AVX512IFMA: Bit = (2, 21);
-    const AVX512BW: Bit = (2, 30);
-    const AVX512VL: Bit = (2, 31);
-    const VAES: Bit = (3, 9);
-    const VPCLMULQDQ: Bit = (3, 10);
-    const AVXIFMA: Bit = (5, 23);
-
-    // The masks the generated asm itself tests (aes-gcm-avx512.s, rsaz-2k-avx512.s,
-    // rsaz-2k-avxifma.s).
-    const VAES_NEEDS: &[Bit] = &[AVX512F, AVX512DQ, AVX512BW, AVX512VL, VAES, VPCLMULQDQ];
-    const AVX512IFMA_NEEDS: &[Bit] = &[AVX512F, AVX512DQ, AVX512IFMA, AVX512VL];
-    const AVXIFMA_NEEDS: &[Bit] = &[AVXIFMA];
-
-    /// CPUID.(7,1):EAX bit 23 with the OS saving AVX state; `is_x86_feature_detected!`
-    /// learned "avxifma" after this workspace's minimum Rust.
-    fn avxifma() -> bool {
-        use std::arch::x86_64::{__cpuid, __cpuid_count};
-        // Safe on every x86_64 CPU; older Rust declares the intrinsics unsafe.
-        #[allow(unused_unsafe)]
-        let leaf7_1 = unsafe { (__cpuid(0).eax >= 7).then(|| __cpuid_count(7, 1).eax) };
-        std::is_x86_feature_detected!("avx") && leaf7_1.is_some_and(|eax| eax & (1 << 23) != 0)
-    }
-
-    fn detected() -> [(&'static str, Bit, bool); 8] {
-        use std::is_x86_feature_detected as has;
-        [
-            ("AVX512F", AVX512F, has!("avx512f")),
-            ("AVX512DQ", AVX512DQ, has!("avx512dq")),
-            ("AVX512IFMA", AVX512IFMA, has!("avx512ifma")),
-            ("AVX512BW", AVX512BW, has!("avx512bw")),
-            ("AVX512VL", AVX512VL, has!("avx512vl")),
-            ("VAES", VAES, has!("vaes")),
-            ("VPCLMULQDQ", VPCLMULQDQ, has!("vpclmulqdq")),
-            ("AVX-IFMA", AVXIFMA, avxifma()),
-        ]
-    }
-
-    fn has(cap: &[u32; 10], bits: &[Bit]) -> bool {
-        bits.iter().all(|&(w, b)| cap[w] & (1 << b) != 0)
-    }
-
-    /// Each eligibility function must answer what its mask gives on the reported words.
-    /// Where the file came from a slower set, its eligibility function is a stub that says 0.
-    fn check_eligibility(
-        p: &PathReport,
-        cap: &[u32; 10],
-        from_asm: &dyn Fn(&str) -> bool,
-    ) -> Result<()> {
-        let checks = [
-            ("ossl_vaes_vpclmulqdq_capable", "crypto/modes/aes-gcm-avx512", VAES_NEEDS),
-            ("ossl_rsaz_avx512ifma_eligible", "crypto/bn/rsaz-2k-avx512", AVX512IFMA_NEEDS),
-            ("ossl_rsaz_avxifma_eligible", "crypto/bn/rsaz-2k-avxifma", AVXIFMA_NEEDS),
-        ];
-        for (name, file, needs) in checks {
-            let got = p.eligible(name);
-            let want = has(cap, needs) && from_asm(file);
-            ensure!(got == Some(want), "{name}: the driver reports {got:?}, expected {want}");
-        }
-        Ok(())
-    }
-
-    /// Without a mask: each bit the eligibility functions read matches this CPU.
+    /// Without a mask: each bit an eligibility function reads matches this CPU, and each
+    /// function answers what its bits give (0 where its file came from a slower set, whose
+    /// copy is a stub).
     pub fn check_unmasked(p: &PathReport, from_asm: &dyn Fn(&str) -> bool) -> Result<()> {
         let cap = p.ia32cap_p.context("the driver reported no OPENSSL_ia32cap_P")?;
-        for (name, (w, b), cpu) in detected() {
-            let seen = cap[w] & (1 << b) != 0;
-            ensure!(seen == cpu, "{name}: OPENSSL_ia32cap_P says {seen}, this CPU {cpu}");
+        let set = |b: &crypto_build::data::CapBit| cap[b.word] & (1 << b.bit) != 0;
+        for e in ELIGIBILITIES {
+            for b in e.needs {
+                let (seen, cpu) = (set(b), cpu_has(*b));
+                ensure!(seen == cpu, "{}: OPENSSL_ia32cap_P says {seen}, this CPU {cpu}", b.name);
+            }
+            let got = p.eligible(e.symbol);
+            let want = e.needs.iter().all(set) && from_asm(e.file);
+            ensure!(got == Some(want), "{}: the driver reports {got:?}, expected {want}", e.symbol);
         }
-        check_eligibility(p, &cap, from_asm)?;
         let live = |b: Option<bool>| if b == Some(true) { "live" } else { "not live" };
-        println!(
-            "driver paths: AES-GCM AVX-512 {}, RSA AVX512-IFMA {}, RSA AVX-IFMA {}",
-            live(p.vaes_vpclmulqdq_capable),
-            live(p.rsaz_avx512ifma_eligible),
-            live(p.rsaz_avxifma_eligible)
-        );
+        let shown: Vec<String> = ELIGIBILITIES
+            .iter()
+            .map(|e| format!("{} {}", e.symbol, live(p.eligible(e.symbol))))
+            .collect();
+        println!("driver paths: {}", shown.join(", "));
         Ok(())
     }
 }
