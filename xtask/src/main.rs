@@ -14,6 +14,7 @@ mod matrix;
 mod prefix;
 mod progress;
 mod runner;
+mod triple;
 
 use xshell::Shell;
 

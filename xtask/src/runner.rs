@@ -1,7 +1,7 @@
 //! How a built program runs on this machine: natively, under wine or under qemu-user, each
 //! run bounded by a timeout, its output kept in files.
 
-use crate::matrix::Triple;
+use crate::triple::Triple;
 use anyhow::{bail, ensure, Context, Result};
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -34,6 +34,15 @@ pub enum AsmKind {
 }
 
 impl AsmKind {
+    /// Whose asm symbols the driver reports for an architecture (a triple's first field).
+    pub fn of_arch(arch: &str) -> AsmKind {
+        match arch {
+            "x86_64" => AsmKind::X86_64,
+            "aarch64" => AsmKind::Aarch64,
+            _ => AsmKind::None,
+        }
+    }
+
     fn define(self) -> Option<&'static str> {
         match self {
             AsmKind::None => None,
@@ -243,8 +252,10 @@ mod tests {
     fn each_toolchain_reports_its_own_asm() {
         use crate::matrix::{How, ROWS};
         for row in ROWS.iter().filter(|r| matches!(r.how, How::Wine | How::Qemu)) {
-            let want =
-                if row.target.starts_with("x86_64-") { AsmKind::X86_64 } else { AsmKind::Aarch64 };
+            let want = match row.triple().arch {
+                "x86_64" => AsmKind::X86_64,
+                _ => AsmKind::Aarch64,
+            };
             assert_eq!(row.driver().unwrap().asm, want, "{row:?}");
         }
         assert_eq!(AsmKind::Aarch64.define(), Some(AARCH64_ASM_DEFINE));

@@ -1,0 +1,64 @@
+//! A Rust target triple, parsed once into its fields: what runs its programs, what clang
+//! calls it. Nothing else matches triples as strings.
+
+use anyhow::{bail, Result};
+
+/// A Rust target triple, parsed once into its fields (`arch-vendor-os[-env]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Triple<'a> {
+    pub arch: &'a str,
+    pub vendor: &'a str,
+    pub os: &'a str,
+    pub env: &'a str,
+}
+
+impl<'a> Triple<'a> {
+    pub fn parse(triple: &'a str) -> Result<Triple<'a>> {
+        let mut parts = triple.splitn(4, '-');
+        match (parts.next(), parts.next(), parts.next(), parts.next()) {
+            (Some(arch), Some(vendor), Some(os), env) if !arch.is_empty() && !os.is_empty() => {
+                Ok(Triple { arch, vendor, os, env: env.unwrap_or("") })
+            }
+            _ => bail!("`{triple}` is not a target triple (arch-vendor-os[-env])"),
+        }
+    }
+
+    pub fn is_windows(&self) -> bool {
+        self.os == "windows"
+    }
+
+    /// What clang's `--target` calls this target: Debian's cross sysroots for Linux, mingw's
+    /// for Windows, and macOS 11 (the first with arm64) for Apple.
+    pub fn clang_target(&self) -> String {
+        match (self.os, self.env) {
+            ("windows", "gnu") => format!("{}-w64-mingw32", self.arch),
+            ("darwin", _) => {
+                let arch = if self.arch == "aarch64" { "arm64" } else { self.arch };
+                format!("{arch}-apple-macos11")
+            }
+            (os, env) => format!("{}-{os}-{env}", self.arch),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn triples_parse_into_their_fields() {
+        let t = Triple::parse("aarch64-unknown-linux-gnu").unwrap();
+        assert_eq!((t.arch, t.vendor, t.os, t.env), ("aarch64", "unknown", "linux", "gnu"));
+        assert_eq!(t.clang_target(), "aarch64-linux-gnu");
+        let mac = Triple::parse("aarch64-apple-darwin").unwrap();
+        assert_eq!(
+            (mac.os, mac.env, mac.clang_target().as_str()),
+            ("darwin", "", "arm64-apple-macos11")
+        );
+        assert_eq!(
+            Triple::parse("x86_64-pc-windows-gnu").unwrap().clang_target(),
+            "x86_64-w64-mingw32"
+        );
+        assert!(Triple::parse("x86_64").is_err());
+    }
+}
