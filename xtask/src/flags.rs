@@ -6,8 +6,9 @@ use std::path::PathBuf;
 pub const HELP: &str = "\
 cargo xtask <command>
 
-  generate [--check] [--set S]... [--target T]... [--root DIR]
-      Generate the asm sets from OpenSSL's perlasm (all sets and targets by default).
+  generate [--check] [--set S]... [--target T]... [--c-variant V]... [--root DIR]
+      Generate the asm sets from OpenSSL's perlasm (all sets, targets and C variants by
+      default; `--c-variant none` is OpenSSL's default C configuration alone).
       --check regenerates in a scratch directory and compares with generate.lock and with
       the outputs on disk, changing nothing. --root works on another copy of the sets.
   build [--asm-set auto|asm|asm_avx2|no_asm] [--c-variant auto|none|ec_nistp_64_gcc_128]
@@ -118,6 +119,7 @@ pub struct Generate {
     pub check: bool,
     pub sets: Vec<String>,
     pub targets: Vec<String>,
+    pub variants: Vec<String>,
     pub root: Option<PathBuf>,
 }
 
@@ -154,6 +156,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
                     "--check" => g.check = true,
                     "--set" => g.sets.push(v.take()?),
                     "--target" => g.targets.push(v.take()?),
+                    "--c-variant" => g.variants.push(v.take()?),
                     "--root" => g.root = Some(v.take()?.into()),
                     _ => return Ok(false),
                 }

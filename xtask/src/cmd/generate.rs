@@ -22,7 +22,16 @@ impl Generate {
         };
         let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
         let progress = crate::progress::generation;
-        let configs = Config::expand(&targets, &sets);
+        let known: Vec<&str> = std::iter::once(data::NO_C_VARIANT)
+            .chain(data::C_VARIANTS.iter().map(|v| v.name))
+            .collect();
+        if let Some(v) = self.variants.iter().find(|v| !known.contains(&v.as_str())) {
+            bail!("unknown C variant `{v}`; accepted: {}", known.join(", "));
+        }
+        let mut configs = Config::expand(&targets, &sets);
+        if !self.variants.is_empty() {
+            configs.retain(|c| self.variants.iter().any(|v| v == data::variant_name(c.variant)));
+        }
         let req = Request { root: &root, configs, jobs, progress: Some(&progress) };
         let started = Instant::now();
         if self.check {
