@@ -1,7 +1,7 @@
 /*
  * The C test driver: declarations shared by its files. It checks an OpenSSL build where Rust
  * tests cannot run (Windows under wine, aarch64 under qemu), so it uses nothing beyond C99's
- * stdio/stdlib/string and OpenSSL's public API; xtask/src/driver.rs builds and runs it.
+ * stdio/stdlib/string and OpenSSL's public API; xtask/src/driver/ builds it and ci/driver_paths.rs runs it.
  */
 #ifndef CRYPTO_SYS_DRIVER_H
 #define CRYPTO_SYS_DRIVER_H

@@ -1,5 +1,5 @@
 /*
- * Vector files and bookkeeping. xtask/src/driver.rs writes one file per check family,
+ * Vector files and bookkeeping. xtask/src/driver/vectors.rs writes one file per check family,
  * `<family>.txt`, in this line format (values never contain spaces):
  *
  *   # comment
