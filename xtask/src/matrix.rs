@@ -155,6 +155,11 @@ pub const ROWS: &[Row] = &[
     },
 ];
 
+/// The row of the workspace's own build (the host's default C compiler); the table has one.
+pub fn workspace_row() -> &'static Row {
+    rows(How::Workspace).next().expect("the matrix has a workspace row")
+}
+
 /// The rows checked the given way, in table order.
 pub fn rows(how: How) -> impl Iterator<Item = &'static Row> {
     ROWS.iter().filter(move |r| r.how == how)

@@ -15,8 +15,6 @@ use std::path::Path;
 use std::time::Instant;
 use xshell::Shell;
 
-const HOST: &str = "x86_64-unknown-linux-gnu";
-
 /// Whether the prefix's build took `file` (any syntax's extension) from `asm`.
 fn took_from_asm(facts: &BuildFacts, file: &str) -> bool {
     facts.set_of(file) == Some("asm")
@@ -25,7 +23,7 @@ fn took_from_asm(facts: &BuildFacts, file: &str) -> bool {
 /// `cargo xtask test`'s driver step: `check_prefix` with the host's cc, then the driver's
 /// sources compiled for Windows (there is no Windows prefix to link against yet).
 pub fn native_step(sh: &Shell, prefix: &Path) -> Result<()> {
-    check_prefix(sh, &Row::find(HOST, "gcc", None)?.driver()?, prefix)?;
+    check_prefix(sh, &crate::matrix::workspace_row().driver()?, prefix)?;
     let mingw = Row::find("x86_64-pc-windows-gnu", "x86_64-w64-mingw32-gcc", None)?.driver()?;
     compile_only(sh, &mingw, &prefix.join("include"), true)
         .context("the driver's sources for Windows (compile only)")?;

@@ -2,7 +2,7 @@
 //! workspace's own build, each set on every x86_64 code path, and the other host toolchains
 //! of the matrix.
 
-use crate::matrix::{How, Row};
+use crate::matrix::{workspace_row, How, Row};
 use anyhow::{bail, Context, Result};
 use crypto_build::config::ASM_SET_VAR;
 use crypto_build::data::{C_VARIANTS, NO_C_VARIANT, X86_64_CODE_PATHS};
@@ -21,11 +21,6 @@ const EXPECT_C_VARIANT_VAR: &str = "CRYPTO_SYS_EXPECT_C_VARIANT";
 
 /// gcc whose C variant probes fail (no `__uint128_t`); shared with xtask/tests/detect.rs.
 const CC_WITHOUT_INT128: &str = "xtask/tests/fixtures/cc-without-int128";
-
-/// The matrix's row for the workspace's own build (the host's default C compiler).
-fn workspace_row() -> &'static Row {
-    crate::matrix::rows(How::Workspace).next().expect("the matrix has a workspace row")
-}
 
 /// `cargo test --workspace` with the workspace row's expectations.
 pub fn workspace(sh: &Shell, cargo: &str) -> Result<()> {

@@ -338,7 +338,7 @@ mod tests {
 
     #[test]
     fn a_missing_compiler_is_one_line_naming_its_package() {
-        let host = crate::matrix::rows(crate::matrix::How::Workspace).next().unwrap();
+        let host = crate::matrix::workspace_row();
         let tc = Toolchain {
             cc: "no-such-cc-for-the-driver",
             package: "gcc-example",

@@ -4,7 +4,7 @@
 //! assembler and the Windows ABI cost.
 
 use crate::driver::{self, Invocation, Toolchain};
-use crate::matrix::{How, Row};
+use crate::matrix::Row;
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,7 +30,7 @@ pub fn run(sh: &Shell, rounds: usize, seconds: f64) -> Result<()> {
     cmd!(sh, "{cargo} xtask build --release --prefix {native}").run()?;
     cmd!(sh, "{cargo} xtask build --target {TRIPLE} --prefix {gas}").run()?;
     cmd!(sh, "{cargo} xtask build --target {TRIPLE} --assembler nasm --prefix {nasm}").run()?;
-    let host = crate::matrix::rows(How::Workspace).next().context("a workspace row")?.driver()?;
+    let host = crate::matrix::workspace_row().driver()?;
     let mingw = Row::find(TRIPLE, "x86_64-w64-mingw32-gcc", None)?.driver()?;
     let contenders = [
         contender(sh, "linux (native)", host, &native)?,
