@@ -254,34 +254,66 @@ fn check_workflow() -> Result<()> {
 /// How long each step took, printed as it ends and again at the end, so that CI's time budget
 /// can be read from one run's log.
 #[derive(Default)]
-struct Steps(Vec<(String, std::time::Duration)>);
+struct Steps(Vec<(String, std::time::Duration, Option<f64>)>);
+
+/// CPU seconds of this process's finished children (Linux's /proc; `None` elsewhere): a step's
+/// share of both cores shows where steps could overlap.
+fn children_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name may hold spaces; the fields after it do not.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    // cutime and cstime, fields 16 and 17 of proc(5), in clock ticks of 1/100 s on Linux.
+    let ticks: u64 = fields.get(13)?.parse::<u64>().ok()? + fields.get(14)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
+}
 
 impl Steps {
     fn run(&mut self, name: &str, step: impl FnOnce() -> Result<()>) -> Result<()> {
         let started = std::time::Instant::now();
+        let cpu_before = children_cpu_seconds();
         let result = step();
         let took = started.elapsed();
+        let cores = cpu_before
+            .zip(children_cpu_seconds())
+            .map(|(b, a)| (a - b) / took.as_secs_f64().max(0.001));
         let outcome = if result.is_ok() { "done" } else { "FAILED" };
-        println!("step `{name}`: {outcome} in {:.0} s", took.as_secs_f64());
+        println!("step `{name}`: {outcome} in {:.0} s{}", took.as_secs_f64(), cores_text(cores));
         if result.is_ok() {
             record_time(name, took);
         }
-        self.0.push((name.to_string(), took));
+        self.0.push((name.to_string(), took, cores));
         result
     }
 
     fn report(&self) {
-        let total: std::time::Duration = self.0.iter().map(|(_, d)| *d).sum();
+        let total: std::time::Duration = self.0.iter().map(|(_, d, _)| *d).sum();
         println!("cargo xtask test: {:.0} s in all", total.as_secs_f64());
-        for (name, took) in &self.0 {
-            println!("  {:>6.0} s  {name}", took.as_secs_f64());
+        for (name, took, cores) in &self.0 {
+            println!("  {:>6.0} s  {name}{}", took.as_secs_f64(), cores_text(*cores));
         }
     }
+}
+
+fn cores_text(cores: Option<f64>) -> String {
+    cores.map_or(String::new(), |c| format!(" ({c:.2} cores busy)"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A child that burns CPU shows in the count.
+    #[test]
+    fn children_cpu_counts_finished_children() {
+        let Some(before) = children_cpu_seconds() else {
+            println!("skipped: no /proc/self/stat on this host");
+            return;
+        };
+        let spin = "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done";
+        assert!(std::process::Command::new("sh").args(["-c", spin]).status().unwrap().success());
+        let after = children_cpu_seconds().unwrap();
+        assert!(after - before >= 0.05, "{before} then {after}");
+    }
 
     fn test(steps: &[&str], targets: &[&str], full: bool) -> Test {
         let owned = |v: &[&str]| v.iter().map(|s| s.to_string()).collect();
