@@ -8,6 +8,8 @@ use std::collections::BTreeSet;
 
 /// One instruction line, without comment or label.
 struct Insn<'a> {
+    /// 1-based, in the file.
+    number: usize,
     mnemonic: &'a str,
     line: &'a str,
     /// Register names the line uses (`zmm1`, `k1`), whatever the syntax spells them like.
@@ -60,7 +62,7 @@ fn registers(line: &str, syntax: AsmSyntax) -> Vec<&str> {
 }
 
 fn instructions(text: &str, syntax: AsmSyntax) -> impl Iterator<Item = Insn<'_>> {
-    text.lines().filter_map(move |raw| {
+    text.lines().enumerate().filter_map(move |(n, raw)| {
         let line = raw.split(comment(syntax)).next().unwrap_or("").trim();
         let line = match line.rfind(':') {
             Some(i) if !line[..i].contains(char::is_whitespace) => line[i + 1..].trim(),
@@ -69,6 +71,7 @@ fn instructions(text: &str, syntax: AsmSyntax) -> impl Iterator<Item = Insn<'_>>
         let body = line.strip_prefix("{vex}").map(str::trim).unwrap_or(line);
         let mnemonic = body.split_whitespace().next()?;
         (!is_directive(mnemonic, syntax)).then(|| Insn {
+            number: n + 1,
             mnemonic,
             line,
             registers: registers(body, syntax),
@@ -162,24 +165,30 @@ fn shuffle_128x(m: &str) -> bool {
 
 /// The feature classes a file needs, each with the first line that shows it.
 pub fn features(text: &str, syntax: AsmSyntax, arch: Arch) -> Vec<(Feature, String)> {
-    let mut found: Vec<(Feature, String)> = Vec::new();
-    let mut add = |f: Feature, line: &str| {
-        if !found.iter().any(|(g, _)| *g == f) {
-            found.push((f, line.to_string()));
+    features_at(text, syntax, arch).into_iter().map(|(f, _, line)| (f, line)).collect()
+}
+
+/// The feature classes a file needs, each with the number (1-based) and text of the first
+/// line that shows it.
+fn features_at(text: &str, syntax: AsmSyntax, arch: Arch) -> Vec<(Feature, usize, String)> {
+    let mut found: Vec<(Feature, usize, String)> = Vec::new();
+    let mut add = |f: Feature, n: usize, line: &str| {
+        if !found.iter().any(|(g, _, _)| *g == f) {
+            found.push((f, n, line.to_string()));
         }
     };
     match arch {
         Arch::X86_64 => {
             for insn in instructions(text, syntax) {
                 for f in classify(&insn) {
-                    add(f, insn.line);
+                    add(f, insn.number, insn.line);
                 }
             }
         }
         Arch::Aarch64 => {
-            for (mnemonic, line) in arm_instructions(text) {
+            for (n, mnemonic, line) in arm_instructions(text) {
                 for f in classify_arm(mnemonic, line) {
-                    add(f, line);
+                    add(f, n, line);
                 }
             }
         }
@@ -191,8 +200,8 @@ pub fn features(text: &str, syntax: AsmSyntax, arch: Arch) -> Vec<(Feature, Stri
 /// Instruction lines of AArch64 GNU-as source (`.S`): `//` comments, C preprocessor lines
 /// and labels dropped; `.inst` words (arm-xlate's hand-encoded instructions) are directives,
 /// which any assembler takes.
-fn arm_instructions(text: &str) -> impl Iterator<Item = (&str, &str)> {
-    text.lines().filter_map(|raw| {
+fn arm_instructions(text: &str) -> impl Iterator<Item = (usize, &str, &str)> {
+    text.lines().enumerate().filter_map(|(n, raw)| {
         let line = raw.split("//").next().unwrap_or("").trim();
         if line.starts_with('#') {
             return None;
@@ -202,7 +211,7 @@ fn arm_instructions(text: &str) -> impl Iterator<Item = (&str, &str)> {
             _ => line,
         };
         let mnemonic = line.split_whitespace().next()?;
-        (!mnemonic.starts_with('.')).then_some((mnemonic, line))
+        (!mnemonic.starts_with('.')).then_some((n + 1, mnemonic, line))
     })
 }
 
@@ -299,11 +308,51 @@ fn classify_arm(m: &str, line: &str) -> Vec<Feature> {
     out
 }
 
-/// An AArch64 mnemonic the scan has no class for, which must not pass unnoticed.
-fn unclassed_arm(text: &str) -> Option<&str> {
-    arm_instructions(text)
-        .find(|(m, _)| ARM_UNCLASSED.iter().any(|u| m.eq_ignore_ascii_case(u)))
-        .map(|(_, line)| line)
+/// The first instruction of an extension the scan has no class for, which must not pass
+/// unnoticed: its line number (1-based) and text.
+pub fn unclassed(text: &str, syntax: AsmSyntax, arch: Arch) -> Option<(usize, &str)> {
+    match arch {
+        Arch::Aarch64 => arm_instructions(text)
+            .find(|(_, m, _)| ARM_UNCLASSED.iter().any(|u| m.eq_ignore_ascii_case(u)))
+            .map(|(n, _, line)| (n, line)),
+        Arch::X86_64 => instructions(text, syntax).find(unclassed_x86).map(|i| (i.number, i.line)),
+    }
+}
+
+/// x86_64 extensions with no class (and so no probe): SHA-512, SM3 and SM4 (VEX), the VNNI
+/// dot products, AMX tiles, Key Locker. OpenSSL writes the first three as `.byte` for the
+/// assemblers its sets are generated as; a release that wrote them as mnemonics would have
+/// them read as AVX2. So are APX's r16-r31 and any pseudo-prefix but `{vex}`.
+const X86_UNCLASSED: &[&str] = &[
+    "vsha512",
+    "vsm3",
+    "vsm4",
+    "vpdpb",
+    "vpdpw",
+    "ldtilecfg",
+    "sttilecfg",
+    "tileload",
+    "tilestore",
+    "tilezero",
+    "tdp",
+    "aesenc128kl",
+    "aesdec128kl",
+    "aesenc256kl",
+    "aesdec256kl",
+    "aesencwide",
+    "aesdecwide",
+    "encodekey",
+];
+
+fn unclassed_x86(insn: &Insn) -> bool {
+    let m = insn.mnemonic.to_ascii_lowercase();
+    let apx = |r: &&str| {
+        let n = r.strip_prefix('r').map(|n| n.trim_end_matches(['d', 'w', 'b']));
+        n.and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| (16..32).contains(&n))
+    };
+    X86_UNCLASSED.iter().any(|u| m.starts_with(u))
+        || m.starts_with('{')
+        || insn.registers.iter().any(apx)
 }
 
 fn classify(insn: &Insn<'_>) -> Vec<Feature> {
@@ -417,29 +466,53 @@ fn parse_bytes(s: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
+/// An instruction the scan refused, and where: a class its set must not hold, or an
+/// extension with no class yet. The error of [`check_set`], so that a report can name the
+/// file and line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    /// `<set>/<target>`.
+    pub config: String,
+    pub path: String,
+    /// 1-based, in the generated file (an AArch64 `.S` as its preprocessor leaves it, with
+    /// the same numbering).
+    pub line: usize,
+    pub text: String,
+    pub why: String,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Refused { config, path, line, text, why } = self;
+        write!(f, "{config}: {path}:{line} {why}: `{text}`")
+    }
+}
+
+impl std::error::Error for Refused {}
+
 /// Checks one set's asm files against what the set may contain and must contain.
 pub fn check_set(set: &AsmSet, target: &Target, files: &[(String, String)]) -> Result<()> {
     if set.allowed.is_empty() && !files.is_empty() {
         bail!("{}/{}: a no-asm set holds asm files ({})", set.name, target.name, files[0].0);
     }
+    let refused = |path: &str, line: usize, text: &str, why: String| Refused {
+        config: format!("{}/{}", set.name, target.name),
+        path: path.into(),
+        line,
+        text: text.into(),
+        why,
+    };
     for (path, text) in files {
-        if target.arch == Arch::Aarch64 {
-            if let Some(line) = unclassed_arm(text) {
-                bail!(
-                    "{}/{}: {path} writes a newer AArch64 extension as a mnemonic, for which \
-                     no feature class and probe exist yet: `{line}`",
-                    set.name,
-                    target.name
-                );
-            }
+        let syntax = syntax_of(path)?;
+        if let Some((n, line)) = unclassed(text, syntax, target.arch) {
+            let why = "writes an instruction of an extension for which no feature class and \
+                       probe exist yet";
+            return Err(refused(path, n, line, why.into()).into());
         }
-        for (f, line) in features(text, syntax_of(path)?, target.arch) {
+        for (f, n, line) in features_at(text, syntax, target.arch) {
             if !set.allowed.contains(&f) {
-                bail!(
-                    "{}/{}: {path} uses {f}, which this set must not contain: `{line}`",
-                    set.name,
-                    target.name
-                );
+                let why = format!("uses {f}, which this set must not contain");
+                return Err(refused(path, n, &line, why).into());
             }
         }
     }
@@ -553,7 +626,41 @@ mod tests {
             arm("\tpmull\tv2.8h,v0.8b,v1.8b // NEON form\n").into_iter().map(|(f, _)| f).collect();
         assert_eq!(only, [Feature::Neon]);
         assert!(arm("\tadds\tx0,x1,#1\n.inst\t0xce000000\n").is_empty());
-        assert!(unclassed_arm("\teor3\tv0.16b,v1.16b,v2.16b,v3.16b\n").is_some());
+        let sha3 = "\tadd\tx0,x0,#1\n\teor3\tv0.16b,v1.16b,v2.16b,v3.16b\n";
+        assert_eq!(unclassed(sha3, AsmSyntax::Gas, Arch::Aarch64).map(|(n, _)| n), Some(2));
+    }
+
+    #[test]
+    fn x86_extensions_without_a_class_are_found_with_their_line() {
+        let gas =
+            |t: &str| unclassed(t, AsmSyntax::Gas, Arch::X86_64).map(|(n, l)| (n, l.to_string()));
+        let nasm = |t: &str| unclassed(t, AsmSyntax::Nasm, Arch::X86_64).map(|(n, _)| n);
+        assert_eq!(gas("\tvpxor\t%ymm0,%ymm1,%ymm2\n\tmulxq\t%rax,%rbx,%rcx\n"), None);
+        let sha512 = ".text\n\tvpxor\t%ymm0,%ymm1,%ymm2\n\tvsha512rnds2\t%xmm0,%ymm11,%ymm12\n";
+        assert_eq!(gas(sha512), Some((3, "vsha512rnds2\t%xmm0,%ymm11,%ymm12".into())));
+        assert_eq!(gas("\tvsm3msg1\t%xmm1,%xmm2,%xmm3\n").map(|(n, _)| n), Some(1));
+        assert_eq!(gas("\t{vex} vpdpbusd\t%ymm1,%ymm2,%ymm3\n").map(|(n, _)| n), Some(1));
+        assert_eq!(gas("\t{evex} vpxord\t%ymm1,%ymm2,%ymm3\n").map(|(n, _)| n), Some(1));
+        assert_eq!(gas("\taddq\t%r16,%rax\n").map(|(n, _)| n), Some(1));
+        // As perlasm writes them for an assembler that lacks them: bytes, which any takes.
+        assert_eq!(gas("# vsm4key4 %xmm1,%xmm0,%xmm0\n.byte 0xc4,0xe2,0x7a,0xda,0xc1\n"), None);
+        assert_eq!(nasm("\tmov\trax,rbx\n\tvsm4rnds4\txmm0,xmm0,xmm1\n"), Some(2));
+        assert_eq!(nasm("\tmov\tr15,rbx\n"), None);
+    }
+
+    #[test]
+    fn refusals_name_the_file_and_line() {
+        let linux = crate::data::target_by_name("linux-x86_64").unwrap();
+        let avx2 = crate::data::set_by_name("asm_avx2").unwrap();
+        let text = "\tmovq\t%rax,%rbx\n\tvpxord\t%zmm0,%zmm1,%zmm2\n";
+        let files = [("crypto/x.s".to_string(), text.to_string())];
+        let e = check_set(avx2, linux, &files).unwrap_err();
+        let r = e.downcast_ref::<Refused>().expect("a Refused");
+        assert_eq!(
+            (r.path.as_str(), r.line, r.config.as_str()),
+            ("crypto/x.s", 2, "asm_avx2/linux-x86_64")
+        );
+        assert!(e.to_string().contains("crypto/x.s:2 uses avx512"), "{e}");
     }
 
     #[test]
