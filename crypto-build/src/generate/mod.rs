@@ -7,7 +7,7 @@ pub mod lock;
 mod openssl;
 pub mod scan;
 
-pub use openssl::{copy_tree, HostTools};
+pub use openssl::{copy_tree, ConfigData, HostTools};
 
 use crate::data::{Arch, AsmSet, AsmSyntax, CVariant, Target, LEGACY};
 use crate::manifest::{self, AsmFile, FileHash, Lib, Manifest, Unit};
@@ -15,16 +15,94 @@ use crate::sha256;
 use anyhow::{bail, Context, Result};
 use lock::Lock;
 use openssl::Scratch;
+use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// What to generate, and where the set directories live.
+/// What to generate, from which OpenSSL tree, and where the set directories live.
 pub struct Request<'a> {
     pub root: &'a Path,
     pub configs: Vec<Config>,
     pub jobs: usize,
     /// Told of each configuration as it is done: (done so far, total, key, seconds).
     pub progress: Option<&'a Progress>,
+    /// The pinned one ([`Source::pinned`]) but for `cargo xtask update-openssl`.
+    pub source: &'a Source,
+}
+
+/// An OpenSSL tree and the release it holds, which every manifest generated from it names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    pub dir: PathBuf,
+    pub version: String,
+}
+
+impl Source {
+    /// The pinned openssl-src's tree, OpenSSL [`crate::data::OPENSSL_VERSION`].
+    pub fn pinned() -> Source {
+        let version = crate::data::OPENSSL_VERSION.into();
+        Source { dir: openssl_src::source_dir(), version }
+    }
+
+    /// Another OpenSSL tree; its release is read from its `VERSION.dat`.
+    pub fn at(dir: &Path) -> Result<Source> {
+        let path = dir.join("VERSION.dat");
+        let text = fs::read_to_string(&path)
+            .with_context(|| format!("reading {} (not an OpenSSL tree?)", path.display()))?;
+        let field = |name: &str| {
+            let value = text.lines().find_map(|l| l.strip_prefix(&format!("{name}=")));
+            value.map(|v| v.trim().trim_matches('"').to_string())
+        };
+        let number =
+            |name: &str| field(name).with_context(|| format!("{}: no {name}", path.display()));
+        let mut version = format!("{}.{}.{}", number("MAJOR")?, number("MINOR")?, number("PATCH")?);
+        if let Some(tag) = field("PRE_RELEASE_TAG").filter(|t| !t.is_empty()) {
+            version = format!("{version}-{tag}");
+        }
+        Ok(Source { dir: dir.to_path_buf(), version })
+    }
+}
+
+/// A step or check of generation. A configuration's error carries the one it failed (as
+/// anyhow context; [`check_of`] reads it back), so that a survey of another release can say
+/// which check each failure is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// Configure and what it wrote: unknown options, a target renamed or gone.
+    Configure,
+    /// OpenSSL's generation rules and perlasm.
+    Make,
+    /// The asm scan: classes a set must not hold, instructions without a class, fast paths.
+    Scan,
+    RenderingParity,
+    LegacyRule,
+    SymbolParity,
+    VariantsKeepAsm,
+}
+
+impl Check {
+    pub fn name(self) -> &'static str {
+        match self {
+            Check::Configure => "configure",
+            Check::Make => "make",
+            Check::Scan => "scan",
+            Check::RenderingParity => "rendering parity",
+            Check::LegacyRule => "legacy rule",
+            Check::SymbolParity => "symbol parity",
+            Check::VariantsKeepAsm => "variants keep asm",
+        }
+    }
+}
+
+impl fmt::Display for Check {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The check a generation error failed, when it names one.
+pub fn check_of(e: &anyhow::Error) -> Option<Check> {
+    e.downcast_ref::<Check>().copied()
 }
 
 /// Generation's progress callback; see [`Request::progress`].
@@ -168,28 +246,85 @@ pub struct Staged {
     pub manifest: Manifest,
 }
 
-/// Generates every requested configuration into `staging`, scanned and checked.
+/// Generates every requested configuration into `staging`, scanned and checked; the first
+/// failure, in the request's order, is the error.
 pub fn stage(req: &Request, staging: &Staging) -> Result<Vec<Staged>> {
     let tools = HostTools::find()?;
-    let staged = stage_concurrently(req, &tools, staging)?;
-    check_symbol_parity(&staged)?;
-    check_variants_keep_asm(&staged)?;
+    let outcomes = stage_concurrently(req, &tools, staging, false);
+    let mut staged = Vec::new();
+    for outcome in outcomes {
+        staged.push(outcome.context("generation stopped before this configuration")??);
+    }
+    if let Some((_, e)) = cross_checks(&staged).into_iter().next() {
+        return Err(e);
+    }
     Ok(staged)
 }
 
+/// What a generation that goes on past failures made, for a report on another release.
+pub struct Survey {
+    /// Every configuration that passed its own checks.
+    pub staged: Vec<Staged>,
+    /// Each failure, with the key of the configuration it stopped (or, for a check across
+    /// configurations, the faster set's); [`check_of`] names the check.
+    pub failed: Vec<(String, anyhow::Error)>,
+}
+
+/// Generates every requested configuration into `staging`, each as far as it goes: a failed
+/// configuration or check is recorded and the rest go on.
+pub fn survey(req: &Request, staging: &Staging) -> Result<Survey> {
+    let tools = HostTools::find()?;
+    let outcomes = stage_concurrently(req, &tools, staging, true);
+    let mut survey = Survey { staged: Vec::new(), failed: Vec::new() };
+    for (config, outcome) in req.configs.iter().zip(outcomes) {
+        match outcome.context("generation stopped before this configuration") {
+            Ok(Ok(staged)) => survey.staged.push(staged),
+            Ok(Err(e)) | Err(e) => survey.failed.push((config.key(), e)),
+        }
+    }
+    survey.failed.extend(cross_checks(&survey.staged));
+    Ok(survey)
+}
+
+/// The checks across configurations, each failure with the key it is reported under.
+fn cross_checks(staged: &[Staged]) -> Vec<(String, anyhow::Error)> {
+    let mut out = check_symbol_parity(staged);
+    out.extend(check_variants_keep_asm(staged));
+    out
+}
+
+/// How a group is staged: the tools, the tree, where, and whether to go on past a failure.
+struct Env<'a> {
+    tools: &'a HostTools,
+    staging: &'a Staging,
+    source: &'a Source,
+    jobs: usize,
+    keep_going: bool,
+}
+
+/// Each configuration's outcome, in the request's order; `None` where generation stopped
+/// before it (only without `keep_going`).
+type Outcomes = Vec<Option<Result<Staged>>>;
+
 /// Groups of configurations side by side, `jobs` at a time: Configure and much of make are one
 /// perl process each, so one configuration alone leaves cores idle. The costliest groups start
-/// first, so that no long one is left running alone at the end. Results keep the request's
-/// order; the first failure in that order is the one reported.
-fn stage_concurrently(req: &Request, tools: &HostTools, staging: &Staging) -> Result<Vec<Staged>> {
+/// first, so that no long one is left running alone at the end. Without `keep_going`, the
+/// first failure stops the groups not yet started.
+fn stage_concurrently(
+    req: &Request,
+    tools: &HostTools,
+    staging: &Staging,
+    keep_going: bool,
+) -> Outcomes {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::Mutex;
     let total = req.configs.len();
     let groups = groups(&req.configs);
+    let env = Env { tools, staging, source: req.source, jobs: req.jobs, keep_going };
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let results: Vec<Mutex<Option<Staged>>> = (0..total).map(|_| Mutex::new(None)).collect();
-    let errors: Mutex<Vec<(usize, anyhow::Error)>> = Mutex::new(Vec::new());
+    let results: Vec<Mutex<Option<Result<Staged>>>> =
+        (0..total).map(|_| Mutex::new(None)).collect();
     let failed = AtomicBool::new(false);
     std::thread::scope(|scope| {
         for _ in 0..req.jobs.clamp(1, groups.len().max(1)) {
@@ -199,30 +334,62 @@ fn stage_concurrently(req: &Request, tools: &HostTools, staging: &Staging) -> Re
                     break;
                 }
                 let configs: Vec<Config> = groups[g].iter().map(|&i| req.configs[i]).collect();
-                let finished = |n: usize, staged: Staged, seconds: f64| {
+                let finished = |n: usize, outcome: Result<Staged>, seconds: f64| {
                     let i = groups[g][n];
                     if let Some(progress) = req.progress {
                         let count = done.fetch_add(1, Ordering::SeqCst) + 1;
-                        progress(count, total, &req.configs[i].key(), seconds);
+                        let key = req.configs[i].key();
+                        let key = if outcome.is_ok() { key } else { format!("{key} failed") };
+                        progress(count, total, &key, seconds);
                     }
-                    *results[i].lock().unwrap() = Some(staged);
+                    *results[i].lock().unwrap() = Some(outcome);
                 };
-                if let Err((n, e)) = stage_group(tools, staging, &configs, req.jobs, &finished) {
+                if !stage_group(&env, &configs, &finished) && !keep_going {
                     failed.store(true, Ordering::SeqCst);
-                    errors.lock().unwrap().push((groups[g][n], e));
                 }
             });
         }
     });
-    let mut errors = errors.into_inner().unwrap();
-    errors.sort_by_key(|(i, _)| *i);
-    if let Some((_, e)) = errors.into_iter().next() {
-        return Err(e);
-    }
-    results
-        .into_iter()
-        .map(|r| r.into_inner().unwrap().context("generation stopped before this configuration"))
-        .collect()
+    results.into_iter().map(|r| r.into_inner().unwrap()).collect()
+}
+
+/// What Configure decides for each group of `configs` that shares one Configure (see
+/// [`groups`]), without generating anything: each group with its answer.
+pub fn configure_only(
+    source: &Source,
+    configs: &[Config],
+    staging: &Staging,
+    jobs: usize,
+) -> Result<Vec<(Vec<Config>, Result<ConfigData>)>> {
+    let tools = HostTools::find()?;
+    let groups: Vec<Vec<Config>> =
+        groups(configs).iter().map(|g| g.iter().map(|&i| configs[i]).collect()).collect();
+    let answers = par_map(&groups, jobs, |g| {
+        let work = staging.dir.join("configure").join(g[0].key().replace('/', "-"));
+        let scratch = Scratch::configure(work.clone(), &tools, source, &g[0]);
+        let data = scratch.and_then(|s| s.config_data()).context(Check::Configure);
+        let _ = fs::remove_dir_all(&work);
+        data
+    });
+    Ok(groups.into_iter().zip(answers).collect())
+}
+
+/// `f` of each item, `jobs` at a time, in the items' order.
+fn par_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let next = AtomicUsize::new(0);
+    let results: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, items.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(item) = items.get(i) else { break };
+                *results[i].lock().unwrap() = Some(f(item));
+            });
+        }
+    });
+    results.into_iter().map(|r| r.into_inner().unwrap().expect("every item was mapped")).collect()
 }
 
 fn configure_options(config: &Config) -> Vec<&'static str> {
@@ -279,81 +446,140 @@ fn makes_asm(config: &Config) -> bool {
 /// telling `finished` of each as it is done. The C outputs are made once too, when neither
 /// Configure nor their rules asked the fake tools for the identity, the one thing that
 /// differs between the group's configurations; else each configuration gets its own.
-/// Fails with the position in `group` of the configuration that failed.
-fn stage_group(
-    tools: &HostTools,
-    staging: &Staging,
-    group: &[Config],
-    jobs: usize,
-    finished: &dyn Fn(usize, Staged, f64),
-) -> std::result::Result<(), (usize, anyhow::Error)> {
+/// Without `keep_going`, stops at the first failure. Says whether all passed.
+fn stage_group(env: &Env, group: &[Config], finished: &dyn Fn(usize, Result<Staged>, f64)) -> bool {
     let first = &group[0];
-    let key = first.key();
-    let at =
-        |n: usize| move |e: anyhow::Error| (n, e.context(format!("generating {}", group[n].key())));
     let started = std::time::Instant::now();
-    let work = staging.dir.join("work").join(key.replace('/', "-"));
-    let configure = configure_options(first);
-    let identity = &first.set.identity;
-    let mut scratch = Scratch::configure(work.clone(), tools, first.target, identity, &configure)
-        .map_err(at(0))?;
+    let work = env.staging.dir.join("work").join(first.key().replace('/', "-"));
+    let scratch = Scratch::configure(work.clone(), env.tools, env.source, first);
+    let mut scratch = match scratch {
+        Ok(s) => s,
+        Err(e) => return fail_group(env, group, e.context(Check::Configure), finished),
+    };
     if group.len() > 1 && scratch.probed() {
         drop(scratch);
-        fs::remove_dir_all(&work).map_err(|e| at(0)(e.into()))?;
+        if let Err(e) = fs::remove_dir_all(&work) {
+            return fail_group(env, group, e.into(), finished);
+        }
+        let mut all = true;
         for (n, config) in group.iter().enumerate() {
-            let one = |_: usize, staged: Staged, seconds: f64| finished(n, staged, seconds);
-            stage_group(tools, staging, std::slice::from_ref(config), jobs, &one)
-                .map_err(|(_, e)| (n, e))?;
+            let one =
+                |_: usize, outcome: Result<Staged>, seconds: f64| finished(n, outcome, seconds);
+            all &= stage_group(env, std::slice::from_ref(config), &one);
+            if !all && !env.keep_going {
+                break;
+            }
         }
-        return Ok(());
+        return all;
     }
-    let layout = scratch.layout().map_err(at(0))?;
-    let (cflags, ex_libs) = scratch.flags().map_err(at(0))?;
-    let configured = scratch.files().map_err(at(0))?;
-    let c_outputs: Vec<String> =
-        layout.generated.iter().filter(|f| AsmSyntax::of_path(f).is_none()).cloned().collect();
+    let shared = match Configured::read(&scratch) {
+        Ok(c) => c,
+        Err(e) => return fail_group(env, group, e.context(Check::Configure), finished),
+    };
     let mut shared_c = false;
-    let mut started = started;
+    let mut all = true;
     for (n, config) in group.iter().enumerate() {
-        if n > 0 {
-            started = std::time::Instant::now();
-            scratch.reset(&configured, if shared_c { &c_outputs } else { &[] }).map_err(at(n))?;
-            scratch.set_identity(&config.set.identity).map_err(at(n))?;
+        let started = if n == 0 { started } else { std::time::Instant::now() };
+        let outcome = stage_member(env, &mut scratch, config, (n, &shared), &mut shared_c);
+        let ok = outcome.is_ok();
+        let outcome = outcome.with_context(|| format!("generating {}", config.key()));
+        finished(n, outcome, started.elapsed().as_secs_f64());
+        all &= ok;
+        if !ok && !env.keep_going {
+            return false;
         }
-        let out = staging.dir.join(config.key());
-        let made =
-            stage_config(&scratch, config, &layout, &c_outputs, !shared_c, out.clone(), jobs);
-        let (mut m, probed) = made.map_err(at(n))?;
-        shared_c = shared_c || !probed;
-        (m.cflags, m.ex_libs) = (cflags.clone(), ex_libs.clone());
-        if checks_legacy(config) {
-            check_legacy_rule(&scratch, &configure, &m).map_err(at(n))?;
-        }
-        write_atomic(&out.join(manifest::FILE_NAME), m.to_text().as_bytes()).map_err(at(n))?;
-        finished(n, Staged { dir: out, manifest: m }, started.elapsed().as_secs_f64());
     }
     drop(scratch);
-    fs::remove_dir_all(&work).map_err(|e| at(group.len() - 1)(e.into()))?;
-    Ok(())
+    // Only scratch: the staging directory goes, with anything left here, when dropped.
+    let _ = fs::remove_dir_all(&work);
+    all
 }
 
-/// One configuration from a configured tree into `out`: its files made (the C outputs only
-/// when `make_c`), collected and scanned; its manifest is not yet written. Also says whether
-/// the C outputs' rules asked for the identity.
+/// A group whose Configure failed: the first configuration gets the error, the others (with
+/// `keep_going`) one that points at it.
+fn fail_group(
+    env: &Env,
+    group: &[Config],
+    e: anyhow::Error,
+    finished: &dyn Fn(usize, Result<Staged>, f64),
+) -> bool {
+    let first = group[0].key();
+    finished(0, Err(e.context(format!("generating {first}"))), 0.0);
+    for (n, config) in group.iter().enumerate().skip(1).filter(|_| env.keep_going) {
+        let e = anyhow::anyhow!("not generated: the Configure it shares with {first} failed");
+        finished(
+            n,
+            Err(e.context(Check::Configure).context(format!("generating {}", config.key()))),
+            0.0,
+        );
+    }
+    false
+}
+
+/// What a group's Configure made, which each of its configurations starts from.
+struct Configured {
+    layout: openssl::Layout,
+    cflags: Vec<String>,
+    ex_libs: Vec<String>,
+    /// Every file of the tree once configured, which [`Scratch::reset`] goes back to.
+    files: std::collections::HashSet<PathBuf>,
+    c_outputs: Vec<String>,
+}
+
+impl Configured {
+    fn read(scratch: &Scratch) -> Result<Configured> {
+        let layout = scratch.layout()?;
+        let (cflags, ex_libs) = scratch.flags()?;
+        let files = scratch.files()?;
+        let c_outputs: Vec<String> =
+            layout.generated.iter().filter(|f| AsmSyntax::of_path(f).is_none()).cloned().collect();
+        Ok(Configured { layout, cflags, ex_libs, files, c_outputs })
+    }
+}
+
+/// The `n`th configuration of a group, from its configured tree: made, checked, its manifest
+/// written. `shared_c` says whether the C outputs already made serve it (and is set when
+/// its own rules did not ask for the identity).
+fn stage_member(
+    env: &Env,
+    scratch: &mut Scratch,
+    config: &Config,
+    (n, shared): (usize, &Configured),
+    shared_c: &mut bool,
+) -> Result<Staged> {
+    if n > 0 {
+        let keep = if *shared_c { &shared.c_outputs[..] } else { &[] };
+        scratch.reset(&shared.files, keep).context(Check::Make)?;
+        scratch.set_identity(&config.set.identity).context(Check::Make)?;
+    }
+    let (mut m, probed) = stage_config(env, scratch, config, shared, !*shared_c)?;
+    *shared_c = *shared_c || !probed;
+    (m.cflags, m.ex_libs) = (shared.cflags.clone(), shared.ex_libs.clone());
+    if checks_legacy(config) {
+        let configure = configure_options(config);
+        check_legacy_rule(scratch, &configure, &m).context(Check::LegacyRule)?;
+    }
+    let out = env.staging.dir.join(config.key());
+    write_atomic(&out.join(manifest::FILE_NAME), m.to_text().as_bytes())?;
+    Ok(Staged { dir: out, manifest: m })
+}
+
+/// One configuration from a configured tree into its staging directory: its files made (the
+/// C outputs only when `make_c`), collected and scanned; its manifest is not yet written.
+/// Also says whether the C outputs' rules asked for the identity.
 fn stage_config(
+    env: &Env,
     scratch: &Scratch,
     config: &Config,
-    layout: &openssl::Layout,
-    c_outputs: &[String],
+    shared: &Configured,
     make_c: bool,
-    out: PathBuf,
-    jobs: usize,
 ) -> Result<(Manifest, bool)> {
-    let work = &scratch.dir;
+    let (work, jobs, layout) = (&scratch.dir, env.jobs, &shared.layout);
+    let out = env.staging.dir.join(config.key());
     let mut probed = true;
     if make_c {
         scratch.forget_probes()?;
-        scratch.make(c_outputs, &[], jobs)?;
+        scratch.make(&shared.c_outputs, &[], jobs).context(Check::Make)?;
         probed = scratch.probed();
     }
     // A variant shares its set's asm, so only its C outputs are made and kept.
@@ -366,7 +592,7 @@ fn stage_config(
     let own_asm: Vec<String> =
         generated.iter().filter(|f| AsmSyntax::of_path(f).is_some()).cloned().collect();
     if !own_asm.is_empty() {
-        scratch.make(&own_asm, &[], jobs)?;
+        scratch.make(&own_asm, &[], jobs).context(Check::Make)?;
     }
     // Configure names every asm file `.s`; a target whose own rendering is nasm's gets `.asm`.
     let generated = scratch.name_own_rendering(&generated)?;
@@ -377,12 +603,12 @@ fn stage_config(
     // A variant keeps no asm, and no_asm has none to render.
     let renderings = if own_asm.is_empty() { &[][..] } else { &config.target.syntaxes[1..] };
     for &syntax in renderings {
-        let rendered = scratch.render(&own_asm, syntax, jobs)?;
+        let rendered = scratch.render(&own_asm, syntax, jobs).context(Check::Make)?;
         files.extend(collect(work, &out, &rendered)?);
         asm_paths.extend(rendered);
     }
     let mut m = Manifest {
-        openssl: crate::data::OPENSSL_VERSION.into(),
+        openssl: env.source.version.clone(),
         target: config.target.name.into(),
         set: config.set.name.into(),
         variant: config.variant.map_or("", |v| v.name).into(),
@@ -391,25 +617,29 @@ fn stage_config(
     };
     add_units(&mut m, &layout.units)?;
     if config.variant.is_none() {
-        let target = config.target;
-        let asm_texts: Vec<(String, String)> = asm_paths
-            .iter()
-            .map(|p| {
-                let text = fs::read_to_string(manifest::gen_path(&out, p))?;
-                // x86_64's `.S` has no conditionals, and `#` starts its comments.
-                let text = match target.arch {
-                    Arch::Aarch64 => scan::preprocessed(&text, target).context(p.clone())?,
-                    Arch::X86_64 => text,
-                };
-                Ok((p.clone(), text))
-            })
-            .collect::<Result<_>>()?;
-        scan::check_set(config.set, config.target, &asm_texts)?;
-        let arch = config.target.arch;
-        m.asm = asm_texts.iter().map(|(p, t)| asm_entry(p, t, arch)).collect::<Result<_>>()?;
-        check_rendering_parity(&m)?;
+        m.asm = scan_asm(config, &out, &asm_paths).context(Check::Scan)?;
+        check_rendering_parity(&m).context(Check::RenderingParity)?;
     }
     Ok((m, probed))
+}
+
+/// Scans a configuration's asm files (in `out`) against its set and reads their entries.
+fn scan_asm(config: &Config, out: &Path, asm_paths: &[String]) -> Result<Vec<AsmFile>> {
+    let target = config.target;
+    let asm_texts: Vec<(String, String)> = asm_paths
+        .iter()
+        .map(|p| {
+            let text = fs::read_to_string(manifest::gen_path(out, p))?;
+            // x86_64's `.S` has no conditionals, and `#` starts its comments.
+            let text = match target.arch {
+                Arch::Aarch64 => scan::preprocessed(&text, target).context(p.clone())?,
+                Arch::X86_64 => text,
+            };
+            Ok((p.clone(), text))
+        })
+        .collect::<Result<_>>()?;
+    scan::check_set(config.set, config.target, &asm_texts)?;
+    asm_texts.iter().map(|(p, t)| asm_entry(p, t, target.arch)).collect()
 }
 
 /// The set on which each target's generation proves `data::LEGACY` right: the one with the
@@ -442,11 +672,12 @@ fn check_legacy_rule(scratch: &Scratch, configure: &[&str], with: &Manifest) -> 
 }
 
 /// A variant takes its asm from its set's directory, so it must not want other asm files.
-fn check_variants_keep_asm(staged: &[Staged]) -> Result<()> {
+fn check_variants_keep_asm(staged: &[Staged]) -> Vec<(String, anyhow::Error)> {
     let asm_units = |m: &Manifest| -> Vec<String> {
         let asm = m.units.iter().filter(|u| AsmSyntax::of_path(&u.path).is_some());
         asm.map(|u| u.path.clone()).collect()
     };
+    let mut out = Vec::new();
     for v in staged.iter().filter(|s| !s.manifest.variant.is_empty()) {
         let base = staged.iter().find(|b| {
             b.manifest.variant.is_empty()
@@ -455,15 +686,16 @@ fn check_variants_keep_asm(staged: &[Staged]) -> Result<()> {
         });
         if let Some(base) = base {
             if asm_units(&v.manifest) != asm_units(&base.manifest) {
-                bail!(
+                let e = anyhow::anyhow!(
                     "C variant {} changes the asm files of {}; variants may change only C",
                     v.manifest.key(),
                     base.manifest.key()
                 );
+                out.push((v.manifest.key(), e.context(Check::VariantsKeepAsm)));
             }
         }
     }
-    Ok(())
+    out
 }
 
 fn asm_entry(path: &str, text: &str, arch: Arch) -> Result<AsmFile> {
@@ -544,7 +776,8 @@ fn strip_path(data: &[u8], path: &[u8]) -> Vec<u8> {
 
 /// Every file of a faster set must export exactly the symbols of its slower counterpart, so
 /// that files can be mixed across sets without breaking the ABI.
-fn check_symbol_parity(staged: &[Staged]) -> Result<()> {
+fn check_symbol_parity(staged: &[Staged]) -> Vec<(String, anyhow::Error)> {
+    let mut out = Vec::new();
     for a in staged.iter().filter(|s| s.manifest.variant.is_empty()) {
         for b in staged.iter().filter(|b| b.manifest.target == a.manifest.target) {
             if a.manifest.set >= b.manifest.set {
@@ -555,7 +788,7 @@ fn check_symbol_parity(staged: &[Staged]) -> Result<()> {
                     continue;
                 };
                 if fa.globals != fb.globals {
-                    bail!(
+                    let e = anyhow::anyhow!(
                         "{} exports different symbols in {} and {}: {:?} vs {:?}; files of \
                          these sets cannot be mixed",
                         fa.path,
@@ -564,11 +797,12 @@ fn check_symbol_parity(staged: &[Staged]) -> Result<()> {
                         fa.globals,
                         fb.globals
                     );
+                    out.push((a.manifest.key(), e.context(Check::SymbolParity)));
                 }
             }
         }
     }
-    Ok(())
+    out
 }
 
 /// The directory of one set/target (plain C configuration) under `root`.
@@ -693,7 +927,8 @@ fn ensure_many(
     if configs.is_empty() {
         return Ok(());
     }
-    let req = Request { root, configs, jobs, progress };
+    let source = Source::pinned();
+    let req = Request { root, configs, jobs, progress, source: &source };
     let staging = Staging::new(root)?;
     let staged = stage(&req, &staging)?;
     for s in &staged {
@@ -709,6 +944,15 @@ fn ensure_many(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// data::OPENSSL_VERSION is what the pinned tree says it is.
+    #[test]
+    fn the_pinned_source_holds_openssl_version() {
+        let pinned = Source::pinned();
+        assert_eq!(Source::at(&pinned.dir).unwrap(), pinned);
+        let e = Source::at(Path::new("/nonexistent")).unwrap_err();
+        assert!(format!("{e:#}").contains("not an OpenSSL tree"), "{e:#}");
+    }
 
     #[test]
     fn groups_share_configure_only_across_identities() {

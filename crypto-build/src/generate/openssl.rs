@@ -2,9 +2,10 @@
 //! and reads back what libcrypto and libssl are made of.
 
 use super::identity::FakeTools;
+use super::{Config, Source};
 use crate::data::{AsmIdentity, AsmSyntax, Scheme, Target, CONFIGURE_COMMON, LEGACY};
 use anyhow::{bail, Context, Result};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -69,6 +70,51 @@ pub struct Scratch<'a> {
     tools: &'a HostTools,
     fake: FakeTools,
     target: &'static Target,
+    /// What Configure printed on its standard error though it succeeded (another release's
+    /// `***** Deprecated options: no-ssl3`): an option it now ignores must not pass unseen.
+    pub warnings: Vec<String>,
+}
+
+/// What Configure decided: configdata.pm's %config, %target and %disabled as [`DUMP_CONFIG`]
+/// prints them, and its warnings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConfigData {
+    pub config: BTreeMap<String, String>,
+    pub target: BTreeMap<String, String>,
+    /// Each disabled feature, with Configure's reason (`default`, `option`, `cascade`, ...).
+    pub disabled: BTreeMap<String, String>,
+    pub warnings: Vec<String>,
+}
+
+impl ConfigData {
+    fn parse(dump: &str, warnings: Vec<String>) -> Result<ConfigData> {
+        let mut entries: Vec<(&str, &str, String)> = Vec::new();
+        for line in dump.lines() {
+            let f: Vec<&str> = line.splitn(3, '\t').collect();
+            match (f[0], f.len()) {
+                ("config" | "target" | "disabled", 2 | 3) => {
+                    entries.push((f[0], f[1], f.get(2).unwrap_or(&"").to_string()))
+                }
+                // A value with a newline in it (a target's perl snippet) goes on.
+                _ => {
+                    let (_, _, value) =
+                        entries.last_mut().context("the configdata dump starts mid-value")?;
+                    value.push('\n');
+                    value.push_str(line);
+                }
+            }
+        }
+        let mut data = ConfigData { warnings, ..ConfigData::default() };
+        for (kind, key, value) in entries {
+            let map = match kind {
+                "config" => &mut data.config,
+                "target" => &mut data.target,
+                _ => &mut data.disabled,
+            };
+            map.insert(key.to_string(), value);
+        }
+        Ok(data)
+    }
 }
 
 /// For a `Scheme::Nmake` target: a Configure target of our own that is the same target built
@@ -98,42 +144,61 @@ pub struct Layout {
 }
 
 impl<'a> Scratch<'a> {
-    /// Copies OpenSSL's source into `dir` and runs Configure there.
+    /// Copies the OpenSSL tree of `source` into `dir` and runs Configure there, as `config`
+    /// wants it (its target, its set's identity and options, its C variant's options).
     pub fn configure(
         dir: PathBuf,
         tools: &'a HostTools,
-        target: &'static Target,
-        identity: &AsmIdentity,
-        options: &[&str],
+        source: &Source,
+        config: &Config,
     ) -> Result<Scratch<'a>> {
-        let src = openssl_src::source_dir();
-        copy_tree(&src, &dir).with_context(|| format!("copying {} to scratch", src.display()))?;
+        let src = &source.dir;
+        copy_tree(src, &dir).with_context(|| format!("copying {} to scratch", src.display()))?;
         compile_matchers_once(&dir.join("Configure"))?;
+        let target = config.target;
+        let identity = &config.set.identity;
         let fake = FakeTools::write(&dir.join(".fake-bin"), &tools.perl, target, identity)?;
-        let scratch = Scratch { dir, tools, fake, target };
-        match target.scheme {
-            Scheme::UnixMake => scratch.run_configure(target.name, options, false)?,
-            Scheme::Nmake => scratch.configure_through_shim(options)?,
-        }
+        let mut scratch = Scratch { dir, tools, fake, target, warnings: Vec::new() };
+        let options = super::configure_options(config);
+        scratch.warnings = match target.scheme {
+            Scheme::UnixMake => scratch.run_configure(target.name, &options, false)?,
+            Scheme::Nmake => scratch.configure_through_shim(&options)?,
+        };
         Ok(scratch)
     }
 
-    fn run_configure(&self, target: &str, options: &[&str], insist: bool) -> Result<()> {
+    /// Runs Configure; returns what it printed on its standard error.
+    fn run_configure(&self, target: &str, options: &[&str], insist: bool) -> Result<Vec<String>> {
         let mut cmd = self.command(&self.tools.perl);
         cmd.arg("Configure").arg(target).args(CONFIGURE_COMMON).args(options);
         if insist {
             cmd.env("CONFIGURE_INSIST", "1");
         }
-        run(&mut cmd, "OpenSSL's Configure")
+        let stderr = run(&mut cmd, "OpenSSL's Configure")?;
+        Ok(stderr.lines().filter(|l| !l.trim().is_empty()).map(String::from).collect())
+    }
+
+    /// What Configure decided for this tree.
+    pub fn config_data(&self) -> Result<ConfigData> {
+        let dump = self.dump(".dump-config.pl", DUMP_CONFIG)?;
+        ConfigData::parse(&dump, self.warnings.clone())
+    }
+
+    fn dump(&self, name: &str, script: &str) -> Result<String> {
+        let path = self.dir.join(name);
+        fs::write(&path, script)?;
+        let mut cmd = self.command(&self.tools.perl);
+        cmd.arg(&path);
+        capture(&mut cmd, "reading configdata.pm")
     }
 
     /// Configures the shim target, after proving it equivalent: the real target, configured
     /// first (CONFIGURE_INSIST lets a Unix perl past its checker, though its nmake makefile
     /// is of no use here), must show the same sources, defines, generated files, config and
     /// disabled features.
-    fn configure_through_shim(&self, options: &[&str]) -> Result<()> {
+    fn configure_through_shim(&self, options: &[&str]) -> Result<Vec<String>> {
         let name = self.target.name;
-        self.run_configure(name, options, true)?;
+        let warnings = self.run_configure(name, options, true)?;
         let reference = self.configdata_dump()?;
         // GNU make would read nmake's `makefile` before the shim's `Makefile`.
         fs::remove_file(self.dir.join("makefile")).context("removing nmake's makefile")?;
@@ -148,24 +213,14 @@ impl<'a> Scratch<'a> {
         if let Some((a, b)) = differs.or((reference != ours).then_some(("(end)", "(end)"))) {
             bail!("configuring {name} through the Unix Makefile changed its configdata: `{a}` became `{b}`");
         }
-        Ok(())
+        Ok(warnings)
     }
 
     /// What a configuration builds, in text: the layout dump, and every config, target and
     /// disabled entry except those naming the target, its build file or the config files.
     fn configdata_dump(&self) -> Result<String> {
-        let mut text = String::new();
-        let layout = dump_layout_script();
-        for (name, script) in
-            [(".dump-layout.pl", layout.as_str()), (".dump-config.pl", DUMP_CONFIG)]
-        {
-            let path = self.dir.join(name);
-            fs::write(&path, script)?;
-            let mut cmd = self.command(&self.tools.perl);
-            cmd.arg(&path);
-            text += &capture(&mut cmd, "reading configdata.pm")?;
-        }
-        Ok(text)
+        let layout = self.dump(".dump-layout.pl", &dump_layout_script())?;
+        Ok(layout + &self.dump(".dump-config.pl", DUMP_CONFIG)?)
     }
 
     /// Gives the fake tools another set's identity, for a configuration sharing this tree.
@@ -242,12 +297,7 @@ impl<'a> Scratch<'a> {
     }
 
     pub fn layout(&self) -> Result<Layout> {
-        let script = self.dir.join(".dump-layout.pl");
-        fs::write(&script, dump_layout_script())?;
-        let mut cmd = self.command(&self.tools.perl);
-        cmd.arg(&script);
-        let out = capture(&mut cmd, "reading configdata.pm")?;
-        parse_layout(&out)
+        parse_layout(&self.dump(".dump-layout.pl", &dump_layout_script())?)
     }
 
     /// Runs OpenSSL's own Makefile rules for the generated files, with variable overrides.
@@ -256,7 +306,7 @@ impl<'a> Scratch<'a> {
         cmd.arg(format!("-j{jobs}")).args(overrides).args(files);
         // The shim's Makefile would write its own name into buildinf.h.
         cmd.arg(format!("PLATFORM={}", self.target.name));
-        run(&mut cmd, "OpenSSL's generation rules (make)")
+        run(&mut cmd, "OpenSSL's generation rules (make)").map(drop)
     }
 
     /// Renders Configure's asm files again in another syntax, through the same Makefile rules
@@ -313,7 +363,7 @@ impl<'a> Scratch<'a> {
                 let all: Vec<&str> = std::iter::once(config.as_str()).chain(all).collect();
                 self.run_configure(&format!("{}-crypto-build", self.target.name), &all, false)?
             }
-        }
+        };
         self.layout()
     }
 }
@@ -403,7 +453,8 @@ print "disabled	$_	$disabled{$_}
 " for sort keys %disabled;
 "#;
 
-fn run(cmd: &mut Command, what: &str) -> Result<()> {
+/// Runs a tool to success; returns its standard error.
+fn run(cmd: &mut Command, what: &str) -> Result<String> {
     let out = cmd.output().with_context(|| format!("starting {what}: {cmd:?}"))?;
     if !out.status.success() {
         bail!(
@@ -414,7 +465,7 @@ fn run(cmd: &mut Command, what: &str) -> Result<()> {
             tail(&out.stderr)
         );
     }
-    Ok(())
+    Ok(String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 fn capture(cmd: &mut Command, what: &str) -> Result<String> {

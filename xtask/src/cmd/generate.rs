@@ -3,7 +3,7 @@
 use crate::flags::Generate;
 use anyhow::{bail, Result};
 use crypto_build::data::{self, AsmSet, Target};
-use crypto_build::generate::{self, Config, Request, Staging, WriteLock};
+use crypto_build::generate::{self, Config, Request, Source, Staging, WriteLock};
 use std::time::Instant;
 use xshell::Shell;
 
@@ -32,7 +32,9 @@ impl Generate {
         if !self.variants.is_empty() {
             configs.retain(|c| self.variants.iter().any(|v| v == data::variant_name(c.variant)));
         }
-        let req = Request { root: &root, configs, jobs, progress: Some(&progress) };
+        let source = Source::pinned();
+        let req =
+            Request { root: &root, configs, jobs, progress: Some(&progress), source: &source };
         let started = Instant::now();
         if self.check {
             let problems = generate::check(&req)?;
