@@ -10,7 +10,7 @@ use crate::generate::Config;
 use crate::manifest::Manifest;
 use crate::progress::Progress;
 use crate::select::{self, Facts, Plan, Policy};
-use crate::{compile, generate, manifest, sha256};
+use crate::{compile, generate, manifest, openssldir, sha256};
 use anyhow::{bail, Context, Result};
 use std::fmt::Write as _;
 use std::fs;
@@ -207,6 +207,11 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         format!("{} ({})", select::describe(&plan), toolchain.join("; "))
     });
     let c_manifest = facts.c_manifest(&plan)?.with_legacy(config.legacy);
+    let openssldir = match &config.openssldir {
+        Some(dir) => dir.clone(),
+        None => openssldir::configured(&c_manifest)?,
+    };
+    let cflags = openssldir::cflags(&c_manifest, &openssldir)?;
     let manifests = facts.loaded.iter().map(|m| sets_root.join(m.key()));
     let manifests = manifests.map(|dir| dir.join(manifest::FILE_NAME));
     // The lock vouches for the manifests: a changed or removed lock checks them again.
@@ -219,23 +224,30 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         out_dir: &config.out_dir,
         assembler: &assembler,
         target: config.target,
-        buildinf: buildinf(config, &plan, &assembler, &compiler, &c_manifest),
+        buildinf: buildinf(config, &plan, &assembler, &compiler, &cflags),
         base,
         progress: &progress,
         apps: config.apps,
+        openssldir: &openssldir,
     };
     let artifacts = compile::compile(&job)?;
     progress.phase("done");
-    write_facts(config, &plan, &assembler, &artifacts)?;
+    write_facts(config, &plan, &assembler, &artifacts, openssldir)?;
     let ex_libs: String = c_manifest.ex_libs.iter().map(|l| format!("{l}\n")).collect();
     fs::write(config.out_dir.join(EX_LIBS_FILE), ex_libs)?;
     Ok(Built { plan, assembler, artifacts, c_manifest, warning, inputs })
 }
 
 /// crypto/buildinf.h naming what was built, for `OpenSSL_version(OPENSSL_PLATFORM)` and
-/// `OPENSSL_CFLAGS` (`openssl version -a`). No date and no path, so the build stays
-/// reproducible.
-fn buildinf(c: &BuildConfig, plan: &Plan, asm: &Assembler, cc: &cc::Tool, m: &Manifest) -> String {
+/// `OPENSSL_CFLAGS` (`openssl version -a`, with the library flags `cflags` as compiled). No
+/// date and no path, so the build stays reproducible.
+fn buildinf(
+    c: &BuildConfig,
+    plan: &Plan,
+    asm: &Assembler,
+    cc: &cc::Tool,
+    cflags: &[String],
+) -> String {
     let platform = format!(
         "platform: {} (crypto-sys: set {} requested {}, {}, C variant {}, legacy provider {})",
         c.target.name,
@@ -246,7 +258,7 @@ fn buildinf(c: &BuildConfig, plan: &Plan, asm: &Assembler, cc: &cc::Tool, m: &Ma
         if c.legacy { "built in" } else { "left out" },
     );
     let name = cc.path().file_name().map_or("cc".into(), |n| n.to_string_lossy());
-    let compiler = format!("compiler: {name} {}", m.cflags.join(" "));
+    let compiler = format!("compiler: {name} {}", cflags.join(" "));
     // ASCII throughout, so Rust's quoting is C's.
     let quoted = |s: &str| format!("{s:?}");
     format!(
@@ -286,6 +298,7 @@ fn write_facts(
     plan: &Plan,
     asm: &Assembler,
     a: &compile::Artifacts,
+    openssldir: String,
 ) -> Result<()> {
     let facts = BuildFacts {
         target: c.triple.clone(),
@@ -297,6 +310,7 @@ fn write_facts(
         c_variant_refused: plan.variant_refused.map(|v| v.name.into()),
         legacy_provider: c.legacy,
         apps: c.apps,
+        openssldir,
         assembler_kind: asm.kind.name().into(),
         assembler_version: asm.version.clone(),
         units: a.units,

@@ -7,9 +7,9 @@ use crate::generate::set_dir;
 use crate::manifest::{self, Lib, Manifest};
 use crate::progress::Progress;
 use crate::select::Plan;
-use crate::sha256;
+use crate::{openssldir, sha256};
 use anyhow::{bail, Context, Result};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -35,6 +35,8 @@ pub struct Job<'a> {
     pub apps: bool,
     /// crypto/buildinf.h as this build writes it (what `openssl version -a` reports).
     pub buildinf: String,
+    /// OPENSSLDIR, given to the units that see it when it is not the configured one.
+    pub openssldir: &'a str,
 }
 
 /// What a successful compile leaves in `out_dir`.
@@ -55,7 +57,8 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     let src_root = openssl_src::source_dir();
     let c_dir = job.sets_root.join(m.key());
     let cache = ObjectCache::new(cache_dir(job.out_dir), m)?;
-    let by_group = units_by_group(job)?;
+    let (own_cflags, seers) = own_openssldir(job, &src_root, &c_dir)?;
+    let by_group = units_by_group(job, &seers)?;
     let units = by_group.values().map(Vec::len).sum();
     job.progress.units(units);
     job.progress.phase("compile");
@@ -64,9 +67,11 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     fs::write(buildinf_dir.join("buildinf.h"), &job.buildinf)?;
     let prefix_maps = prefix_map_flags(&job.base, &stable_names(job, &src_root, &c_dir));
     let mut builds = Vec::new();
-    for ((lib, group, is_asm), mut units) in by_group {
+    for ((lib, group, is_asm, own_dir), mut units) in by_group {
         let mut build = job.base.clone();
-        build.out_dir(job.out_dir.join("obj").join(format!("{}-{group}-{is_asm}", lib.name())));
+        let dir =
+            format!("{}-{group}-{is_asm}{}", lib.name(), if own_dir { "-openssldir" } else { "" });
+        build.out_dir(job.out_dir.join("obj").join(dir));
         if is_asm {
             build.compiler(&job.assembler.driver);
         }
@@ -74,7 +79,8 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
         if units.iter().any(|u| u.rel == BUILDINF_UNIT) {
             build.include(&buildinf_dir);
         }
-        for f in m.cflags.iter().filter(|f| !owned_by_cc(job.target, f)).chain(&prefix_maps) {
+        let cflags = if own_dir { &own_cflags } else { &m.cflags };
+        for f in cflags.iter().filter(|f| !owned_by_cc(job.target, f)).chain(&prefix_maps) {
             build.flag(f);
         }
         for word in &m.groups[group] {
@@ -137,8 +143,22 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     let include_dir = job.out_dir.join("include");
     install_headers(&src_root, &c_dir, &include_dir)?;
     install_cmake_config(&c_dir, &job.out_dir.join(CMAKE_DIR))?;
+    install_ssl_config(&job.out_dir.join(SSL_DIR))?;
     let compiled = cache.compiled.load(Ordering::Relaxed);
     Ok(Artifacts { lib_dir, include_dir, units, compiled })
+}
+
+/// The library flags with the build's OPENSSLDIR, and the units that see it. At the
+/// configured OPENSSLDIR no unit is told apart, so the build stays what it always was.
+fn own_openssldir(job: &Job, src: &Path, c_dir: &Path) -> Result<(Vec<String>, BTreeSet<String>)> {
+    let m = job.c_manifest;
+    let own = openssldir::cflags(m, job.openssldir)?;
+    if own == m.cflags {
+        return Ok((own, BTreeSet::new()));
+    }
+    let seers = openssldir::units_that_see(src, &manifest::gen_path(c_dir, ""), m)
+        .context("finding the units that see OPENSSLDIR")?;
+    Ok((own, seers))
 }
 
 /// Links `bin/openssl` (xtask finds it there) as OpenSSL's Makefile does: the program's objects, libssl, libcrypto
@@ -395,13 +415,18 @@ fn is_nasm_group(units: &[Source]) -> bool {
     units.iter().all(|u| AsmSyntax::of_path(&u.rel) == Some(AsmSyntax::Nasm))
 }
 
-/// Source paths per (library, flag group, is asm): C from the C set or openssl-src, asm from
-/// the set the plan picked for that file.
-fn units_by_group(job: &Job) -> Result<BTreeMap<(Lib, usize, bool), Vec<Source>>> {
+/// Units compiled with the same flags: library, flag group, whether asm, and whether given
+/// the build's own OPENSSLDIR (false for all at the configured one, so the order of objects
+/// is then what it always was).
+type GroupKey = (Lib, usize, bool, bool);
+
+/// Source paths per group: C from the C set or openssl-src, asm from the set the plan picked
+/// for that file; `seers` are the units that get the build's own OPENSSLDIR.
+fn units_by_group(job: &Job, seers: &BTreeSet<String>) -> Result<BTreeMap<GroupKey, Vec<Source>>> {
     let m = job.c_manifest;
     let src_root = openssl_src::source_dir();
     let c_dir = job.sets_root.join(m.key());
-    let mut groups: BTreeMap<(Lib, usize, bool), Vec<Source>> = BTreeMap::new();
+    let mut groups: BTreeMap<GroupKey, Vec<Source>> = BTreeMap::new();
     // A Windows program's version resource (`apps/openssl.rc`) only describes the file; the
     // program is the same without it, and no resource compiler is needed.
     let wanted = |u: &&manifest::Unit| (job.apps || u.lib != Lib::Apps) && !u.path.ends_with(".rc");
@@ -435,7 +460,8 @@ fn units_by_group(job: &Job) -> Result<BTreeMap<(Lib, usize, bool), Vec<Source>>
             identity += &sha256::hex(job.buildinf.as_bytes());
         }
         let source = Source { path, rel, identity, size };
-        groups.entry((u.lib, u.group, is_asm)).or_default().push(source);
+        let key = (u.lib, u.group, is_asm, seers.contains(&u.path));
+        groups.entry(key).or_default().push(source);
     }
     Ok(groups)
 }
@@ -485,6 +511,17 @@ fn install_cmake_config(c_dir: &Path, dest: &Path) -> Result<()> {
         fs::copy(&from, dest.join(name)).with_context(|| {
             format!("copying {}; regenerate the sets with `cargo xtask generate`", from.display())
         })?;
+    }
+    Ok(())
+}
+
+/// Where in OUT_DIR the files a prefix installs in OPENSSLDIR go ([`openssldir::FILES`]).
+pub const SSL_DIR: &str = "ssl";
+
+fn install_ssl_config(dest: &Path) -> Result<()> {
+    fs::create_dir_all(dest)?;
+    for (name, text) in openssldir::FILES {
+        fs::write(dest.join(name), text).with_context(|| format!("writing {name}"))?;
     }
     Ok(())
 }

@@ -107,6 +107,8 @@ pub struct BuildConfig {
     pub legacy: bool,
     /// Whether the `openssl` program is linked too (`OUT_DIR/bin`).
     pub apps: bool,
+    /// OPENSSLDIR, when not the one the sets were configured with (an absolute path).
+    pub openssldir: Option<String>,
 }
 
 /// Environment variables a user may set, with what they accept.
@@ -118,6 +120,7 @@ pub const ASSEMBLER_VAR: &str = "CRYPTO_SYS_ASSEMBLER";
 pub const SETS_DIR_VAR: &str = "CRYPTO_SYS_SETS_DIR";
 pub const NASM_VAR: &str = "NASM";
 pub const APPS_VAR: &str = "CRYPTO_SYS_APPS";
+pub const OPENSSLDIR_VAR: &str = "CRYPTO_SYS_OPENSSLDIR";
 /// Set by cargo when crypto-sys's `legacy` feature is on.
 const LEGACY_FEATURE_VAR: &str = "CARGO_FEATURE_LEGACY";
 
@@ -206,6 +209,10 @@ impl BuildConfig {
             }
             None => None,
         };
+        let openssldir = match var(OPENSSLDIR_VAR).filter(|v| !v.is_empty()) {
+            Some(v) => Some(crate::openssldir::check(&v).map(|()| v).context(OPENSSLDIR_VAR)?),
+            None => None,
+        };
         let (lock_dir, packaged) = default_sets_root(manifest_dir);
         let (sets_root, packaged) = match var(SETS_DIR_VAR) {
             Some(dir) => (existing_sets_dir(&dir)?, false),
@@ -227,6 +234,7 @@ impl BuildConfig {
             jobs,
             legacy,
             apps,
+            openssldir,
         })
     }
 }

@@ -4,7 +4,7 @@
 //! The format, one record per line, fields separated by tabs (shown here as `→`):
 //!
 //! ```text
-//! crypto-sys-facts 1
+//! crypto-sys-facts 2
 //! target→x86_64-unknown-linux-gnu
 //! …                                   every key of KEYS, once, in any order
 //! file→crypto/aes/aesni-x86_64.s→asm
@@ -25,12 +25,12 @@ use std::path::Path;
 pub const FACTS_FILE: &str = "crypto-sys-facts.txt";
 /// Bumped whenever a key or its meaning changes, so an old reader refuses a new file instead
 /// of misreading it.
-pub const FACTS_VERSION: u32 = 1;
+pub const FACTS_VERSION: u32 = 2;
 const MAGIC: &str = "crypto-sys-facts";
 /// The last line: a file cut short lacks it, and would otherwise read as a shorter plan.
 const END: &str = "end";
 /// The single-valued keys, in the order they are written.
-const KEYS: [&str; 13] = [
+const KEYS: [&str; 14] = [
     "target",
     "openssl_version",
     "requested_set",
@@ -40,6 +40,7 @@ const KEYS: [&str; 13] = [
     "c_variant_refused",
     "legacy_provider",
     "apps",
+    "openssldir",
     "assembler_kind",
     "assembler_version",
     "units",
@@ -84,6 +85,8 @@ pub struct BuildFacts {
     pub legacy_provider: bool,
     /// Whether `bin/openssl` was linked.
     pub apps: bool,
+    /// OPENSSLDIR as compiled in: where OpenSSL looks for `openssl.cnf`, certs and keys.
+    pub openssldir: String,
     /// `AsmKind::name`, e.g. `GNU as`.
     pub assembler_kind: String,
     pub assembler_version: Option<String>,
@@ -186,6 +189,7 @@ impl BuildFacts {
             opt(&self.c_variant_refused),
             self.legacy_provider.to_string(),
             self.apps.to_string(),
+            self.openssldir.clone(),
             self.assembler_kind.clone(),
             opt(&self.assembler_version),
             self.units.to_string(),
@@ -288,6 +292,7 @@ fn parse(text: &str, origin: &Path) -> Result<BuildFacts> {
         c_variant_refused: opt("c_variant_refused"),
         legacy_provider: flag("legacy_provider")?,
         apps: flag("apps")?,
+        openssldir: text("openssldir"),
         assembler_kind: text("assembler_kind"),
         assembler_version: opt("assembler_version"),
         units: count("units")?,
@@ -313,6 +318,7 @@ mod tests {
             c_variant_refused: None,
             legacy_provider: true,
             apps: true,
+            openssldir: "/usr/local/ssl".into(),
             assembler_kind: "GNU as".into(),
             assembler_version: Some("2.40".into()),
             units: 1117,
@@ -341,6 +347,7 @@ mod tests {
             c_variant_refused: Some("ec_nistp_64_gcc_128".into()),
             legacy_provider: false,
             apps: false,
+            openssldir: "/opt/my prefix/ssl".into(),
             assembler_kind: "clang integrated assembler".into(),
             assembler_version: None,
             units: 1050,
@@ -370,7 +377,7 @@ mod tests {
             assert_eq!(BuildFacts::read(&dir).unwrap(), facts);
         }
         let text = fs::read_to_string(dir.join(FACTS_FILE)).unwrap();
-        assert!(text.starts_with("crypto-sys-facts 1\ntarget\tx86_64-unknown-linux-gnu\n"));
+        assert!(text.starts_with("crypto-sys-facts 2\ntarget\tx86_64-unknown-linux-gnu\n"));
         assert!(text.contains("\nc_variant\tnone\nc_variant_refused\tec_nistp_64_gcc_128\n"));
         assert!(text.contains("\nassembler_version\tnone\n"), "{text}");
         assert!(text.ends_with("\ncompiled\t1050\nend\n"), "{text}");
@@ -418,12 +425,12 @@ mod tests {
     #[test]
     fn read_rejects_a_truncated_file() {
         let text = sample().to_text().unwrap();
-        // Header, 13 keys and the first file: the plan would read as one file long.
-        let cut: String = text.lines().take(15).map(|l| format!("{l}\n")).collect();
+        // Header, 14 keys and the first file: the plan would read as one file long.
+        let cut: String = text.lines().take(16).map(|l| format!("{l}\n")).collect();
         let e = parse_err(&cut);
-        assert_eq!(e, "out/facts.txt: cut short after line 15 (no `end` line)");
+        assert_eq!(e, "out/facts.txt: cut short after line 16 (no `end` line)");
         let e = parse_err(&text[..text.len() - 2]);
-        assert_eq!(e, "out/facts.txt:19: unknown key `en`");
+        assert_eq!(e, "out/facts.txt:20: unknown key `en`");
         assert_eq!(parse_err(""), "out/facts.txt:1: not a crypto-sys facts file (first line \"\")");
     }
 
@@ -434,26 +441,26 @@ mod tests {
         assert_eq!(e, "out/facts.txt:11: unknown key `colour`");
         assert_eq!(parse_err(&text.replace("units\t1117\n", "")), "out/facts.txt: no `units` line");
         let e = parse_err(&text.replace("units\t1117\n", "units\t1117\nunits\t3\n"));
-        assert_eq!(e, "out/facts.txt:14: `units` again (first on line 13)");
+        assert_eq!(e, "out/facts.txt:15: `units` again (first on line 14)");
         let e = parse_err(&text.replace("units\t1117\n", "units\tmany\n"));
-        assert!(e.starts_with("out/facts.txt:13: units `many` is not a count"), "{e}");
+        assert!(e.starts_with("out/facts.txt:14: units `many` is not a count"), "{e}");
         let e = parse_err(&text.replace("apps\ttrue\n", "apps\tyes\n"));
         assert_eq!(e, "out/facts.txt:10: apps `yes` is neither true nor false");
         let e = parse_err(&text.replace("\tasm_avx2\n", "\n"));
         assert_eq!(
             e,
-            "out/facts.txt:16: malformed `file` line \"file\\tcrypto/modes/aes-gcm-avx512.s\""
+            "out/facts.txt:17: malformed `file` line \"file\\tcrypto/modes/aes-gcm-avx512.s\""
         );
     }
 
     #[test]
     fn read_rejects_another_format_version() {
         let text =
-            sample().to_text().unwrap().replace("crypto-sys-facts 1\n", "crypto-sys-facts 2\n");
+            sample().to_text().unwrap().replace("crypto-sys-facts 2\n", "crypto-sys-facts 3\n");
         let e = parse_err(&text);
         assert!(
             e.starts_with(
-                "out/facts.txt:1: facts format version 2, but this crypto-build reads version 1"
+                "out/facts.txt:1: facts format version 3, but this crypto-build reads version 2"
             ),
             "{e}"
         );

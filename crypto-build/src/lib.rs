@@ -9,6 +9,7 @@ pub mod detect;
 pub mod facts;
 pub mod generate;
 pub mod manifest;
+pub mod openssldir;
 pub mod packed;
 pub mod progress;
 pub mod select;

@@ -65,6 +65,7 @@ pub fn sample_facts() -> BuildFacts {
         c_variant_refused: None,
         legacy_provider: true,
         apps: false,
+        openssldir: "/usr/local/ssl".into(),
         assembler_kind: "GNU as".into(),
         assembler_version: Some("2.40".into()),
         units: 1127,
