@@ -13,7 +13,7 @@ cargo xtask <command>
       the outputs on disk, changing nothing. --root works on another copy of the sets.
   build [--asm-set auto|asm|asm_avx2|no_asm] [--c-variant auto|none|ec_nistp_64_gcc_128]
         [--assembler gas|clang|nasm] [--strict] [--allow-downgrade] [--target TRIPLE]
-        [--release] [--prefix DIR] [--no-legacy] [--apps]
+        [--release] [--prefix DIR] [--no-legacy] [--apps] [--openssldir DIR]
       Build crypto-sys with that set and print one summary line. The options map to the
       variables CRYPTO_SYS_ASM_SET, CRYPTO_SYS_C_VARIANT, CRYPTO_SYS_ASSEMBLER,
       CRYPTO_SYS_STRICT and CRYPTO_SYS_ALLOW_DOWNGRADE, which plain cargo builds read.
@@ -22,7 +22,13 @@ cargo xtask <command>
       -a` where the target's programs can run here. --prefix also installs an OpenSSL-style
       prefix (include/openssl, lib/libcrypto.a, lib/libssl.a, lib/pkgconfig,
       lib/cmake/OpenSSL, and bin/openssl with --apps), usable as OPENSSL_DIR for openssl-sys
-      with OPENSSL_STATIC=1, or through PKG_CONFIG_PATH.
+      with OPENSSL_STATIC=1, or through PKG_CONFIG_PATH, and what `make install_ssldirs`
+      installs: openssl.cnf (never over an existing one), openssl.cnf.dist, ct_log_list.cnf,
+      certs/ and private/, in OPENSSLDIR when it lies under the prefix, else in its ssl/.
+      --openssldir sets OPENSSLDIR, where OpenSSL looks for openssl.cnf, certificates and
+      keys (CRYPTO_SYS_OPENSSLDIR, absolute); a relative DIR lies under the prefix, as with
+      Configure, and needs --prefix. By default it is /usr/local/ssl, as in openssl-sys's
+      vendored build, and the libraries do not depend on the prefix.
   detect [--target T] [--asm-set S] [--c-variant V] [--assembler gas|clang|nasm] [--strict]
          [--allow-downgrade] [--json]
       Print the toolchain cc would use (honouring CC, CFLAGS, ...), its assembler and C
@@ -135,6 +141,7 @@ pub struct Build {
     pub prefix: Option<PathBuf>,
     pub no_legacy: bool,
     pub apps: bool,
+    pub openssldir: Option<String>,
 }
 
 pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
@@ -178,6 +185,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
                     "--prefix" => b.prefix = Some(v.take()?.into()),
                     "--no-legacy" => b.no_legacy = true,
                     "--apps" => b.apps = true,
+                    "--openssldir" => b.openssldir = Some(v.take()?),
                     _ => return Ok(false),
                 }
                 Ok(true)

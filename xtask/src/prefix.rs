@@ -1,5 +1,6 @@
 //! An installed prefix's on-disk format, as `cargo xtask build --prefix` writes it: the marker
-//! that makes it ours, the build's facts, and the `openssl` program a build linked.
+//! that makes it ours, the build's facts, the `openssl` program a build linked, and where
+//! OPENSSLDIR's files are.
 
 use crate::runner::{Invocation, Runner};
 use anyhow::{ensure, Context, Result};
@@ -10,6 +11,10 @@ use std::path::{Path, PathBuf};
 /// Marks a directory as a prefix `cargo xtask build --prefix` installed, so it may be
 /// replaced; it holds the build's summary line, for people.
 pub const MARKER: &str = ".crypto-sys-prefix";
+
+/// Where a prefix holds OPENSSLDIR's files (`openssl.cnf`, `certs/`, `private/`) when
+/// OPENSSLDIR lies outside it, as by default.
+pub const SSL_DIR: &str = "ssl";
 
 /// The facts of the build the prefix holds (`crypto_build::facts`, installed as the build
 /// wrote them).

@@ -120,6 +120,13 @@ fn a_missing_c_compiler_is_named_and_nothing_else() {
 }
 
 #[test]
+fn a_relative_openssldir_is_refused_naming_the_prefix_form() {
+    let o = cargo_build(&[("CRYPTO_SYS_OPENSSLDIR", "ssl")]);
+    one_error_line(&o, &["CRYPTO_SYS_OPENSSLDIR", "`ssl` is not an absolute path", "--prefix"]);
+    nothing_half_built();
+}
+
+#[test]
 fn a_sets_dir_that_does_not_exist_is_refused_not_created() {
     let missing = target_dir().join("no-such-sets");
     let _ = fs::remove_dir_all(&missing);
@@ -252,6 +259,32 @@ fn xtask_build_refuses_a_prefix_it_cannot_use_before_building() {
     assert_eq!(std::fs::read_to_string(dir.join("a-file")).unwrap(), "keep");
     assert_eq!(std::fs::read_to_string(dir.join("not-ours/keep.txt")).unwrap(), "keep");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An `--openssldir` that cannot be placed: one line, before anything is built, and no
+/// prefix installed.
+#[test]
+fn xtask_build_refuses_an_openssldir_it_cannot_place_before_building() {
+    let prefix = std::env::temp_dir().join(format!("xtask-bad-openssldir-{}", std::process::id()));
+    for (args, want) in [
+        (&["--openssldir", "ssl"][..], "is relative, so it lies under the prefix"),
+        (&["--openssldir", "../ssl", "--prefix"], "without `..`"),
+        (&["--openssldir", ".", "--prefix"], "is the prefix itself"),
+        (&["--openssldir", "/etc/ss\nl", "--prefix"], "only printable ASCII"),
+    ] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
+        cmd.arg("build").args(args);
+        if args.last() == Some(&"--prefix") {
+            cmd.arg(&prefix);
+        }
+        let o = cmd.output().unwrap();
+        let t = text(&o);
+        assert!(!o.status.success(), "{t}");
+        assert_eq!(t.trim().lines().count(), 1, "one line:\n{t}");
+        assert!(t.contains(want), "{t}");
+        assert!(!prefix.exists(), "{} was created:\n{t}", prefix.display());
+        println!("{}", t.trim());
+    }
 }
 
 /// A cross compiler that does not exist: `xtask build --target` (the pipeline without cargo)

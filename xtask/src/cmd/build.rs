@@ -1,13 +1,15 @@
 //! `cargo xtask build`: builds crypto-sys with a chosen set, prints one summary line, and
 //! optionally installs an OpenSSL-style prefix.
 
+mod ssldirs;
+
 use crate::flags::Build;
 use crate::runner::Runner;
 use anyhow::{bail, Context, Result};
 use crypto_build::build_script;
 use crypto_build::config::{
     per_target_var, AssemblerChoice, BuildConfig, SetChoice, VariantChoice, ALLOW_DOWNGRADE_VAR,
-    APPS_VAR, ASM_SET_VAR, ASSEMBLER_VAR, C_VARIANT_VAR, STRICT_VAR,
+    APPS_VAR, ASM_SET_VAR, ASSEMBLER_VAR, C_VARIANT_VAR, OPENSSLDIR_VAR, STRICT_VAR,
 };
 use crypto_build::data;
 use crypto_build::facts::{BuildFacts, FACTS_FILE};
@@ -31,6 +33,7 @@ impl Build {
         if let Some(prefix) = &self.prefix {
             check_prefix(prefix)?;
         }
+        let openssldir = ssldirs::resolve(self.openssldir.as_deref(), self.prefix.as_deref())?;
         let started = Instant::now();
         let progress_file = crate::cargo::project_root()
             .join("target")
@@ -45,6 +48,7 @@ impl Build {
         let _allow = self.allow_downgrade.then(|| sh.push_env(ALLOW_DOWNGRADE_VAR, "1"));
         // Always said, so that a build without --apps does not keep an earlier build's program.
         let _apps = sh.push_env(APPS_VAR, if self.apps { "1" } else { "0" });
+        let _dir = openssldir.as_ref().map(|d| sh.push_env(OPENSSLDIR_VAR, d));
         let out_dir = if rust_std_installed(sh, &triple)? {
             let target = self.target.as_ref().map(|t| format!("--target={t}"));
             let release = self.release.then(|| "--release".to_string());
@@ -61,17 +65,22 @@ impl Build {
                 allow_downgrade: self.allow_downgrade,
                 legacy: !self.no_legacy,
                 apps: self.apps,
+                openssldir,
             };
             build_without_cargo(sh, &triple, self.prefix.as_deref(), &overrides)?
         };
-        let summary = BuildFacts::read(&out_dir)?.summary();
+        let facts = BuildFacts::read(&out_dir)?;
+        let summary = facts.summary();
         println!("crypto-sys ({triple}): {summary}, built in {:.1?}", started.elapsed());
         if self.apps {
             report_program(&out_dir, &triple)?;
         }
         if let Some(prefix) = &self.prefix {
-            install_prefix(&out_dir, prefix, &summary)?;
+            let at = ssldirs::final_prefix(prefix)?;
+            let place = ssldirs::placement(&facts.openssldir, &at)?;
+            install_prefix(&out_dir, prefix, &summary, &place.rel)?;
             println!("installed prefix {}", prefix.display());
+            println!("{}", ssldirs::config_line(&facts.openssldir, &at, &place));
         }
         Ok(())
     }
@@ -121,6 +130,7 @@ struct Overrides {
     allow_downgrade: bool,
     legacy: bool,
     apps: bool,
+    openssldir: Option<String>,
 }
 
 /// Whether rustup (or the sysroot) has the Rust std for `triple`, so cargo can build for it.
@@ -164,6 +174,7 @@ fn build_without_cargo(
     config.allow_downgrade |= o.allow_downgrade;
     config.legacy = o.legacy;
     config.apps = o.apps;
+    config.openssldir = o.openssldir.clone().or(config.openssldir);
     let mut base = cc::Build::new();
     base.target(triple).host(&host).out_dir(out_dir.join("cc")).cargo_metadata(false);
     let built = build_script::build(&config, base)?;
@@ -233,8 +244,9 @@ fn check_prefix(prefix: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Installs lib/ and include/openssl/ next to the prefix, then swaps it in.
-fn install_prefix(out_dir: &Path, prefix: &Path, summary: &str) -> Result<()> {
+/// Installs lib/, include/openssl/, … and OPENSSLDIR's files (at `ssl_dir`, relative) next
+/// to the prefix, then swaps it in.
+fn install_prefix(out_dir: &Path, prefix: &Path, summary: &str, ssl_dir: &Path) -> Result<()> {
     let name = prefix.file_name().context("the prefix needs a directory name")?;
     let parent = prefix.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     fs::create_dir_all(parent)?;
@@ -255,6 +267,9 @@ fn install_prefix(out_dir: &Path, prefix: &Path, summary: &str) -> Result<()> {
         fs::copy(&program, tmp.join("bin").join(program.file_name().unwrap()))?;
     }
     fs::copy(out_dir.join(FACTS_FILE), tmp.join(FACTS_FILE))?;
+    for kept in ssldirs::install(out_dir, &tmp, prefix, ssl_dir)? {
+        println!("kept {} from the earlier install", prefix.join(kept).display());
+    }
     fs::write(tmp.join(crate::prefix::MARKER), format!("{summary}\n"))?;
     let old = parent.join(format!(".{}.old-{}", name.to_string_lossy(), std::process::id()));
     if prefix.exists() {
