@@ -1,29 +1,27 @@
 //! The prefix's `bin/openssl` (`cargo xtask build --apps`), as people check an OpenSSL build:
 //! `version -a` naming what was built, `speed` on AES-256-GCM, and a TLS 1.3 handshake
-//! between `s_server` and `s_client` on loopback, with a certificate made by `req`.
+//! between `s_server` and `s_client` on loopback, with a certificate made by `req` from the
+//! configuration the prefix installed.
 
 use crate::runner::Runner;
 use anyhow::{bail, ensure, Context, Result};
 use crypto_build::facts::BuildFacts;
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Runs every check against `prefix/bin/openssl`, whose `version -a` must name the set, C
-/// variant and legacy provider of the prefix's build summary (`.crypto-sys-prefix`).
+/// variant, legacy provider and OPENSSLDIR of the prefix's build facts. OPENSSLDIR is the
+/// default, outside the prefix: the installed `ssl/openssl.cnf` is used through OPENSSL_CONF,
+/// as the build's summary tells users to.
 pub fn run(prefix: &Path) -> Result<()> {
     let openssl = prefix.join("bin/openssl");
     ensure!(openssl.exists(), "{} is missing; build the prefix with --apps", openssl.display());
-    let work = crate::cargo::project_root().join("target/apps-test");
-    if work.exists() {
-        std::fs::remove_dir_all(&work)?;
-    }
-    std::fs::create_dir_all(&work)?;
-    // No openssl.cnf is installed (OPENSSLDIR is /usr/local/ssl): an empty one, as a user's.
-    let conf = work.join("openssl.cnf");
-    std::fs::write(&conf, "")?;
-    let tool = Tool { exe: &openssl, conf: &conf, cwd: &work };
+    let work = work_dir("apps-test")?;
+    let conf = prefix.join(crate::prefix::SSL_DIR).join("openssl.cnf");
+    ensure!(conf.exists(), "{} is missing: the prefix installed no config", conf.display());
+    let tool = Tool { exe: &openssl, conf: Some(&conf), cwd: &work };
 
     version(Runner::Native, prefix)?;
 
@@ -36,6 +34,16 @@ pub fn run(prefix: &Path) -> Result<()> {
     tls13_handshake(&tool)
 }
 
+/// An empty `target/<name>`, for a program's files.
+pub fn work_dir(name: &str) -> Result<PathBuf> {
+    let work = crate::cargo::project_root().join("target").join(name);
+    if work.exists() {
+        std::fs::remove_dir_all(&work)?;
+    }
+    std::fs::create_dir_all(&work)?;
+    Ok(work)
+}
+
 /// `bin/openssl version -a` under `runner`, checked against the prefix's build summary.
 pub fn version(runner: Runner, prefix: &Path) -> Result<()> {
     let facts = crate::prefix::facts(prefix)?;
@@ -46,20 +54,25 @@ pub fn version(runner: Runner, prefix: &Path) -> Result<()> {
     Ok(())
 }
 
-struct Tool<'a> {
-    exe: &'a Path,
-    conf: &'a Path,
-    cwd: &'a Path,
+/// `bin/openssl`, run in `cwd` with OPENSSL_CONF set to `conf`, or unset.
+pub struct Tool<'a> {
+    pub exe: &'a Path,
+    pub conf: Option<&'a Path>,
+    pub cwd: &'a Path,
 }
 
 impl Tool<'_> {
     fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(self.exe);
-        cmd.args(args).current_dir(self.cwd).env("OPENSSL_CONF", self.conf);
+        cmd.args(args).current_dir(self.cwd);
+        match self.conf {
+            Some(conf) => cmd.env("OPENSSL_CONF", conf),
+            None => cmd.env_remove("OPENSSL_CONF"),
+        };
         cmd
     }
 
-    fn output(&self, args: &[&str]) -> Result<String> {
+    pub fn output(&self, args: &[&str]) -> Result<String> {
         let out = self.command(args).stdin(Stdio::null()).output()?;
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         ensure!(
@@ -74,8 +87,8 @@ impl Tool<'_> {
     }
 }
 
-/// `version -a` must give the version, and on its platform line the set, the C variant and
-/// the legacy provider the build's facts record.
+/// `version -a` must give the version, on its platform line the set, the C variant and the
+/// legacy provider the build's facts record, and their OPENSSLDIR.
 fn check_version(version: &str, facts: &BuildFacts) -> Result<()> {
     let first = version.lines().next().unwrap_or("");
     let want_first = format!("OpenSSL {} ", facts.openssl_version);
@@ -95,6 +108,8 @@ fn check_version(version: &str, facts: &BuildFacts) -> Result<()> {
         "openssl version -a names no compiler line with OpenSSL's flags:\n{version}"
     );
     ensure!(!version.contains("1970"), "version -a should carry no build date:\n{version}");
+    let dir = format!("OPENSSLDIR: \"{}\"", facts.openssldir);
+    ensure!(version.lines().any(|l| l == dir), "openssl version -a lacks `{dir}`:\n{version}");
     Ok(())
 }
 
@@ -108,28 +123,18 @@ fn speed_figures(speed: &str, name: &str) -> Option<Vec<f64>> {
     (!figures.is_empty()).then_some(figures)
 }
 
-/// A self-signed P-256 certificate from `req`, `s_server` on a free loopback port for one
+/// `req -x509 -newkey rsa:2048` for `key.pem` and `cert.pem`, with `more` arguments: what
+/// fails without a configuration (`Can't open ".../openssl.cnf"`).
+pub fn self_signed(tool: &Tool, more: &[&str]) -> Result<()> {
+    let args = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "key.pem"];
+    let args = [&args[..], &["-out", "cert.pem", "-days", "2"], more].concat();
+    tool.output(&args).map(drop)
+}
+
+/// A self-signed RSA certificate from `req`, `s_server` on a free loopback port for one
 /// connection, and `s_client` verifying it and negotiating TLS 1.3.
 fn tls13_handshake(tool: &Tool) -> Result<()> {
-    tool.output(&[
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-        "-keyout",
-        "key.pem",
-        "-out",
-        "cert.pem",
-        "-subj",
-        "/CN=localhost",
-        "-days",
-        "2",
-        "-addext",
-        "subjectAltName=DNS:localhost",
-    ])?;
+    self_signed(tool, &["-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"])?;
     let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port().to_string();
     let accept = format!("127.0.0.1:{port}");
     let server = tool
@@ -209,7 +214,8 @@ mod tests {
         platform: linux-x86_64 (crypto-sys: set asm requested auto, GNU as 2.40, C variant \
         ec_nistp_64_gcc_128, legacy provider built in)\n\
         options:  bn(64,64)\n\
-        compiler: cc -fPIC -pthread -m64 -Wa,--noexecstack -Wall -O3 -DNDEBUG\n";
+        compiler: cc -fPIC -pthread -m64 -Wa,--noexecstack -Wall -O3 -DNDEBUG\n\
+        OPENSSLDIR: \"/usr/local/ssl\"\n";
     #[test]
     fn version_must_name_the_built_set_variant_and_provider() {
         let facts = crate::prefix::sample_facts();
@@ -222,6 +228,9 @@ mod tests {
         let no_legacy = BuildFacts { legacy_provider: false, ..facts.clone() };
         assert!(check_version(VERSION, &no_legacy).is_err());
         assert!(check_version(&VERSION.replace("3.6.3", "3.0.2"), &facts).is_err());
+        let elsewhere = BuildFacts { openssldir: "/w/prefix/ssl".into(), ..facts.clone() };
+        let e = check_version(VERSION, &elsewhere).unwrap_err().to_string();
+        assert!(e.contains("lacks `OPENSSLDIR: \"/w/prefix/ssl\"`"), "{e}");
     }
 
     #[test]

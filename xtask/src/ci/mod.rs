@@ -17,6 +17,7 @@ mod repro;
 mod sanitize;
 mod sccache;
 mod sets;
+mod ssldirs;
 mod windows;
 mod workflow;
 
@@ -95,7 +96,7 @@ pub const STEPS: &[Step] = &[
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), run: sets::no_asm },
     Step { name: "toolchains", covers: "the other host rows built and tested (clang-14, without legacy); docs/toolchains.md against detect",
            tier: Tier::Default, scope: Scope::Rows(How::Rust), run: sets::toolchains },
-    Step { name: "prefix", covers: "xtask build --prefix --apps: openssl-sys, pkg-config, CMake, bin/openssl, the C driver natively",
+    Step { name: "prefix", covers: "xtask build --prefix --apps: openssl-sys, pkg-config, CMake, bin/openssl with the installed config, --openssldir, the C driver natively",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), run: prefix::run },
     Step { name: "sanitize", covers: "OpenSSL and the C driver by clang-19 with ASan and UBSan, every code path",
            tier: Tier::Default, scope: Scope::Rows(How::Sanitizer), run: |sh, _| sanitize::run(sh) },

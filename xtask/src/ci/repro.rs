@@ -371,7 +371,7 @@ pub struct Member<'a> {
     pub name: String,
     /// Date, uid, gid and mode: what deterministic mode zeroes.
     fields: &'a [u8],
-    data: &'a [u8],
+    pub data: &'a [u8],
 }
 
 /// The members in order, their long names resolved (the symbol index is named `/`).
