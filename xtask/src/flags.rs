@@ -51,6 +51,18 @@ cargo xtask <command>
       out as asked), and the eligibility functions are true where the CPU allows.
   toolchains [--check]
       Write docs/toolchains.md: each tested toolchain against the plan chosen for it.
+  update-openssl VERSION [--report-only]
+      Fetch openssl-src VERSION through cargo (a crate version, 400.0.2, or an OpenSSL
+      release, 4.0.3: the newest crate of its line, which must hold it), generate every
+      configuration from it in scratch space and compare with generate.lock and the
+      manifests: per target and set, asm files, entry points and instruction classes added
+      and removed, the oldest assembler each set takes, Configure's defines, disabled
+      features and generated headers, the C variants still accepted, and every failed
+      configuration or check as a finding. Writes target/update-openssl/FROM-to-TO.md and
+      .json; fails after writing them when there is a finding. Without --report-only, and
+      only when there is none, then moves the pin: Cargo.toml, generate.lock and the sets,
+      data::OPENSSL_VERSION, the version checks and the README, all or nothing, and the
+      report to docs/openssl-updates/.
   test [--list] [--step NAME]... [--target TRIPLE]... [--full]
       Every check CI runs, as named steps: fmt and clippy, the sets against generate.lock,
       the workspace's tests, crypto-sys's suites with each set on every code path, the
@@ -74,6 +86,13 @@ pub enum Command {
     Verify(Verify),
     Package(Package),
     Bench(Bench),
+    UpdateOpenssl(UpdateOpenssl),
+}
+
+#[derive(Debug, Default)]
+pub struct UpdateOpenssl {
+    pub version: String,
+    pub report_only: bool,
 }
 
 #[derive(Debug, Default)]
@@ -268,6 +287,23 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
             })?;
             Command::Test(t)
         }
+        "update-openssl" => {
+            let mut u = UpdateOpenssl::default();
+            options("update-openssl", args, |opt, _| {
+                match opt {
+                    "--report-only" => u.report_only = true,
+                    v if !v.starts_with('-') && u.version.is_empty() => u.version = v.into(),
+                    _ => return Ok(false),
+                }
+                Ok(true)
+            })?;
+            if u.version.is_empty() {
+                bail!(
+                    "update-openssl needs a VERSION: openssl-src's (400.0.2) or OpenSSL's (4.0.3)"
+                );
+            }
+            Command::UpdateOpenssl(u)
+        }
         other => bail!("unknown command `{other}`; see `cargo xtask help`"),
     })
 }
@@ -329,9 +365,8 @@ mod tests {
 
     #[test]
     fn every_command_answers_help_with_its_own_part() {
-        for cmd in
-            ["generate", "build", "detect", "bench", "package", "verify", "toolchains", "test"]
-        {
+        let cmds = ["generate", "build", "detect", "bench", "package", "verify", "toolchains"];
+        for cmd in cmds.into_iter().chain(["test", "update-openssl"]) {
             for flag in ["--help", "-h"] {
                 let parsed = parse_str(&format!("{cmd} --release {flag}")).unwrap();
                 assert!(matches!(parsed, Command::Help(Some(ref c)) if c == cmd));
@@ -346,5 +381,17 @@ mod tests {
         assert!(help_for("bench").unwrap().contains("--windows"));
         assert!(help_for("frob").is_err());
         assert!(matches!(parse_str("help build").unwrap(), Command::Help(Some(c)) if c == "build"));
+    }
+
+    #[test]
+    fn update_openssl_takes_one_version() {
+        let Command::UpdateOpenssl(u) = parse_str("update-openssl 400.0.2 --report-only").unwrap()
+        else {
+            panic!("not update-openssl")
+        };
+        assert_eq!((u.version.as_str(), u.report_only), ("400.0.2", true));
+        let e = parse_str("update-openssl").err().expect("a version is needed");
+        assert!(e.to_string().contains("needs a VERSION"), "{e}");
+        assert!(parse_str("update-openssl 4.0.3 3.5.5").is_err());
     }
 }

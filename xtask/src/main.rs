@@ -46,5 +46,6 @@ fn run() -> anyhow::Result<()> {
         flags::Command::Verify(v) => v.run(&sh),
         flags::Command::Package(p) => p.run(&sh),
         flags::Command::Bench(b) => b.run(&sh),
+        flags::Command::UpdateOpenssl(u) => u.run(&sh),
     }
 }

@@ -8,4 +8,5 @@ mod detect;
 mod generate;
 mod package;
 mod toolchains;
+mod update_openssl;
 mod verify;

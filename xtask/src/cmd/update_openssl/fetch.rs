@@ -1,0 +1,125 @@
+//! Fetches an openssl-src release through cargo itself: a scratch package that depends on it,
+//! `cargo fetch`, and `cargo metadata` for where cargo unpacked it. Nothing is downloaded by
+//! hand, so the registry, its mirror and its checksums are cargo's as for any dependency.
+
+use anyhow::{bail, Context, Result};
+use crypto_build::generate::Source;
+use std::fs;
+use std::path::Path;
+use xshell::{cmd, Shell};
+
+/// An openssl-src release on disk.
+pub struct Fetched {
+    /// The crate's version, with its build metadata (`400.0.2+4.0.3`).
+    pub crate_version: String,
+    pub source: Source,
+}
+
+/// What VERSION asks for: an exact crate version, or the newest crate of an OpenSSL line
+/// that must hold that release.
+#[derive(Debug, PartialEq, Eq)]
+enum Wanted {
+    Crate(String),
+    Openssl { requirement: String, release: String },
+}
+
+/// openssl-src numbers its crates `MAJOR*100 + …`: `300.MINOR.N` holds OpenSSL 3.MINOR.x and
+/// `400.MINOR.N` 4.MINOR.x, N counting the crate's own releases. So an OpenSSL release maps
+/// only to its line (`~400.0`), whose newest crate must then hold it.
+fn wanted(version: &str) -> Result<Wanted> {
+    let version = version.split('+').next().unwrap_or(version);
+    let parts: Vec<u32> = version
+        .split('.')
+        .map(|p| p.parse().with_context(|| format!("`{version}` is not a version")))
+        .collect::<Result<_>>()?;
+    let [major, minor, _patch] = parts[..] else {
+        bail!("`{version}` is not a version: give openssl-src's (400.0.2) or OpenSSL's (4.0.3)");
+    };
+    Ok(if major >= 100 {
+        Wanted::Crate(version.into())
+    } else {
+        let requirement = format!("~{}.{minor}", major * 100);
+        Wanted::Openssl { requirement, release: version.into() }
+    })
+}
+
+/// Fetches openssl-src `version` (see [`wanted`]) into cargo's registry, through a scratch
+/// package under `scratch`.
+pub fn openssl_src(sh: &Shell, scratch: &Path, version: &str) -> Result<Fetched> {
+    let wanted = wanted(version)?;
+    let requirement = match &wanted {
+        Wanted::Crate(v) => format!("={v}"),
+        Wanted::Openssl { requirement, .. } => requirement.clone(),
+    };
+    let dir = scratch.join("fetch");
+    fs::create_dir_all(dir.join("src")).with_context(|| format!("creating {}", dir.display()))?;
+    // Its own workspace, or cargo would take it for a stray member of ours.
+    let manifest = format!(
+        "[package]\nname = \"update-openssl-fetch\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
+         publish = false\n\n[dependencies]\nopenssl-src = \"{requirement}\"\n\n[workspace]\n"
+    );
+    fs::write(dir.join("Cargo.toml"), manifest)?;
+    fs::write(dir.join("src/lib.rs"), "")?;
+    // No lock left from another run: the newest crate that matches, every time.
+    let _ = fs::remove_file(dir.join("Cargo.lock"));
+    let cargo = crate::cargo::cargo();
+    let path = dir.join("Cargo.toml");
+    cmd!(sh, "{cargo} fetch --quiet --manifest-path {path}")
+        .quiet()
+        .run()
+        .with_context(|| format!("fetching openssl-src {requirement} through cargo"))?;
+    let metadata =
+        cmd!(sh, "{cargo} metadata --format-version 1 --manifest-path {path}").quiet().read()?;
+    let (crate_version, crate_dir) = package(&metadata, "openssl-src")?;
+    let source = Source::at(&crate_dir.join("openssl"))?;
+    if let Wanted::Openssl { release, .. } = &wanted {
+        if &source.version != release {
+            bail!(
+                "the newest openssl-src of the OpenSSL line of {release} is {crate_version}, \
+                 which holds OpenSSL {}: name the crate version that holds {release} instead",
+                source.version
+            );
+        }
+    }
+    Ok(Fetched { crate_version, source })
+}
+
+/// A package's version and directory from `cargo metadata`'s JSON.
+pub(super) fn package(metadata: &str, name: &str) -> Result<(String, std::path::PathBuf)> {
+    let v: serde_json::Value = serde_json::from_str(metadata).context("reading cargo metadata")?;
+    let packages = v["packages"].as_array().context("cargo metadata lists no packages")?;
+    let p = packages
+        .iter()
+        .find(|p| p["name"] == name)
+        .with_context(|| format!("cargo metadata does not list {name}"))?;
+    let version = p["version"].as_str().context("a package without a version")?;
+    let manifest = p["manifest_path"].as_str().context("a package without a manifest_path")?;
+    let dir = Path::new(manifest).parent().context("a manifest_path without a directory")?;
+    Ok((version.to_string(), dir.to_path_buf()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_a_crate_or_an_openssl_release() {
+        assert_eq!(wanted("400.0.2").unwrap(), Wanted::Crate("400.0.2".into()));
+        assert_eq!(wanted("400.0.2+4.0.3").unwrap(), Wanted::Crate("400.0.2".into()));
+        let line = |r: &str, v: &str| Wanted::Openssl { requirement: r.into(), release: v.into() };
+        assert_eq!(wanted("4.0.3").unwrap(), line("~400.0", "4.0.3"));
+        assert_eq!(wanted("3.5.5").unwrap(), line("~300.5", "3.5.5"));
+        assert!(wanted("3.5").is_err());
+        assert!(wanted("latest").is_err());
+    }
+
+    #[test]
+    fn reads_a_package_from_metadata() {
+        let json = r#"{"packages":[{"name":"cc","version":"1.2.0","manifest_path":"/r/cc/Cargo.toml"},
+            {"name":"openssl-src","version":"400.0.2+4.0.3","manifest_path":"/r/openssl-src-400.0.2+4.0.3/Cargo.toml"}]}"#;
+        let (version, dir) = package(json, "openssl-src").unwrap();
+        assert_eq!(version, "400.0.2+4.0.3");
+        assert_eq!(dir, Path::new("/r/openssl-src-400.0.2+4.0.3"));
+        assert!(package(json, "ring").is_err());
+    }
+}

@@ -1,0 +1,185 @@
+//! `cargo xtask update-openssl VERSION [--report-only]`: what moving the pin to another
+//! OpenSSL release changes, as a report for its reviewer, and then (without --report-only)
+//! the move itself.
+//!
+//! The old side is the pinned release as `generate.lock` and the manifests have it, with what
+//! its Configure decides; the new side is every configuration of every target row generated
+//! from the fetched tree in scratch space, each as far as it goes, so that every failure is
+//! a finding rather than the end of the run.
+
+mod compare;
+mod coverage;
+mod fetch;
+mod pin;
+mod report;
+
+use crate::flags::UpdateOpenssl;
+use anyhow::{bail, Context, Result};
+use compare::{Finding, Side};
+use crypto_build::data::{self, AsmSet, Target, OPENSSL_VERSION};
+use crypto_build::generate::{self, Config, ConfigData, Request, Source, Staging};
+use crypto_build::manifest::Manifest;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use xshell::Shell;
+
+/// Under the workspace: the fetch package, the scratch generation and the reports.
+const SCRATCH: &str = "target/update-openssl";
+
+impl UpdateOpenssl {
+    pub fn run(self, sh: &Shell) -> Result<()> {
+        let started = Instant::now();
+        let root = crate::cargo::project_root();
+        let scratch = root.join(SCRATCH);
+        let fetched = fetch::openssl_src(sh, &scratch, &self.version)?;
+        let source = &fetched.source;
+        println!(
+            "update-openssl: openssl-src {} (OpenSSL {}) in {}",
+            fetched.crate_version,
+            source.version,
+            source.dir.display()
+        );
+        let targets: Vec<&'static Target> = data::TARGETS.iter().collect();
+        let sets: Vec<&'static AsmSet> = data::SETS.iter().collect();
+        let configs = Config::expand(&targets, &sets);
+        let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+        // Before the long part: a move that could not go through is refused now.
+        let from = pin::pinned(&root)?;
+        let to = pin::Release {
+            crate_full: fetched.crate_version.clone(),
+            openssl: source.version.clone(),
+        };
+        let edits = match self.report_only {
+            true => vec![],
+            false if from == to => bail!("openssl-src {} is the pinned one already", to.crate_full),
+            false => pin::plan(&root, pin::SITES, &from, &to)?,
+        };
+        let old = old_side(&root, &scratch, &configs, jobs)?;
+        let mut new = new_side(&scratch, source, &configs, jobs)?;
+        new.findings.extend(coverage::of_tables(&configs, &new.side, &source.dir));
+        let findings = std::mem::take(&mut new.findings);
+        let mut comparison = compare::compare(&configs, &old, &new.side, findings);
+        comparison.crate_version = fetched.crate_version.clone();
+        let flag = if self.report_only { " --report-only" } else { "" };
+        let command = format!("cargo xtask update-openssl {}{flag}", self.version);
+        let md = write_report(&scratch, &comparison, &command)?;
+        println!(
+            "update-openssl: wrote {} and its .json ({:.0?})",
+            md.display(),
+            started.elapsed()
+        );
+        if let Some(first) = comparison.findings.first() {
+            bail!(
+                "{} finding(s) on OpenSSL {}, the first a failed {} in {}; see {}",
+                comparison.findings.len(),
+                comparison.to,
+                first.check,
+                first.config,
+                md.display()
+            );
+        }
+        if self.report_only {
+            return Ok(());
+        }
+        let docs = root.join(DOCS);
+        let name = |ext: &str| format!("{}-to-{}.{ext}", comparison.from, comparison.to);
+        let report = ["md", "json"].map(|ext| (scratch.join(name(ext)), docs.join(name(ext))));
+        let sets = new.side.manifests.values().map(|m| (m, new.dirs[&m.key()].clone())).collect();
+        let aside = scratch.join(format!("aside-{}", std::process::id()));
+        let step = pin::Move { root: &root, to: &to, edits, sets, report: report.to_vec(), aside };
+        step.apply(sh)?;
+        println!(
+            "update-openssl: moved the pin from openssl-src {} to {}: Cargo.toml, Cargo.lock, \
+             generate.lock and the sets, the version checks and the README, and {DOCS}/{}; \
+             review and commit them ({:.0?})",
+            from.crate_full,
+            to.crate_full,
+            name("md"),
+            started.elapsed()
+        );
+        Ok(())
+    }
+}
+
+/// Where a move leaves its report, for the reviewers of the commit.
+const DOCS: &str = "docs/openssl-updates";
+
+/// The fetched release as generated: the side compared, its findings so far, and its
+/// configurations' directories in `staging` (which a move installs).
+struct NewSide {
+    side: Side,
+    findings: Vec<Finding>,
+    dirs: BTreeMap<String, PathBuf>,
+    _staging: Staging,
+}
+
+/// The pinned release: its sets as the lock has them (made where missing) and what its
+/// Configure decides.
+fn old_side(root: &Path, scratch: &Path, configs: &[Config], jobs: usize) -> Result<Side> {
+    println!("update-openssl: OpenSSL {OPENSSL_VERSION}'s sets against generate.lock");
+    let progress = crate::progress::generation;
+    generate::ensure_all(root, configs, jobs, Some(&progress))?;
+    let mut manifests = BTreeMap::new();
+    for c in configs {
+        manifests.insert(c.key(), Manifest::load(&c.dir(root))?);
+    }
+    println!("update-openssl: configuring OpenSSL {OPENSSL_VERSION}");
+    let staging = Staging::new(&scratch_root(scratch)?)?;
+    let answers = generate::configure_only(&Source::pinned(), configs, &staging, jobs)?;
+    let mut config = BTreeMap::new();
+    for (group, answer) in answers {
+        let data = answer.context("configuring the pinned release")?;
+        config.extend(group.iter().map(|c| (c.key(), data.clone())));
+    }
+    Ok(Side { version: OPENSSL_VERSION.into(), manifests, config })
+}
+
+/// The fetched release: every configuration generated as far as it goes, and configured;
+/// each failure a finding.
+fn new_side(scratch: &Path, source: &Source, configs: &[Config], jobs: usize) -> Result<NewSide> {
+    let root = scratch_root(scratch)?;
+    let staging = Staging::new(&root)?;
+    println!(
+        "update-openssl: generating OpenSSL {} ({} configurations)",
+        source.version,
+        configs.len()
+    );
+    let progress = crate::progress::generation;
+    let req =
+        Request { root: &root, configs: configs.to_vec(), jobs, progress: Some(&progress), source };
+    let survey = generate::survey(&req, &staging)?;
+    let mut findings = coverage::of_failures(&survey.failed);
+    println!("update-openssl: configuring OpenSSL {}", source.version);
+    let answers = generate::configure_only(source, configs, &staging, jobs)?;
+    findings.extend(coverage::of_configure(&answers));
+    let mut config: BTreeMap<String, ConfigData> = BTreeMap::new();
+    for (group, answer) in answers {
+        if let Ok(data) = answer {
+            config.extend(group.iter().map(|c| (c.key(), data.clone())));
+        }
+    }
+    let dirs = survey.staged.iter().map(|s| (s.manifest.key(), s.dir.clone())).collect();
+    let manifests = survey.staged.into_iter().map(|s| (s.manifest.key(), s.manifest)).collect();
+    let side = Side { version: source.version.clone(), manifests, config };
+    Ok(NewSide { side, findings, dirs, _staging: staging })
+}
+
+/// Where scratch generation stages (the staging directory goes when dropped).
+fn scratch_root(scratch: &Path) -> Result<PathBuf> {
+    let root = scratch.join("sets");
+    fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
+    Ok(root)
+}
+
+/// Writes `FROM-to-TO.md` and `.json` under `dir`; returns the Markdown's path.
+fn write_report(dir: &Path, c: &compare::Comparison, command: &str) -> Result<PathBuf> {
+    let md = dir.join(format!("{}-to-{}.md", c.from, c.to));
+    fs::write(&md, report::markdown(c, command))
+        .with_context(|| format!("writing {}", md.display()))?;
+    let json = md.with_extension("json");
+    let text = serde_json::to_string_pretty(&report::json(c))? + "\n";
+    fs::write(&json, text).with_context(|| format!("writing {}", json.display()))?;
+    Ok(md)
+}
