@@ -356,10 +356,13 @@ fn variant_state(config: &Config, new: &Side, findings: &[Finding]) -> VariantSt
         m.map(|m| m.units.iter().map(|u| u.path.clone()).collect()).unwrap_or_default()
     };
     let (v, b) = (new.manifests.get(&key), new.manifests.get(&base));
-    let units_added: Vec<String> = units(v).difference(&units(b)).cloned().collect();
+    let mut units_added: Vec<String> = units(v).difference(&units(b)).cloned().collect();
     if v.is_none() {
         why_not.push("not generated".into());
-    } else if b.is_some() && units_added.is_empty() {
+    } else if b.is_none() {
+        units_added.clear();
+        why_not.push(format!("{base} was not generated, so what the variant changes is unknown"));
+    } else if units_added.is_empty() {
         why_not.push(format!("adds no C unit to {base}: Configure ignores its options"));
     }
     VariantState { key, accepted: why_not.is_empty(), units_added, why_not }
@@ -534,5 +537,9 @@ mod tests {
         v.units.pop();
         let c = compare(&configs, &old, &ignored, vec![]);
         assert!(c.variants[0].why_not[0].contains("Configure ignores its options"));
+        ignored.manifests.remove(&configs[0].key());
+        let c = compare(&configs, &old, &ignored, vec![]);
+        assert!(c.variants[0].units_added.is_empty());
+        assert!(c.variants[0].why_not[0].contains("was not generated"), "{:?}", c.variants[0]);
     }
 }

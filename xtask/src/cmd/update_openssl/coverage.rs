@@ -69,9 +69,9 @@ pub fn of_tables(configs: &[Config], new: &Side, tree: &Path) -> Vec<Finding> {
         let Some(m) = new.manifests.get(&key) else { continue };
         if let Some(v) = config.variant {
             let base = crypto_build::manifest::key(config.set.name, config.target.name, "");
-            let own = |u: &&crypto_build::manifest::Unit| {
-                new.manifests.get(&base).is_none_or(|b| !b.units.iter().any(|x| x.path == u.path))
-            };
+            // Without its set's configuration, the variant's own units are unknown.
+            let Some(b) = new.manifests.get(&base) else { continue };
+            let own = |u: &&crypto_build::manifest::Unit| !b.units.iter().any(|x| x.path == u.path);
             let units: Vec<&str> = m.units.iter().filter(own).map(|u| u.path.as_str()).collect();
             if !defined_in(tree, &units, v.marker) {
                 let message = format!(
