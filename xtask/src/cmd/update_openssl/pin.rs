@@ -165,7 +165,8 @@ impl Undo {
         for (path, copy) in self.files.into_iter().rev() {
             let done = match copy {
                 Some(c) => fs::copy(&c, &path).map(drop),
-                None => fs::remove_file(&path),
+                None if path.is_file() => fs::remove_file(&path),
+                None => Ok(()),
             };
             done.unwrap_or_else(|e| failed.push(format!("{}: {e}", path.display())));
         }
@@ -196,6 +197,7 @@ impl Move<'_> {
                     self.aside.display()
                 );
             }
+            let _ = fs::remove_dir_all(&self.aside);
             return Err(e.context("moving the pin failed; the tree is as it was"));
         }
         let _ = fs::remove_dir_all(&self.aside);
@@ -217,7 +219,10 @@ impl Move<'_> {
         let cargo = crate::cargo::cargo();
         let _dir = sh.push_dir(self.root);
         let precise = &self.to.crate_full;
-        cmd!(sh, "{cargo} update --quiet -p openssl-src --precise {precise}")
+        // Build metadata (`+4.0.3`) is no part of what cargo matches.
+        let version = precise.split('+').next().unwrap_or(precise);
+        cmd!(sh, "{cargo} update --quiet -p openssl-src --precise {version}")
+            .quiet()
             .run()
             .context("moving Cargo.lock to the new openssl-src")?;
         let mut lock = Lock::load(self.root)?;
@@ -234,7 +239,8 @@ impl Move<'_> {
         }
         lock.save(self.root)?;
         for (from, to) in &self.report {
-            fs::create_dir_all(to.parent().unwrap())?;
+            let dir = to.parent().unwrap();
+            fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
             fs::copy(from, to).with_context(|| format!("writing {}", to.display()))?;
         }
         // Cargo.lock and Cargo.toml agree, offline, on the release moved to.
@@ -269,6 +275,34 @@ mod tests {
         let r = release("400.0.2+4.0.3", "4.0.3");
         assert_eq!(r.render("{number}L").unwrap(), "0x40000030L");
         assert!(release("1", "4.0").render("x").is_err());
+    }
+
+    #[test]
+    fn undo_puts_back_files_and_sets() {
+        let dir = std::env::temp_dir().join(format!("update-openssl-undo-{}", std::process::id()));
+        let aside = dir.join("aside");
+        fs::create_dir_all(&aside).unwrap();
+        let (kept, fresh, set) = (dir.join("kept"), dir.join("fresh"), dir.join("set"));
+        fs::write(&kept, "old").unwrap();
+        fs::create_dir_all(&set).unwrap();
+        fs::write(set.join("manifest.tsv"), "old set").unwrap();
+        let mut undo = Undo::default();
+        undo.keep(&kept, &aside).unwrap();
+        undo.keep(&fresh, &aside).unwrap();
+        // Never written: nothing to remove, and no failure for it.
+        undo.keep(&dir.join("never/written"), &aside).unwrap();
+        fs::write(&kept, "new").unwrap();
+        fs::write(&fresh, "new").unwrap();
+        let old_set = aside.join("set");
+        fs::rename(&set, &old_set).unwrap();
+        fs::create_dir_all(&set).unwrap();
+        fs::write(set.join("manifest.tsv"), "new set").unwrap();
+        undo.sets.push((set.clone(), Some(old_set)));
+        assert_eq!(undo.put_back(), Vec::<String>::new());
+        assert_eq!(fs::read_to_string(&kept).unwrap(), "old");
+        assert!(!fresh.exists());
+        assert_eq!(fs::read_to_string(set.join("manifest.tsv")).unwrap(), "old set");
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     /// The table is this workspace's: every text is found for the pinned release.
