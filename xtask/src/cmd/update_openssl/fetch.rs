@@ -85,7 +85,7 @@ pub fn openssl_src(sh: &Shell, scratch: &Path, version: &str) -> Result<Fetched>
 }
 
 /// A package's version and directory from `cargo metadata`'s JSON.
-pub(super) fn package(metadata: &str, name: &str) -> Result<(String, std::path::PathBuf)> {
+fn package(metadata: &str, name: &str) -> Result<(String, std::path::PathBuf)> {
     let v: serde_json::Value = serde_json::from_str(metadata).context("reading cargo metadata")?;
     let packages = v["packages"].as_array().context("cargo metadata lists no packages")?;
     let p = packages

@@ -243,14 +243,14 @@ impl Move<'_> {
             fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
             fs::copy(from, to).with_context(|| format!("writing {}", to.display()))?;
         }
-        // Cargo.lock and Cargo.toml agree, offline, on the release moved to.
-        let metadata = cmd!(sh, "{cargo} metadata --locked --offline --format-version 1")
+        // Cargo.lock and Cargo.toml agree on the release moved to. cargo tree, unlike cargo
+        // metadata, resolves for the host only, so it needs no other platform's crates.
+        let tree = cmd!(sh, "{cargo} tree --locked --offline -i openssl-src --depth 0 -e normal")
             .quiet()
             .read()
-            .context("cargo metadata --locked after the move")?;
-        let (version, _) = super::fetch::package(&metadata, "openssl-src")?;
-        if &version != precise {
-            bail!("after the move, cargo metadata has openssl-src {version}, not {precise}");
+            .context("cargo tree --locked after the move")?;
+        if tree.trim() != format!("openssl-src v{precise}") {
+            bail!("after the move, cargo tree has `{}`, not openssl-src {precise}", tree.trim());
         }
         Ok(())
     }
