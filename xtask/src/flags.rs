@@ -71,8 +71,8 @@ cargo xtask <command>
       the CI workflow against this registry. --list prints each step, what it covers, its
       targets and its time in the last run here. --step runs only the steps named (again as
       often as named); --target only those that check that triple's toolchain rows; --full
-      adds the slow steps CI's default run leaves out (no_asm for Windows and aarch64). A
-      table of each step's time ends the run.
+      adds the steps CI's default run leaves out (no_asm for Windows and aarch64, and the
+      openssl crate's own tests against a prefix). A table of each step's time ends the run.
 ";
 
 pub enum Command {

@@ -14,6 +14,7 @@ mod native;
 mod package;
 mod prefix;
 mod repro;
+mod rust_openssl;
 mod sanitize;
 mod sccache;
 mod sets;
@@ -114,6 +115,8 @@ pub const STEPS: &[Step] = &[
            tier: Tier::Full, scope: Scope::Rows(How::Wine), run: |sh, cargo| windows::run(sh, cargo, true) },
     Step { name: "aarch64-no-asm", covers: "no_asm for aarch64 with gcc and clang-19 under qemu",
            tier: Tier::Full, scope: Scope::Rows(How::Qemu), run: |sh, _| aarch64::run(sh, true) },
+    Step { name: "rust-openssl", covers: "the openssl crate's own tests, unmodified, against a prefix through OPENSSL_DIR",
+           tier: Tier::Full, scope: Scope::Rows(How::Workspace), run: rust_openssl::run },
     Step { name: "msvc", covers: "MSVC with nasm: crypto-sys's tests on every code path, the prefix and openssl.exe",
            tier: Tier::Runner("windows-latest"), scope: Scope::Triple("x86_64-pc-windows-msvc"),
            run: |sh, cargo| native::run(sh, cargo, "x86_64-pc-windows-msvc") },
@@ -331,7 +334,7 @@ mod tests {
         assert!(default.contains(&"lint") && default.contains(&"aarch64"));
         assert!(!default.contains(&"aarch64-no-asm") && !default.contains(&"msvc"));
         let full = names(test(&[], &[], true));
-        assert_eq!(full.len(), default.len() + 2);
+        assert_eq!(full.len(), default.len() + 3);
         assert_eq!(names(test(&[], &["aarch64-unknown-linux-gnu"], false)), ["aarch64"]);
         assert_eq!(
             names(test(&[], &["aarch64-unknown-linux-gnu"], true)),
