@@ -17,3 +17,22 @@ pub mod sha256;
 
 /// OpenSSL's source tree, from the pinned openssl-src, which generation and every build read.
 pub use openssl_src::source_dir as openssl_source_dir;
+
+/// `f` of each item, `jobs` at a time (each item on whichever thread is free), in the items'
+/// order: generation's Configures, the C driver's runs, the assembled-only rows' files.
+pub fn par_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let next = AtomicUsize::new(0);
+    let results: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, items.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(item) = items.get(i) else { break };
+                *results[i].lock().unwrap() = Some(f(item));
+            });
+        }
+    });
+    results.into_iter().map(|r| r.into_inner().unwrap().expect("every item was mapped")).collect()
+}

@@ -364,7 +364,7 @@ pub fn configure_only(
     let tools = HostTools::find()?;
     let groups: Vec<Vec<Config>> =
         groups(configs).iter().map(|g| g.iter().map(|&i| configs[i]).collect()).collect();
-    let answers = par_map(&groups, jobs, |g| {
+    let answers = crate::par_map(&groups, jobs, |g| {
         let work = staging.dir.join("configure").join(g[0].key().replace('/', "-"));
         let scratch = Scratch::configure(work.clone(), &tools, source, &g[0]);
         let data = scratch.and_then(|s| s.config_data()).context(Check::Configure);
@@ -372,24 +372,6 @@ pub fn configure_only(
         data
     });
     Ok(groups.into_iter().zip(answers).collect())
-}
-
-/// `f` of each item, `jobs` at a time, in the items' order.
-fn par_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Mutex;
-    let next = AtomicUsize::new(0);
-    let results: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, items.len().max(1)) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(item) = items.get(i) else { break };
-                *results[i].lock().unwrap() = Some(f(item));
-            });
-        }
-    });
-    results.into_iter().map(|r| r.into_inner().unwrap().expect("every item was mapped")).collect()
 }
 
 fn configure_options(config: &Config) -> Vec<&'static str> {

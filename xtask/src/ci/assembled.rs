@@ -21,7 +21,6 @@ use crypto_build::generate::{self, Config};
 use crypto_build::manifest::{self, AsmFile, Manifest};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// One target's asm, assembled by one assembler: a matrix row checked `How::Assembled`.
 struct Row {
@@ -274,25 +273,9 @@ fn cpp_words(m: &Manifest, dir: &Path, src_root: &Path, file: &AsmFile) -> Resul
 
 /// Assembles every file, on every core.
 fn assemble_all(row: &Row, jobs: &[Asm], files: &[AsmFile]) -> Result<()> {
-    let next = AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let done: Vec<Vec<(usize, Result<()>)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(job) = jobs.get(i) else { return done };
-                        done.push((i, row.assemble(job)));
-                    }
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().expect("assembler worker panicked")).collect()
-    });
-    for (i, r) in done.into_iter().flatten() {
-        r.with_context(|| format!("assembling {}", files[i].path))?;
+    let done = crate::driver::side_by_side(jobs, |job| row.assemble(job));
+    for (r, file) in done.into_iter().zip(files) {
+        r.with_context(|| format!("assembling {}", file.path))?;
     }
     Ok(())
 }

@@ -227,21 +227,8 @@ pub fn check_counts(report: &Report, requested: &[&str]) -> Result<()> {
 /// `run` on each item, up to this machine's cores at once (each is one program, mostly
 /// waiting on it); the results in the items' order.
 pub fn side_by_side<T: Sync, R: Send>(items: &[T], run: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<std::sync::Mutex<Option<R>>> =
-        items.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(item) = items.get(i) else { break };
-                let r = run(item);
-                *results[i].lock().unwrap() = Some(r);
-            });
-        }
-    });
-    results.into_iter().map(|r| r.into_inner().unwrap().expect("every item ran")).collect()
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    crypto_build::par_map(items, cores, run)
 }
 
 #[cfg(test)]
