@@ -79,6 +79,20 @@ pub fn crates(root: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// A package's version and directory from `cargo metadata`'s JSON.
+pub fn package(metadata: &str, name: &str) -> Result<(String, std::path::PathBuf)> {
+    let v: serde_json::Value = serde_json::from_str(metadata).context("reading cargo metadata")?;
+    let packages = v["packages"].as_array().context("cargo metadata lists no packages")?;
+    let p = packages
+        .iter()
+        .find(|p| p["name"] == name)
+        .with_context(|| format!("cargo metadata does not list {name}"))?;
+    let version = p["version"].as_str().context("a package without a version")?;
+    let manifest = p["manifest_path"].as_str().context("a package without a manifest_path")?;
+    let dir = Path::new(manifest).parent().context("a manifest_path without a directory")?;
+    Ok((version.to_string(), dir.to_path_buf()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,5 +122,15 @@ mod tests {
         let other = line.replace("crypto-sys#", "openssl-sys#");
         assert_eq!(crypto_sys_out_dir(&other), None);
         assert_eq!(crypto_sys_out_dir("not json"), None);
+    }
+
+    #[test]
+    fn reads_a_package_from_metadata() {
+        let json = r#"{"packages":[{"name":"cc","version":"1.2.0","manifest_path":"/r/cc/Cargo.toml"},
+            {"name":"openssl-src","version":"400.0.2+4.0.3","manifest_path":"/r/openssl-src-400.0.2+4.0.3/Cargo.toml"}]}"#;
+        let (version, dir) = package(json, "openssl-src").unwrap();
+        assert_eq!(version, "400.0.2+4.0.3");
+        assert_eq!(dir, Path::new("/r/openssl-src-400.0.2+4.0.3"));
+        assert!(package(json, "ring").is_err());
     }
 }

@@ -60,12 +60,5 @@ fn openssl_crate_dir(sh: &Shell, cargo: &str, consumer: &std::path::Path) -> Res
     let meta = cmd!(sh, "{cargo} metadata --format-version 1 --manifest-path {consumer}")
         .read()
         .context("cargo metadata of the prefix consumer")?;
-    let meta: serde_json::Value = serde_json::from_str(&meta)?;
-    let packages = meta["packages"].as_array().context("cargo metadata lists no packages")?;
-    let openssl = packages
-        .iter()
-        .find(|p| p["name"] == "openssl")
-        .context("the prefix consumer does not depend on the openssl crate")?;
-    let manifest = openssl["manifest_path"].as_str().context("no manifest_path")?;
-    Ok(PathBuf::from(manifest).parent().context("a manifest has a directory")?.to_path_buf())
+    Ok(crate::cargo::package(&meta, "openssl")?.1)
 }

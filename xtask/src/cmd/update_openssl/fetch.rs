@@ -70,7 +70,7 @@ pub fn openssl_src(sh: &Shell, scratch: &Path, version: &str) -> Result<Fetched>
         .with_context(|| format!("fetching openssl-src {requirement} through cargo"))?;
     let metadata =
         cmd!(sh, "{cargo} metadata --format-version 1 --manifest-path {path}").quiet().read()?;
-    let (crate_version, crate_dir) = package(&metadata, "openssl-src")?;
+    let (crate_version, crate_dir) = crate::cargo::package(&metadata, "openssl-src")?;
     let source = Source::at(&crate_dir.join("openssl"))?;
     if let Wanted::Openssl { release, .. } = &wanted {
         if &source.version != release {
@@ -82,20 +82,6 @@ pub fn openssl_src(sh: &Shell, scratch: &Path, version: &str) -> Result<Fetched>
         }
     }
     Ok(Fetched { crate_version, source })
-}
-
-/// A package's version and directory from `cargo metadata`'s JSON.
-fn package(metadata: &str, name: &str) -> Result<(String, std::path::PathBuf)> {
-    let v: serde_json::Value = serde_json::from_str(metadata).context("reading cargo metadata")?;
-    let packages = v["packages"].as_array().context("cargo metadata lists no packages")?;
-    let p = packages
-        .iter()
-        .find(|p| p["name"] == name)
-        .with_context(|| format!("cargo metadata does not list {name}"))?;
-    let version = p["version"].as_str().context("a package without a version")?;
-    let manifest = p["manifest_path"].as_str().context("a package without a manifest_path")?;
-    let dir = Path::new(manifest).parent().context("a manifest_path without a directory")?;
-    Ok((version.to_string(), dir.to_path_buf()))
 }
 
 #[cfg(test)]
@@ -111,15 +97,5 @@ mod tests {
         assert_eq!(wanted("3.5.5").unwrap(), line("~300.5", "3.5.5"));
         assert!(wanted("3.5").is_err());
         assert!(wanted("latest").is_err());
-    }
-
-    #[test]
-    fn reads_a_package_from_metadata() {
-        let json = r#"{"packages":[{"name":"cc","version":"1.2.0","manifest_path":"/r/cc/Cargo.toml"},
-            {"name":"openssl-src","version":"400.0.2+4.0.3","manifest_path":"/r/openssl-src-400.0.2+4.0.3/Cargo.toml"}]}"#;
-        let (version, dir) = package(json, "openssl-src").unwrap();
-        assert_eq!(version, "400.0.2+4.0.3");
-        assert_eq!(dir, Path::new("/r/openssl-src-400.0.2+4.0.3"));
-        assert!(package(json, "ring").is_err());
     }
 }
