@@ -25,18 +25,19 @@ pub fn host_triple(sh: &Shell) -> Result<String> {
 }
 
 /// `cargo xtask build --target <triple> <args> --prefix <prefix>` with `cc` as the target's C
-/// compiler (`CC_<triple>`), as a user runs it, in a process of its own: its standard output
-/// and error, or an error carrying them. Its summary is printed.
+/// compiler (`CC_<triple>`), in a process of its own: its standard output and error, or an
+/// error carrying them. Its summary is printed. It runs the binary `cargo xtask` runs, this
+/// one, so that it never waits on cargo's lock while a step beside it builds through cargo.
 pub fn for_target(
     sh: &Shell,
-    cargo: &str,
     triple: &str,
     cc: &str,
     args: &[&str],
     prefix: &Path,
 ) -> Result<String> {
     let _cc = sh.push_env(format!("CC_{}", triple.replace('-', "_")), cc);
-    let out = cmd!(sh, "{cargo} xtask build --target {triple} {args...} --prefix {prefix}")
+    let xtask = std::env::current_exe().context("finding xtask's own binary")?;
+    let out = cmd!(sh, "{xtask} build --target {triple} {args...} --prefix {prefix}")
         .ignore_status()
         .output()?;
     let text =

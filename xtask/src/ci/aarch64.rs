@@ -43,7 +43,6 @@ fn require_tools() -> Result<()> {
 /// overlap the next prefix's compile: the emulator is mostly one core's work.
 pub fn run(sh: &Shell, full: bool) -> Result<()> {
     require_tools()?;
-    let cargo = crate::cargo::cargo();
     std::thread::scope(|scope| {
         let mut checks = Vec::new();
         for row in rows() {
@@ -53,7 +52,7 @@ pub fn run(sh: &Shell, full: bool) -> Result<()> {
                 let prefix = prefix_dir(&format!("{name}-{set}"));
                 let started = Instant::now();
                 let args = ["--asm-set", set];
-                let out = crate::cargo::for_target(sh, &cargo, TRIPLE, cc, &args, &prefix)
+                let out = crate::cargo::for_target(sh, TRIPLE, cc, &args, &prefix)
                     .with_context(|| format!("aarch64 build with {cc}, set {set}"))?;
                 println!(
                     "aarch64: {cc}, set {set}: built in {:.0} s",

@@ -8,6 +8,7 @@ mod apps;
 mod assembled;
 mod consumers;
 mod driver_paths;
+mod lanes;
 mod lint;
 mod lock;
 mod native;
@@ -52,11 +53,21 @@ pub enum Scope {
     Triple(&'static str),
 }
 
+/// Which steps may run side by side (see `lanes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lane {
+    /// Builds through cargo in the workspace's target directory.
+    Cargo,
+    /// Never calls cargo: generation, builds without cargo into their own directories.
+    Apart,
+}
+
 pub struct Step {
     pub name: &'static str,
     pub covers: &'static str,
     pub tier: Tier,
     pub scope: Scope,
+    pub lane: Lane,
     run: fn(&Shell, &str) -> Result<()>,
 }
 
@@ -79,53 +90,55 @@ impl Step {
     }
 }
 
+/// In run order within each lane: `no_asm` comes once `lock` has most likely generated the
+/// host's no_asm set, which its build would otherwise wait for.
 #[rustfmt::skip]
 pub const STEPS: &[Step] = &[
     Step { name: "lint", covers: "cargo fmt --check, clippy -D warnings", tier: Tier::Default,
-           scope: Scope::Workspace, run: |sh, cargo| lint::run(sh, cargo) },
+           scope: Scope::Workspace, lane: Lane::Cargo, run: |sh, cargo| lint::run(sh, cargo) },
     Step { name: "lock", covers: "every configuration of every target generated and equal to generate.lock",
-           tier: Tier::Default, scope: Scope::Workspace, run: |_, _| lock::run() },
+           tier: Tier::Default, scope: Scope::Workspace, lane: Lane::Apart, run: |_, _| lock::run() },
     Step { name: "workflow", covers: "actionlint on .github/workflows/ci.yml; its jobs run exactly these steps",
-           tier: Tier::Default, scope: Scope::Workspace, run: |_, _| check_workflow() },
+           tier: Tier::Default, scope: Scope::Workspace, lane: Lane::Cargo, run: |_, _| check_workflow() },
     Step { name: "workspace", covers: "cargo test --workspace (xtask's tests, crypto-sys's suites)",
-           tier: Tier::Default, scope: Scope::Rows(How::Workspace), run: sets::workspace },
+           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::workspace },
     Step { name: "auto", covers: "set auto: verify, crypto-sys's suites on every x86_64 code path",
-           tier: Tier::Default, scope: Scope::Rows(How::Workspace), run: sets::auto },
+           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::auto },
     Step { name: "asm_avx2", covers: "set asm_avx2: crypto-sys's tests, verify, every code path",
-           tier: Tier::Default, scope: Scope::Rows(How::Workspace), run: sets::asm_avx2 },
-    Step { name: "no_asm", covers: "set no_asm by a C compiler that fails the C variant's probe: tests, verify, every code path, --strict",
-           tier: Tier::Default, scope: Scope::Rows(How::Workspace), run: sets::no_asm },
+           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::asm_avx2 },
     Step { name: "toolchains", covers: "the other host rows built and tested (clang-14, without legacy); docs/toolchains.md against detect",
-           tier: Tier::Default, scope: Scope::Rows(How::Rust), run: sets::toolchains },
+           tier: Tier::Default, scope: Scope::Rows(How::Rust), lane: Lane::Cargo, run: sets::toolchains },
     Step { name: "prefix", covers: "xtask build --prefix --apps: openssl-sys, pkg-config, CMake, bin/openssl with the installed config, --openssldir, the C driver natively",
-           tier: Tier::Default, scope: Scope::Rows(How::Workspace), run: prefix::run },
+           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: prefix::run },
     Step { name: "sanitize", covers: "OpenSSL and the C driver by clang-19 with ASan and UBSan, every code path",
-           tier: Tier::Default, scope: Scope::Rows(How::Sanitizer), run: |sh, _| sanitize::run(sh) },
+           tier: Tier::Default, scope: Scope::Rows(How::Sanitizer), lane: Lane::Cargo, run: |sh, _| sanitize::run(sh) },
+    Step { name: "no_asm", covers: "set no_asm by a C compiler that fails the C variant's probe: tests, verify, every code path, --strict",
+           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::no_asm },
     Step { name: "windows", covers: "mingw gcc with GNU as and with nasm: the C driver under wine on every code path",
-           tier: Tier::Default, scope: Scope::Rows(How::Wine), run: |sh, cargo| windows::run(sh, cargo, false) },
+           tier: Tier::Default, scope: Scope::Rows(How::Wine), lane: Lane::Apart, run: |sh, _| windows::run(sh, false) },
     Step { name: "aarch64", covers: "gcc and clang-19: the C driver under qemu-aarch64 on every armcap path",
-           tier: Tier::Default, scope: Scope::Rows(How::Qemu), run: |sh, _| aarch64::run(sh, false) },
+           tier: Tier::Default, scope: Scope::Rows(How::Qemu), lane: Lane::Apart, run: |sh, _| aarch64::run(sh, false) },
     Step { name: "assembled", covers: "rows only assembled: every asm file assembled, exports and fast paths checked",
-           tier: Tier::Default, scope: Scope::Rows(How::Assembled), run: |_, _| assembled::run() },
+           tier: Tier::Default, scope: Scope::Rows(How::Assembled), lane: Lane::Apart, run: |_, _| assembled::run() },
     Step { name: "package", covers: "the .crate files at another path, no perl, debug and release at once, same bytes",
-           tier: Tier::Default, scope: Scope::Rows(How::Workspace), run: package::run },
+           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: package::run },
     Step { name: "sccache", covers: "RUSTC_WRAPPER=sccache routes OpenSSL's C through sccache",
-           tier: Tier::Default, scope: Scope::Rows(How::Workspace), run: sccache::run },
+           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sccache::run },
     Step { name: "windows-no-asm", covers: "no_asm for Windows (OpenSSL's plain C on LLP64) under wine",
-           tier: Tier::Full, scope: Scope::Rows(How::Wine), run: |sh, cargo| windows::run(sh, cargo, true) },
+           tier: Tier::Full, scope: Scope::Rows(How::Wine), lane: Lane::Apart, run: |sh, _| windows::run(sh, true) },
     Step { name: "aarch64-no-asm", covers: "no_asm for aarch64 with gcc and clang-19 under qemu",
-           tier: Tier::Full, scope: Scope::Rows(How::Qemu), run: |sh, _| aarch64::run(sh, true) },
+           tier: Tier::Full, scope: Scope::Rows(How::Qemu), lane: Lane::Apart, run: |sh, _| aarch64::run(sh, true) },
     Step { name: "rust-openssl", covers: "the openssl crate's own tests, unmodified, against a prefix through OPENSSL_DIR",
-           tier: Tier::Full, scope: Scope::Rows(How::Workspace), run: rust_openssl::run },
+           tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: rust_openssl::run },
     Step { name: "msvc", covers: "MSVC with nasm: crypto-sys's tests on every code path, the prefix and openssl.exe",
            tier: Tier::Runner("windows-latest"), scope: Scope::Triple("x86_64-pc-windows-msvc"),
-           run: |sh, cargo| native::run(sh, cargo, "x86_64-pc-windows-msvc") },
+           lane: Lane::Cargo, run: |sh, cargo| native::run(sh, cargo, "x86_64-pc-windows-msvc") },
     Step { name: "macos-arm64", covers: "macOS arm64 natively: crypto-sys's tests, the prefix and bin/openssl",
            tier: Tier::Runner("macos-14"), scope: Scope::Triple("aarch64-apple-darwin"),
-           run: |sh, cargo| native::run(sh, cargo, "aarch64-apple-darwin") },
+           lane: Lane::Cargo, run: |sh, cargo| native::run(sh, cargo, "aarch64-apple-darwin") },
     Step { name: "macos-x86_64", covers: "macOS x86_64 natively: crypto-sys's tests on every code path, the prefix and bin/openssl",
            tier: Tier::Runner("macos-15-intel"), scope: Scope::Triple("x86_64-apple-darwin"),
-           run: |sh, cargo| native::run(sh, cargo, "x86_64-apple-darwin") },
+           lane: Lane::Cargo, run: |sh, cargo| native::run(sh, cargo, "x86_64-apple-darwin") },
 ];
 
 /// Each step's time in the last run on this machine.
@@ -138,14 +151,30 @@ impl Test {
             return Ok(());
         }
         let chosen = self.chosen()?;
-        let cargo = crate::cargo::cargo();
-        let mut steps = Steps::default();
-        for step in chosen {
-            steps.run(step.name, || {
-                (step.run)(sh, &cargo).with_context(|| format!("step `{}`", step.name))
-            })?;
+        let started = std::time::Instant::now();
+        // A child of `lanes::run`: one step, its time for the parent.
+        if let Ok(result_file) = std::env::var(lanes::RESULT_VAR) {
+            let [step] = chosen[..] else { bail!("{} is for one step", lanes::RESULT_VAR) };
+            let outcome = run_step(sh, step);
+            lanes::write_result(result_file.as_ref(), outcome.took, outcome.cores);
+            return outcome.result;
         }
-        steps.report();
+        let outcomes = if lanes::worth_it(&chosen) {
+            lanes::run(&chosen)?
+        } else {
+            let mut outcomes = Vec::new();
+            for step in chosen {
+                outcomes.push(run_step(sh, step));
+                if outcomes.last().is_some_and(|o| o.result.is_err()) {
+                    break;
+                }
+            }
+            outcomes
+        };
+        report(&outcomes, started.elapsed());
+        for o in outcomes {
+            o.result?;
+        }
         println!("cargo xtask test: all checks passed");
         Ok(())
     }
@@ -255,10 +284,13 @@ fn check_workflow() -> Result<()> {
     Ok(())
 }
 
-/// How long each step took, printed as it ends and again at the end, so that CI's time budget
-/// can be read from one run's log.
-#[derive(Default)]
-struct Steps(Vec<(String, std::time::Duration, Option<f64>)>);
+/// A step's end: how long it took, the cores its processes kept busy, and whether it passed.
+pub struct Outcome {
+    name: &'static str,
+    took: Duration,
+    cores: Option<f64>,
+    result: Result<()>,
+}
 
 /// CPU seconds of this process's finished children (Linux's /proc; `None` elsewhere): a step's
 /// share of both cores shows where steps could overlap.
@@ -271,29 +303,35 @@ fn children_cpu_seconds() -> Option<f64> {
     Some(ticks as f64 / 100.0)
 }
 
-impl Steps {
-    fn run(&mut self, name: &str, step: impl FnOnce() -> Result<()>) -> Result<()> {
-        let started = std::time::Instant::now();
-        let cpu_before = children_cpu_seconds();
-        let result = step();
-        let took = started.elapsed();
-        let cores = cpu_before
-            .zip(children_cpu_seconds())
-            .map(|(b, a)| (a - b) / took.as_secs_f64().max(0.001));
-        let outcome = if result.is_ok() { "done" } else { "FAILED" };
-        println!("step `{name}`: {outcome} in {:.0} s{}", took.as_secs_f64(), cores_text(cores));
-        if result.is_ok() {
-            record_time(name, took);
-        }
-        self.0.push((name.to_string(), took, cores));
-        result
-    }
+/// One step in this process; its time is printed as it ends.
+fn run_step(sh: &Shell, step: &'static Step) -> Outcome {
+    let cargo = crate::cargo::cargo();
+    let started = std::time::Instant::now();
+    let cpu_before = children_cpu_seconds();
+    let result = (step.run)(sh, &cargo).with_context(|| format!("step `{}`", step.name));
+    let took = started.elapsed();
+    let cores = cpu_before
+        .zip(children_cpu_seconds())
+        .map(|(b, a)| (a - b) / took.as_secs_f64().max(0.001));
+    let outcome = if result.is_ok() { "done" } else { "FAILED" };
+    println!("step `{}`: {outcome} in {:.0} s{}", step.name, took.as_secs_f64(), cores_text(cores));
+    Outcome { name: step.name, took, cores, result }
+}
 
-    fn report(&self) {
-        let total: std::time::Duration = self.0.iter().map(|(_, d, _)| *d).sum();
-        println!("cargo xtask test: {:.0} s in all", total.as_secs_f64());
-        for (name, took, cores) in &self.0 {
-            println!("  {:>6.0} s  {name}{}", took.as_secs_f64(), cores_text(*cores));
+/// Each step's time, again at the end, so that CI's time budget can be read from one run's
+/// log; the passed ones are kept for `--list`.
+fn report(outcomes: &[Outcome], wall: Duration) {
+    let sum: Duration = outcomes.iter().map(|o| o.took).sum();
+    println!(
+        "cargo xtask test: {:.0} s in all ({:.0} s of steps, up to two at a time)",
+        wall.as_secs_f64(),
+        sum.as_secs_f64()
+    );
+    for o in outcomes {
+        let failed = if o.result.is_err() { "  FAILED" } else { "" };
+        println!("  {:>6.0} s  {}{}{failed}", o.took.as_secs_f64(), o.name, cores_text(o.cores));
+        if o.result.is_ok() {
+            record_time(o.name, o.took);
         }
     }
 }

@@ -15,7 +15,7 @@ const NASM_WITHOUT_ZMM: &str = "xtask/tests/fixtures/nasm-without-zmm";
 
 /// Each wine row of the matrix with its sets (`full`: the sets only `--full` adds), every
 /// prefix checked by the C driver under wine; then the downgrade and bad-input cases.
-pub fn run(sh: &Shell, cargo: &str, full: bool) -> Result<()> {
+pub fn run(sh: &Shell, full: bool) -> Result<()> {
     for tool in [MINGW, "nasm"] {
         ensure!(which::which(tool).is_ok(), "{tool} is not installed; .ci/run installs it");
     }
@@ -27,7 +27,7 @@ pub fn run(sh: &Shell, cargo: &str, full: bool) -> Result<()> {
             let started = std::time::Instant::now();
             let apps = row.apps && *set == "auto";
             let args = [&["--asm-set", set][..], if apps { &["--apps"] } else { &[] }].concat();
-            let out = build(sh, cargo, row.cc, row.assembler, &args, &prefix)
+            let out = build(sh, row.cc, row.assembler, &args, &prefix)
                 .with_context(|| format!("Windows build with {name}, set {set}"))?;
             let built = started.elapsed();
             let want = usize::from(*set == "auto" && !row.downgraded.is_empty());
@@ -53,8 +53,8 @@ pub fn run(sh: &Shell, cargo: &str, full: bool) -> Result<()> {
     if full {
         return Ok(());
     }
-    nasm_without_zmm(sh, cargo).context("a nasm that cannot assemble zmm")?;
-    bad_input(sh, cargo)
+    nasm_without_zmm(sh).context("a nasm that cannot assemble zmm")?;
+    bad_input(sh)
 }
 
 fn prefix_dir(name: &str) -> PathBuf {
@@ -65,7 +65,6 @@ fn prefix_dir(name: &str) -> PathBuf {
 /// assembler, as a user runs it.
 fn build(
     sh: &Shell,
-    cargo: &str,
     cc: &str,
     assembler: Option<&str>,
     args: &[&str],
@@ -73,17 +72,17 @@ fn build(
 ) -> Result<String> {
     let asm = assembler.map(|a| ["--assembler", a]).into_iter().flatten();
     let args: Vec<&str> = asm.chain(args.iter().copied()).collect();
-    crate::cargo::for_target(sh, cargo, TRIPLE, cc, &args, prefix)
+    crate::cargo::for_target(sh, TRIPLE, cc, &args, prefix)
 }
 
 /// Exactly one warning, the asm_avx2 nasm rendering for every file that needs AVX-512, a
 /// passing driver; `--strict` refuses.
-fn nasm_without_zmm(sh: &Shell, cargo: &str) -> Result<()> {
+fn nasm_without_zmm(sh: &Shell) -> Result<()> {
     let nasm = crate::cargo::project_root().join(NASM_WITHOUT_ZMM);
     let _nasm = sh.push_env("NASM", &nasm);
     let row = Row::find(TRIPLE, MINGW, Some("nasm"))?;
     let prefix = prefix_dir("nasm-without-zmm");
-    let stderr = build(sh, cargo, MINGW, Some("nasm"), &[], &prefix)?;
+    let stderr = build(sh, MINGW, Some("nasm"), &[], &prefix)?;
     let w = crate::cargo::warnings(&stderr);
     ensure!(
         w.len() == 1 && w[0].contains("downgraded") && w[0].contains("asm_avx2"),
@@ -100,7 +99,7 @@ fn nasm_without_zmm(sh: &Shell, cargo: &str) -> Result<()> {
         "the AVX-IFMA file needs no zmm and must stay in asm"
     );
     super::driver_paths::check_prefix(sh, &row.driver()?, &prefix)?;
-    let strict = build(sh, cargo, MINGW, Some("nasm"), &["--strict"], &prefix_dir("strict"));
+    let strict = build(sh, MINGW, Some("nasm"), &["--strict"], &prefix_dir("strict"));
     match strict {
         Err(e) if format!("{e:#}").contains("strict mode") => Ok(()),
         other => bail!("--strict must refuse the downgrade, got {other:?}"),
@@ -109,7 +108,7 @@ fn nasm_without_zmm(sh: &Shell, cargo: &str) -> Result<()> {
 
 /// A missing nasm or C compiler is one line naming it and how to get it, and installs no
 /// prefix.
-fn bad_input(sh: &Shell, cargo: &str) -> Result<()> {
+fn bad_input(sh: &Shell) -> Result<()> {
     let cases = [
         ("NASM=/nonexistent/nasm", MINGW, Some("nasm"), "nasm not found"),
         (
@@ -127,7 +126,7 @@ fn bad_input(sh: &Shell, cargo: &str) -> Result<()> {
             std::fs::remove_dir_all(&prefix)
                 .with_context(|| format!("removing {}", prefix.display()))?;
         }
-        match build(sh, cargo, cc, assembler, &[], &prefix) {
+        match build(sh, cc, assembler, &[], &prefix) {
             Err(e) if format!("{e:#}").contains(want) && !prefix.exists() => {
                 println!("{case}: refused, naming `{want}`");
             }
