@@ -59,7 +59,14 @@ pub const LEGACY: BuiltInProvider = BuiltInProvider {
 pub struct AsmIdentity {
     pub gas_version: &'static str,
     pub nasm_version: &'static str,
+    /// What `__clang_major__` says where the target's compiler is clang (its `predefined`
+    /// holds [`CLANG_MAJOR_OF_SET`]): perlasm asks it when the banners enabled nothing
+    /// (OpenSSL 4.0: 11 or more for AVX, AVX-512 and ADX, 16 or more for AVX-IFMA).
+    pub clang_major: &'static str,
 }
+
+/// Stands in a target's `predefined` for its set's [`AsmIdentity::clang_major`].
+pub const CLANG_MAJOR_OF_SET: &str = "(the set's clang major)";
 
 /// One generated flavour of OpenSSL's perlasm output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,8 +81,12 @@ pub struct AsmSet {
     pub rank: u8,
 }
 
-const GAS_2_40: AsmIdentity = AsmIdentity { gas_version: "2.40", nasm_version: "2.16.01" };
-const GAS_2_23: AsmIdentity = AsmIdentity { gas_version: "2.23", nasm_version: "2.10" };
+const GAS_2_40: AsmIdentity =
+    AsmIdentity { gas_version: "2.40", nasm_version: "2.16.01", clang_major: "19" };
+// 10: perlasm's clang probe takes 11 (icx's first) for AVX-512; every lower level is the
+// banners' to enable, and GNU as 2.23 does.
+const GAS_2_23: AsmIdentity =
+    AsmIdentity { gas_version: "2.23", nasm_version: "2.10", clang_major: "10" };
 
 use Feature::*;
 
@@ -304,7 +315,7 @@ const GCC_AARCH64_LINUX: &[(&str, &str)] = &[
 /// Apple's clang, as clang-19 with `-target arm64-apple-macos11` reports it.
 const CLANG_ARM64_DARWIN: &[(&str, &str)] = &[
     ("__clang__", "1"),
-    ("__clang_major__", "19"),
+    ("__clang_major__", CLANG_MAJOR_OF_SET),
     ("__GNUC__", "4"),
     ("__APPLE_CC__", "6000"),
     ("__APPLE__", "1"),
@@ -322,7 +333,7 @@ const CLANG_ARM64_DARWIN: &[(&str, &str)] = &[
 /// Apple's clang for x86_64 (`-target x86_64-apple-macos11`).
 const CLANG_X86_64_DARWIN: &[(&str, &str)] = &[
     ("__clang__", "1"),
-    ("__clang_major__", "19"),
+    ("__clang_major__", CLANG_MAJOR_OF_SET),
     ("__GNUC__", "4"),
     ("__APPLE_CC__", "6000"),
     ("__APPLE__", "1"),

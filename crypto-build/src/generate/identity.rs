@@ -1,7 +1,7 @@
 //! Fake `cc` and `nasm` that answer every probe of Configure and the perlasm scripts with the
 //! set's fixed assembler identity, so the output never depends on the host's tools.
 
-use crate::data::{AsmIdentity, CcKind, Target};
+use crate::data::{AsmIdentity, CcKind, Target, CLANG_MAJOR_OF_SET};
 use anyhow::{Context, Result};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -10,7 +10,8 @@ pub struct FakeTools {
     pub dir: PathBuf,
 }
 
-/// Where the fake tools note each answer that depends on the identity (the assembler banners).
+/// Where the fake tools note each answer that depends on the identity (the assembler banners,
+/// a clang target's `__clang_major__`).
 const PROBE_LOG: &str = "identity-probes.log";
 
 impl FakeTools {
@@ -19,8 +20,15 @@ impl FakeTools {
     pub fn write(dir: &Path, perl: &Path, target: &Target, id: &AsmIdentity) -> Result<FakeTools> {
         fs::create_dir_all(dir)?;
         let shebang = format!("#!{}\n", perl.display());
-        let predefined: String =
-            target.predefined.iter().map(|(k, v)| format!("  ['{k}', '{v}'],\n")).collect();
+        // The third field marks the macros whose value is the identity's.
+        let predefined: String = target
+            .predefined
+            .iter()
+            .map(|&(k, v)| match v {
+                CLANG_MAJOR_OF_SET => format!("  ['{k}', '{}', 1],\n", id.clang_major),
+                _ => format!("  ['{k}', '{v}', 0],\n"),
+            })
+            .collect();
         let help = if target.noexecstack {
             "  --noexecstack           require executable stack for this object\\n"
         } else {
@@ -86,7 +94,10 @@ use strict; use warnings;
 @PROBED@my @predefined = (
 @PREDEFINED@);
 my $args = join(' ', @ARGV);
-if ($args =~ /-dM -E/) { print "#define $_->[0] $_->[1]\n" for @predefined; exit 0; }
+if ($args =~ /-dM -E/) {
+  for my $p (@predefined) { print "#define $p->[0] $p->[1]\n"; probed() if $p->[2]; }
+  exit 0;
+}
 if ($args =~ /-Wa,--help/) { print "@AS_HELP@"; exit 0; }
 if ($args =~ /-Wa,-v/) { probed(); @AS_BANNER@ }
 if ($args eq '-v') { print STDERR "gcc version 12.2.0 (crypto-build identity)\n"; exit 0; }
@@ -94,7 +105,7 @@ if ($args eq '--version') { print "cc (crypto-build identity) 12.2.0\n"; exit 0;
 if ($args eq '-V') { exit 1; }
 if ($args =~ /-E -P -$/) {
   local $/; my $in = <STDIN>;
-  for my $p (@predefined) { $in =~ s/\b\Q$p->[0]\E\b/$p->[1]/g; }
+  for my $p (@predefined) { probed() if $in =~ s/\b\Q$p->[0]\E\b/$p->[1]/g && $p->[2]; }
   $in =~ s/\b__USER_LABEL_PREFIX__\b//g; print $in; exit 0;
 }
 print STDERR "crypto-build fake cc: unexpected invocation: cc $args\n";
@@ -106,3 +117,45 @@ const FAKE_NASM: &str = r##"# crypto-build's fake nasm: a fixed identity for Ope
 print STDERR "crypto-build fake nasm: unexpected invocation: nasm @ARGV\n";
 exit 1;
 "##;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{SETS, TARGETS};
+    use std::process::Command;
+
+    fn predefined(target: &str, set: &str) -> (String, bool) {
+        let target = TARGETS.iter().find(|t| t.name == target).unwrap();
+        let set = SETS.iter().find(|s| s.name == set).unwrap();
+        let dir = std::env::temp_dir().join(format!(
+            "crypto-build-identity-{}-{}-{}",
+            std::process::id(),
+            target.name,
+            set.name
+        ));
+        let fake =
+            FakeTools::write(&dir, Path::new("/usr/bin/perl"), target, &set.identity).unwrap();
+        // perlasm's 4.0 probe, word for word.
+        let out = Command::new("perl")
+            .arg(dir.join("cc"))
+            .args(["-x", "c", "/dev/null", "-dM", "-E"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let probed = fake.probed();
+        fs::remove_dir_all(&dir).unwrap();
+        (String::from_utf8(out.stdout).unwrap(), probed)
+    }
+
+    /// A clang target's `__clang_major__` is its set's, and asking it is a probe of the
+    /// identity; gcc targets have none, so their answer is the same for every set.
+    #[test]
+    fn clang_major_is_the_sets() {
+        let (asm, probed) = predefined("darwin64-x86_64-cc", "asm");
+        assert!(asm.contains("#define __clang_major__ 19\n") && probed, "{asm}");
+        let (avx2, probed) = predefined("darwin64-x86_64-cc", "asm_avx2");
+        assert!(avx2.contains("#define __clang_major__ 10\n") && probed, "{avx2}");
+        let (linux, probed) = predefined("linux-x86_64", "asm_avx2");
+        assert!(!linux.contains("__clang_major__") && linux.contains("__GNUC__") && !probed);
+    }
+}

@@ -364,14 +364,22 @@ pub fn configure_only(
     let tools = HostTools::find()?;
     let groups: Vec<Vec<Config>> =
         groups(configs).iter().map(|g| g.iter().map(|&i| configs[i]).collect()).collect();
-    let answers = crate::par_map(&groups, jobs, |g| {
-        let work = staging.dir.join("configure").join(g[0].key().replace('/', "-"));
-        let scratch = Scratch::configure(work.clone(), &tools, source, &g[0]);
-        let data = scratch.and_then(|s| s.config_data()).context(Check::Configure);
+    let configure = |c: &Config| {
+        let work = staging.dir.join("configure").join(c.key().replace('/', "-"));
+        let scratch = Scratch::configure(work.clone(), &tools, source, c);
+        let answer = scratch.and_then(|s| Ok((s.config_data()?, s.probed())));
         let _ = fs::remove_dir_all(&work);
-        data
+        answer.context(Check::Configure)
+    };
+    // As in stage_group: a Configure that asked for the identity serves only its own.
+    let answers = crate::par_map(&groups, jobs, |g| match configure(&g[0]) {
+        Ok((data, true)) if g.len() > 1 => {
+            let rest = g[1..].iter().map(|c| (vec![*c], configure(c).map(|(d, _)| d)));
+            std::iter::once((vec![g[0]], Ok(data))).chain(rest).collect()
+        }
+        answer => vec![(g.clone(), answer.map(|(d, _)| d))],
     });
-    Ok(groups.into_iter().zip(answers).collect())
+    Ok(answers.into_iter().flatten().collect())
 }
 
 fn configure_options(config: &Config) -> Vec<&'static str> {
