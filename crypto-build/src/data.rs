@@ -5,27 +5,52 @@ use std::fmt;
 /// OpenSSL version that openssl-src (pinned in the workspace) provides.
 pub const OPENSSL_VERSION: &str = "3.6.3";
 
+/// A Configure option shared by every set, and the releases it applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommonOption {
+    pub option: &'static str,
+    /// The first OpenSSL release whose Configure no longer knows it (it warns the option
+    /// deprecated); `None`: every release takes it.
+    pub gone_in: Option<&'static str>,
+}
+
+const fn always(option: &'static str) -> CommonOption {
+    CommonOption { option, gone_in: None }
+}
+
 /// Configure options shared by every set: openssl-src's, with its `legacy` feature on as
 /// openssl-sys's `vendored` build has it (no `no-legacy`: with `no-module` the legacy provider
 /// is built into libcrypto).
-pub const CONFIGURE_COMMON: &[&str] = &[
-    "no-shared",
-    "no-module",
-    "no-tests",
-    "no-comp",
-    "no-zlib",
-    "no-zlib-dynamic",
-    "--libdir=lib",
-    "no-ssl3",
-    "no-md2",
-    "no-rc5",
-    "no-weak-ssl-ciphers",
-    "no-camellia",
-    "no-idea",
-    "no-seed",
-    "--prefix=/usr/local",
-    "--openssldir=/usr/local/ssl",
+pub const CONFIGURE_COMMON: &[CommonOption] = &[
+    always("no-shared"),
+    always("no-module"),
+    always("no-tests"),
+    always("no-comp"),
+    always("no-zlib"),
+    always("no-zlib-dynamic"),
+    always("--libdir=lib"),
+    // 4.0 removed SSLv3 (Configure's %deprecated_disablables), though openssl-src still passes it.
+    CommonOption { option: "no-ssl3", gone_in: Some("4.0.0") },
+    always("no-md2"),
+    always("no-rc5"),
+    always("no-weak-ssl-ciphers"),
+    always("no-camellia"),
+    always("no-idea"),
+    always("no-seed"),
+    always("--prefix=/usr/local"),
+    always("--openssldir=/usr/local/ssl"),
 ];
+
+/// [`CONFIGURE_COMMON`]'s options that OpenSSL `release` (`3.6.3`) takes, in order.
+pub fn configure_common(release: &str) -> Vec<&'static str> {
+    let number = |v: &str| -> Vec<u32> { v.split('.').map(|p| p.parse().unwrap_or(0)).collect() };
+    let release = number(release);
+    CONFIGURE_COMMON
+        .iter()
+        .filter(|o| o.gone_in.is_none_or(|gone| release < number(gone)))
+        .map(|o| o.option)
+        .collect()
+}
 
 /// The legacy provider (DES, RC2, RC4, MD4, … and the PKCS#12 files they protect), built into
 /// libcrypto as openssl-sys's `vendored` build has it, and left out by crypto-sys's
@@ -1064,6 +1089,17 @@ mod code_path_tests {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// SSLv3 is gone from 4.0: its Configure lists `ssl3` in %deprecated_disablables and
+    /// warns of `no-ssl3`; 3.6.3's still disables it.
+    #[test]
+    fn no_ssl3_only_before_4_0() {
+        assert!(configure_common("3.6.3").contains(&"no-ssl3"));
+        assert!(configure_common("3.5.5").contains(&"no-ssl3"));
+        let four = configure_common("4.0.3");
+        assert!(!four.contains(&"no-ssl3") && four.contains(&"no-md2"));
+        assert_eq!(four.len(), CONFIGURE_COMMON.len() - 1);
+    }
 
     #[test]
     fn every_target_ends_with_no_asm_and_its_arch_has_probed_classes_only() {

@@ -3,7 +3,7 @@
 
 use super::identity::FakeTools;
 use super::{Config, Source};
-use crate::data::{AsmIdentity, AsmSyntax, Scheme, Target, CONFIGURE_COMMON, LEGACY};
+use crate::data::{self, AsmIdentity, AsmSyntax, Scheme, Target, LEGACY};
 use anyhow::{bail, Context, Result};
 use std::collections::{BTreeMap, HashSet};
 use std::fs;
@@ -70,6 +70,8 @@ pub struct Scratch<'a> {
     tools: &'a HostTools,
     fake: FakeTools,
     target: &'static Target,
+    /// `data::CONFIGURE_COMMON`'s options for the tree's release.
+    common: Vec<&'static str>,
     /// What Configure printed on its standard error though it succeeded (another release's
     /// `***** Deprecated options: no-ssl3`): an option it now ignores must not pass unseen.
     pub warnings: Vec<String>,
@@ -158,7 +160,8 @@ impl<'a> Scratch<'a> {
         let target = config.target;
         let identity = &config.set.identity;
         let fake = FakeTools::write(&dir.join(".fake-bin"), &tools.perl, target, identity)?;
-        let mut scratch = Scratch { dir, tools, fake, target, warnings: Vec::new() };
+        let common = data::configure_common(&source.version);
+        let mut scratch = Scratch { dir, tools, fake, target, common, warnings: Vec::new() };
         let options = super::configure_options(config);
         scratch.warnings = match target.scheme {
             Scheme::UnixMake => scratch.run_configure(target.name, &options, false)?,
@@ -170,7 +173,7 @@ impl<'a> Scratch<'a> {
     /// Runs Configure; returns what it printed on its standard error.
     fn run_configure(&self, target: &str, options: &[&str], insist: bool) -> Result<Vec<String>> {
         let mut cmd = self.command(&self.tools.perl);
-        cmd.arg("Configure").arg(target).args(CONFIGURE_COMMON).args(options);
+        cmd.arg("Configure").arg(target).args(&self.common).args(options);
         if insist {
             cmd.env("CONFIGURE_INSIST", "1");
         }
