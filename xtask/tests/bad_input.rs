@@ -140,27 +140,29 @@ fn a_sets_dir_that_does_not_exist_is_refused_not_created() {
     nothing_half_built();
 }
 
-/// A scratch sets directory holding a copy of `no_asm/linux-x86_64`, changed by `edit`, and
-/// the variables that build from it alone (no asm, OpenSSL's default C configuration).
+/// A scratch sets directory holding a copy of `asm/linux-x86_64`, changed by `edit`, and the
+/// variables that build from it alone (OpenSSL's default C configuration). `cargo xtask build`
+/// and crypto-sys's own build for these tests have made that set; the test command's `lock`
+/// step, which makes the others, may still be running beside them.
 fn scratch_sets(name: &str, edit: impl FnOnce(&Path)) -> PathBuf {
     let dir = target_dir().join(name);
     let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(dir.join("no_asm")).unwrap();
+    fs::create_dir_all(dir.join("asm")).unwrap();
     let copied = Command::new("cp")
         .arg("-a")
-        .arg(root().join("no_asm/linux-x86_64"))
-        .arg(dir.join("no_asm"))
+        .arg(root().join("asm/linux-x86_64"))
+        .arg(dir.join("asm"))
         .status()
         .unwrap();
-    assert!(copied.success(), "copying no_asm/linux-x86_64 (run `cargo xtask generate`)");
-    edit(&dir.join("no_asm/linux-x86_64"));
+    assert!(copied.success(), "copying asm/linux-x86_64 (run `cargo xtask generate`)");
+    edit(&dir.join("asm/linux-x86_64"));
     dir
 }
 
 fn build_from(sets: &Path) -> Output {
     cargo_build(&[
         ("CRYPTO_SYS_SETS_DIR", sets.to_str().unwrap()),
-        ("CRYPTO_SYS_ASM_SET", "no_asm"),
+        ("CRYPTO_SYS_ASM_SET", "asm"),
         ("CRYPTO_SYS_C_VARIANT", "none"),
     ])
 }
