@@ -39,6 +39,7 @@ pub struct Comparison {
     pub configs: Vec<ConfigDiff>,
     pub variants: Vec<VariantState>,
     pub findings: Vec<Finding>,
+    pub api: super::api::Api,
 }
 
 /// A target's asm set (OpenSSL's default C configuration, which holds the asm).
@@ -170,6 +171,7 @@ pub fn compare(configs: &[Config], old: &Side, new: &Side, findings: Vec<Finding
         configs: configs_diff,
         variants,
         findings,
+        api: Default::default(),
     }
 }
 

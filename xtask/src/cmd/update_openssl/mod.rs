@@ -7,6 +7,7 @@
 //! from the fetched tree in scratch space, each as far as it goes, so that every failure is
 //! a finding rather than the end of the run.
 
+mod api;
 mod compare;
 mod coverage;
 mod fetch;
@@ -62,6 +63,7 @@ impl UpdateOpenssl {
         let findings = std::mem::take(&mut new.findings);
         let mut comparison = compare::compare(&configs, &old, &new.side, findings);
         comparison.crate_version = fetched.crate_version.clone();
+        comparison.api = public_api(sh, &root, &old, &source.dir)?;
         let flag = if self.report_only { " --report-only" } else { "" };
         let command = format!("cargo xtask update-openssl {}{flag}", self.version);
         let md = write_report(&scratch, &comparison, &command)?;
@@ -164,6 +166,26 @@ fn new_side(scratch: &Path, source: &Source, configs: &[Config], jobs: usize) ->
     let manifests = survey.staged.into_iter().map(|s| (s.manifest.key(), s.manifest)).collect();
     let side = Side { version: source.version.clone(), manifests, config };
     Ok(NewSide { side, findings, dirs, _staging: staging })
+}
+
+/// The exports of the pinned tree against `tree`'s, with openssl-sys's declarations: the
+/// version the prefix consumer locks (the one a user of openssl-sys's vendored build gets).
+fn public_api(sh: &Shell, root: &Path, old: &Side, tree: &Path) -> Result<api::Api> {
+    let cargo = crate::cargo::cargo();
+    let consumer = root.join("xtask/tests/prefix-consumer/Cargo.toml");
+    let metadata =
+        xshell::cmd!(sh, "{cargo} metadata --format-version 1 --manifest-path {consumer}")
+            .quiet()
+            .read()
+            .context("cargo metadata of the prefix consumer, for openssl-sys")?;
+    let (openssl_sys, dir) = crate::cargo::package(&metadata, "openssl-sys")?;
+    let bindings = api::bindings(&dir)?;
+    // The removed functions are the pinned release's: its configuration says which it builds.
+    let key = crypto_build::manifest::key("asm", "linux-x86_64", "");
+    let disabled =
+        &old.config.get(&key).context("no pinned configuration of asm/linux-x86_64")?.disabled;
+    let libs = api::compare(&Source::pinned().dir, tree, disabled, &bindings)?;
+    Ok(api::Api { openssl_sys, libs })
 }
 
 /// Where scratch generation stages (the staging directory goes when dropped).

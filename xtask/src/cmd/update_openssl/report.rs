@@ -24,6 +24,7 @@ pub fn markdown(c: &Comparison, command: &str) -> String {
     );
     findings(&mut out, &c.findings);
     summary(&mut out, c);
+    public_api(&mut out, c);
     assemblers(&mut out, c);
     out.push_str("## Asm files and entry points\n\n");
     let sections: Vec<(String, String)> =
@@ -109,6 +110,84 @@ fn summary(out: &mut String, c: &Comparison) {
         );
     }
     out.push('\n');
+}
+
+fn public_api(out: &mut String, c: &Comparison) {
+    let _ = writeln!(
+        out,
+        "## Public API\n\nThe functions libcrypto and libssl export (`util/lib*.num`, status \
+         `EXIST`), from {} to {}: not a finding, but what a program calling them through a \
+         vendored build would lose. \"Built\" counts the removed ones the pinned \
+         configuration builds (none of their `.num` features disabled, as `asm/linux-x86_64` \
+         has it, and no platform named but by exclusion); openssl-sys {} declares the ones named under \"openssl-sys\" (its \
+         `extern \"C\"` blocks, each with its own `#[cfg]`).\n\n\
+         | library | exported in {} | exported in {} | added | removed | removed and built | removed and declared by openssl-sys |\n\
+         | --- | --- | --- | --- | --- | --- | --- |",
+        c.from, c.to, c.api.openssl_sys, c.from, c.to
+    );
+    for l in &c.api.libs {
+        let built = l.removed.iter().filter(|r| r.built).count();
+        let bound = l.removed.iter().filter(|r| r.bound.is_some()).count();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {built} | {bound} |",
+            l.lib,
+            l.old,
+            l.new,
+            l.added.len(),
+            l.removed.len()
+        );
+    }
+    out.push('\n');
+    for l in &c.api.libs {
+        if l.removed.is_empty() && l.added.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "### {}\n", l.lib);
+        if !l.removed.is_empty() {
+            out.push_str("Removed, by prefix (*italic*: not built in the pinned configuration):\n\n| prefix | removed | functions |\n| --- | --- | --- |\n");
+            let mut groups: Vec<(&str, Vec<&super::api::Removed>)> = Vec::new();
+            for r in &l.removed {
+                match groups.iter_mut().find(|(p, _)| *p == r.prefix()) {
+                    Some((_, v)) => v.push(r),
+                    None => groups.push((r.prefix(), vec![r])),
+                }
+            }
+            groups.sort_by_key(|(p, v)| (std::cmp::Reverse(v.len()), *p));
+            for (prefix, list) in groups {
+                let names = list.iter().map(|r| match r.built {
+                    true => format!("`{}`", r.name),
+                    false => format!("*`{}`*", r.name),
+                });
+                let _ = writeln!(
+                    out,
+                    "| `{prefix}` | {} | {} |",
+                    list.len(),
+                    names.collect::<Vec<_>>().join(", ")
+                );
+            }
+            out.push('\n');
+            let bound: Vec<String> = l
+                .removed
+                .iter()
+                .filter_map(|r| r.bound.as_ref().map(|cfg| (r, cfg)))
+                .map(|(r, cfg)| match cfg.is_empty() {
+                    true => format!("`{}`", r.name),
+                    false => format!("`{}` (`{cfg}`)", r.name),
+                })
+                .collect();
+            let bound = if bound.is_empty() { "none".into() } else { bound.join(", ") };
+            let _ = writeln!(out, "Declared by openssl-sys {}: {bound}.\n", c.api.openssl_sys);
+        }
+        if !l.added.is_empty() {
+            let _ = writeln!(
+                out,
+                "Added, {}: {}.\n",
+                l.added.len(),
+                code_list(l.added.iter().cloned())
+            );
+        }
+    }
 }
 
 fn need(n: &Need) -> String {
@@ -361,7 +440,26 @@ pub fn json(c: &Comparison) -> Value {
         "sets": c.sets.iter().map(set_json).collect::<Vec<_>>(),
         "configs": c.configs.iter().map(config_json).collect::<Vec<_>>(),
         "variants": variants,
+        "api": api_json(c),
     })
+}
+
+fn api_json(c: &Comparison) -> Value {
+    let libs: Vec<Value> = c
+        .api
+        .libs
+        .iter()
+        .map(|l| {
+            let removed: Vec<Value> = l
+                .removed
+                .iter()
+                .map(|r| json!({ "name": r.name, "prefix": r.prefix(), "features": r.features,
+                                  "platforms": r.platforms, "built": r.built, "openssl_sys": r.bound }))
+                .collect();
+            json!({ "lib": l.lib, "old": l.old, "new": l.new, "added": l.added, "removed": removed })
+        })
+        .collect();
+    json!({ "openssl_sys": c.api.openssl_sys, "libs": libs })
 }
 
 fn set_json(s: &SetDiff) -> Value {
