@@ -15,7 +15,7 @@ pub fn run() -> Result<()> {
     // the host's sets, and a build waits for a generation under way to finish.
     let host = data::target_for(&crate::cargo::host_triple(&xshell::Shell::new()?)?).ok();
     let (first, rest): (Vec<Config>, Vec<Config>) =
-        configs.iter().partition(|c| host.is_some_and(|h| std::ptr::eq(c.target, h)));
+        configs.iter().partition(|c| host.is_some_and(|h| c.target.name == h.name));
     let root = crate::cargo::project_root();
     for batch in [&first, &rest].into_iter().filter(|b| !b.is_empty()) {
         generate::ensure_all(&root, batch, jobs, Some(&progress))
