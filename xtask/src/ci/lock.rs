@@ -11,15 +11,18 @@ pub fn run() -> Result<()> {
     let configs = Config::expand(&targets, &sets);
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
     let progress = crate::progress::generation;
-    // The host's first, installed as a batch of their own: the steps beside this one build
-    // the host's sets, and a build waits for a generation under way to finish.
+    // A target at a time, the host's first: the steps beside this one build the host's sets,
+    // and a build or detect that needs a configuration waits only for the batch under way
+    // (then makes what is still missing itself, or finds it made).
     let host = data::target_for(&crate::cargo::host_triple(&xshell::Shell::new()?)?).ok();
-    let (first, rest): (Vec<Config>, Vec<Config>) =
-        configs.iter().partition(|c| host.is_some_and(|h| c.target.name == h.name));
+    let mut order: Vec<&str> = TARGETS.iter().map(|t| t.name).collect();
+    order.sort_by_key(|name| host.is_none_or(|h| h.name != *name));
     let root = crate::cargo::project_root();
-    for batch in [&first, &rest].into_iter().filter(|b| !b.is_empty()) {
-        generate::ensure_all(&root, batch, jobs, Some(&progress))
-            .context("the generated sets against generate.lock")?;
+    for target in order {
+        let batch: Vec<Config> =
+            configs.iter().filter(|c| c.target.name == target).copied().collect();
+        generate::ensure_all(&root, &batch, jobs, Some(&progress))
+            .with_context(|| format!("the generated sets of {target} against generate.lock"))?;
     }
     println!("sets: all {} configurations match generate.lock", configs.len());
     Ok(())

@@ -90,8 +90,9 @@ impl Step {
     }
 }
 
-/// In run order within each lane: `no_asm` comes once `lock` has most likely generated the
-/// host's no_asm set, which its build would otherwise wait for.
+/// In run order within each lane: `workspace` (whose tests detect and build for the other
+/// targets) and `no_asm` come once `lock` has most likely generated what they need, which
+/// they would otherwise wait for.
 #[rustfmt::skip]
 pub const STEPS: &[Step] = &[
     Step { name: "lint", covers: "cargo fmt --check, clippy -D warnings", tier: Tier::Default,
@@ -100,8 +101,6 @@ pub const STEPS: &[Step] = &[
            tier: Tier::Default, scope: Scope::Workspace, lane: Lane::Apart, run: |_, _| lock::run() },
     Step { name: "workflow", covers: "actionlint on .github/workflows/ci.yml; its jobs run exactly these steps",
            tier: Tier::Default, scope: Scope::Workspace, lane: Lane::Cargo, run: |_, _| check_workflow() },
-    Step { name: "workspace", covers: "cargo test --workspace (xtask's tests, crypto-sys's suites)",
-           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::workspace },
     Step { name: "auto", covers: "set auto: verify, crypto-sys's suites on every x86_64 code path",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::auto },
     Step { name: "asm_avx2", covers: "set asm_avx2: crypto-sys's tests, verify, every code path",
@@ -112,6 +111,8 @@ pub const STEPS: &[Step] = &[
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: prefix::run },
     Step { name: "sanitize", covers: "OpenSSL and the C driver by clang-19 with ASan and UBSan, every code path",
            tier: Tier::Default, scope: Scope::Rows(How::Sanitizer), lane: Lane::Cargo, run: |sh, _| sanitize::run(sh) },
+    Step { name: "workspace", covers: "cargo test --workspace (xtask's tests, crypto-sys's suites)",
+           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::workspace },
     Step { name: "no_asm", covers: "set no_asm by a C compiler that fails the C variant's probe: tests, verify, every code path, --strict",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::no_asm },
     Step { name: "windows", covers: "mingw gcc with GNU as and with nasm: the C driver under wine on every code path",
