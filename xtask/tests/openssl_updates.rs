@@ -109,30 +109,105 @@ fn from_3_6_3_to_4_0_3() {
     assert!(added.contains(&"poly1305_blocks_sve2".into()), "{added:?}");
     assert!(added.contains(&"_armv8_sve_get_vl_bytes".into()), "{added:?}");
     // 4.0.3's crypto/aes/asm/aes-cfb-avx512.pl also asks `$CC -dM -E` for __clang_major__
-    // (>= 11 takes the AVX-512 code), which the faked darwin64-x86_64-cc compiler answers
-    // with 19 in every identity: asm_avx2 gets AVX-512, refused with its file and line.
-    let scan = findings(&r, "scan");
-    let darwin = scan.iter().find(|f| f["config"] == "asm_avx2/darwin64-x86_64-cc").unwrap();
-    assert_eq!(darwin["file"], "crypto/aes/aes-cfb-avx512.s");
-    assert!(darwin["line"].as_u64().is_some());
-    assert!(darwin["message"].as_str().unwrap().contains("uses avx512"));
-    assert_eq!(set(&r, "asm_avx2/darwin64-x86_64-cc")["generated"], false);
-    // 4.0.3's Configure has `"ssl3" => undef` in %deprecated_disablables: it warns of
-    // CONFIGURE_COMMON's no-ssl3 and ignores it.
-    let options = findings(&r, "configure options");
-    assert!(options.iter().any(|f| f["message"].as_str().unwrap().contains("no-ssl3")));
+    // (>= 11 takes the AVX-512 code) when the banners enabled nothing: the faked
+    // darwin64-x86_64-cc compiler answers asm_avx2's 10, so it stays free of AVX-512, as
+    // every 3.6.3 set is.
+    assert!(r["findings"].as_array().unwrap().is_empty(), "{:#}", r["findings"]);
+    let darwin = set(&r, "asm_avx2/darwin64-x86_64-cc");
+    assert_eq!(darwin["generated"], true);
+    assert_eq!(darwin["classes"]["old"], darwin["classes"]["new"]);
+    assert!(!strings(&darwin["classes"]["new"]).contains(&"avx512".into()));
+    assert_eq!(change(darwin, "crypto/aes/aes-cfb-avx512.s"), None);
+    // 4.0.3's Configure has `"ssl3" => undef` in %deprecated_disablables, so
+    // data::CONFIGURE_COMMON gives it no `no-ssl3`, and ssl3 is no longer in %disabled.
+    let disabled = &find(&r["configs"], "key", "asm/linux-x86_64")["disabled"];
+    let no_longer = disabled["removed"].as_array().unwrap();
+    assert!(no_longer.iter().any(|d| d["feature"] == "ssl3"), "{disabled:#}");
     // ... and its %disabled turns `engine` off by default (Configure, `"engine" => "default"`).
-    let disabled = &find(&r["configs"], "key", "asm/linux-x86_64")["disabled"]["added"];
-    assert!(disabled.as_array().unwrap().iter().any(|d| d["feature"] == "engine"));
+    assert!(disabled["added"].as_array().unwrap().iter().any(|d| d["feature"] == "engine"));
 }
 
-/// The Markdown says the same: the findings first, each naming its check and configuration.
+fn lib<'a>(r: &'a Value, name: &str) -> &'a Value {
+    find(&r["api"]["libs"], "lib", name)
+}
+
+fn removed<'a>(lib: &'a Value, name: &str) -> &'a Value {
+    find(&lib["removed"], "name", name)
+}
+
+/// Counted by hand: the distinct names of util/lib{crypto,ssl}.num's `EXIST` lines of each
+/// tree (`awk '$4 ~ /^EXIST:/ {print $1}' | sort -u`), compared with `comm`.
+#[test]
+fn the_public_api_from_3_6_3_to_4_0_3() {
+    let r = report("3.6.3-to-4.0.3");
+    assert_eq!(r["api"]["openssl_sys"], "0.9.118");
+    let crypto = lib(&r, "libcrypto");
+    assert_eq!((crypto["old"].as_u64(), crypto["new"].as_u64()), (Some(5941), Some(5717)));
+    assert_eq!(crypto["removed"].as_array().unwrap().len(), 257);
+    assert_eq!(crypto["added"].as_array().unwrap().len(), 33);
+    // 3.6.3: `ENGINE_by_id 2934 3_0_0 EXIST::FUNCTION:DEPRECATEDIN_3_0,ENGINE`, built (its
+    // Configure leaves engine on); 4.0.3 has no such line. EVP_MD_meth_new likewise.
+    let engine = removed(crypto, "ENGINE_by_id");
+    assert_eq!(strings(&engine["features"]), ["DEPRECATEDIN_3_0", "ENGINE"]);
+    assert_eq!((&engine["built"], &engine["prefix"]), (&Value::Bool(true), &"ENGINE".into()));
+    assert_eq!(removed(crypto, "EVP_MD_meth_new")["built"], true);
+    // `ENGINE_setup_bsd_cryptodev ... EXIST:__FreeBSD__:FUNCTION:...`: FreeBSD's alone.
+    let bsd = removed(crypto, "ENGINE_setup_bsd_cryptodev");
+    assert_eq!((&bsd["platforms"], &bsd["built"]), (&"__FreeBSD__".into(), &Value::Bool(false)));
+    let built = crypto["removed"].as_array().unwrap().iter().filter(|f| f["built"] == true);
+    assert_eq!(built.count(), 256);
+    // 4.0.3: `X509_check_certificate_times 4403 4_0_0 EXIST::FUNCTION:`, not in 3.6.3.
+    assert!(strings(&crypto["added"]).contains(&"X509_check_certificate_times".into()));
+    // openssl-sys 0.9.118 declares one of them, ASN1_STRING_data, and only for LibreSSL
+    // (src/handwritten/asn1.rs: `#[cfg(all(libressl, not(libressl430)))]`).
+    let bound: Vec<&Value> = crypto["removed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| !f["openssl_sys"].is_null())
+        .collect();
+    assert_eq!(bound.len(), 1);
+    assert_eq!(bound[0]["name"], "ASN1_STRING_data");
+    assert_eq!(bound[0]["openssl_sys"], "#[cfg(all(libressl, not(libressl430)))]");
+    let ssl = lib(&r, "libssl");
+    assert_eq!((ssl["old"].as_u64(), ssl["new"].as_u64()), (Some(607), Some(628)));
+    assert_eq!(ssl["removed"].as_array().unwrap().len(), 19);
+    assert_eq!(ssl["added"].as_array().unwrap().len(), 40);
+    // `TLSv1_method ... DEPRECATEDIN_1_1_0,TLS1_METHOD` is built in 3.6.3;
+    // `SSLv3_method ... DEPRECATEDIN_1_1_0,SSL3_METHOD` is not (`"ssl3-method" => "default"`).
+    assert_eq!(removed(ssl, "TLSv1_method")["built"], true);
+    assert_eq!(removed(ssl, "SSLv3_method")["built"], false);
+    // 4.0.3's libssl.num: `OSSL_ECHSTORE_new 600 4_0_0 EXIST::FUNCTION:ECH`.
+    assert!(strings(&ssl["added"]).contains(&"OSSL_ECHSTORE_new".into()));
+}
+
+/// 3.5.5 lacks the 23 libcrypto functions 3.6.3's libcrypto.num dates `3_6_0` (among them
+/// CRYPTO_calloc, EVP_PKEY_get_security_category), and adds none; libssl is the same.
+#[test]
+fn the_public_api_from_3_6_3_back_to_3_5_5() {
+    let r = report("3.6.3-to-3.5.5");
+    let crypto = lib(&r, "libcrypto");
+    assert_eq!(crypto["removed"].as_array().unwrap().len(), 23);
+    assert!(crypto["added"].as_array().unwrap().is_empty());
+    assert_eq!(removed(crypto, "CRYPTO_calloc")["built"], true);
+    removed(crypto, "EVP_PKEY_get_security_category");
+    let ssl = lib(&r, "libssl");
+    assert!(ssl["removed"].as_array().unwrap().is_empty());
+    assert!(ssl["added"].as_array().unwrap().is_empty());
+}
+
+/// The Markdown says the same: the findings first (none), then the summary and the API.
 #[test]
 fn the_markdown_leads_with_the_findings() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/openssl-updates");
     let md = fs::read_to_string(dir.join("3.6.3-to-4.0.3.md")).unwrap();
     let findings = md.find("## Findings").expect("a findings section");
     assert!(findings < md.find("## Summary").unwrap());
-    assert!(md.contains("**scan** in `asm_avx2/darwin64-x86_64-cc`, `crypto/aes/aes-cfb-avx512.s:"));
+    assert!(md.contains("## Findings\n\nNone:"));
+    let api = md.find("## Public API").expect("an API section");
+    assert!(md.contains("| libcrypto | 5941 | 5717 | 33 | 257 | 256 | 1 |"));
+    assert!(md.contains("| libssl | 607 | 628 | 40 | 19 | 16 | 0 |"));
+    assert!(api < md.find("### libcrypto").unwrap());
+    assert!(md.contains("`ENGINE_by_id`"));
     assert!(md.contains("`crypto/poly1305/poly1305-armv9-sve2.S`"));
 }
