@@ -24,6 +24,42 @@ pub fn host_triple(sh: &Shell) -> Result<String> {
         .context("rustc -vV printed no host triple")
 }
 
+/// Set to a copy of the xtask binary a test run started with, which its steps run: cargo may
+/// rebuild the original under them (`cargo test` does, with other features).
+const XTASK_BIN_VAR: &str = "XTASK_BIN";
+
+/// Copies this binary into `target/xtask-test/` and has this process and its children run
+/// the copy; done once, by the outermost `cargo xtask test`, whose guard removes it.
+pub fn freeze_xtask_binary() -> Result<Option<FrozenBinary>> {
+    if std::env::var_os(XTASK_BIN_VAR).is_some() {
+        return Ok(None);
+    }
+    let exe = std::env::current_exe().context("finding xtask's own binary")?;
+    let dir = project_root().join("target/xtask-test");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let name = format!("xtask-{}{}", std::process::id(), std::env::consts::EXE_SUFFIX);
+    let copy = dir.join(name);
+    std::fs::copy(&exe, &copy).with_context(|| format!("copying {}", exe.display()))?;
+    std::env::set_var(XTASK_BIN_VAR, &copy);
+    Ok(Some(FrozenBinary(copy)))
+}
+
+pub struct FrozenBinary(PathBuf);
+
+impl Drop for FrozenBinary {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The xtask binary to run for a step or a build: the test run's copy, else this one.
+pub fn xtask_binary() -> Result<PathBuf> {
+    match std::env::var_os(XTASK_BIN_VAR) {
+        Some(p) => Ok(PathBuf::from(p)),
+        None => std::env::current_exe().context("finding xtask's own binary"),
+    }
+}
+
 /// `cargo xtask build --target <triple> <args> --prefix <prefix>` with `cc` as the target's C
 /// compiler (`CC_<triple>`), in a process of its own: its standard output and error, or an
 /// error carrying them. Its summary is printed. It runs the binary `cargo xtask` runs, this
@@ -36,7 +72,7 @@ pub fn for_target(
     prefix: &Path,
 ) -> Result<String> {
     let _cc = sh.push_env(format!("CC_{}", triple.replace('-', "_")), cc);
-    let xtask = std::env::current_exe().context("finding xtask's own binary")?;
+    let xtask = xtask_binary()?;
     let out = cmd!(sh, "{xtask} build --target {triple} {args...} --prefix {prefix}")
         .ignore_status()
         .output()?;

@@ -24,7 +24,7 @@ pub fn worth_it(chosen: &[&Step]) -> bool {
 /// Runs `chosen` in the two lanes; the outcomes in `chosen`'s order, the ones not started
 /// after a failure left out.
 pub fn run(chosen: &[&'static Step]) -> Result<Vec<Outcome>> {
-    let exe = std::env::current_exe().context("finding xtask's own binary")?;
+    let exe = crate::cargo::xtask_binary()?;
     let dir = crate::cargo::project_root().join("target/xtask-test");
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     for l in [Lane::Cargo, Lane::Apart] {

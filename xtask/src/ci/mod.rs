@@ -153,6 +153,7 @@ impl Test {
         }
         let chosen = self.chosen()?;
         let started = std::time::Instant::now();
+        let _frozen = crate::cargo::freeze_xtask_binary()?;
         // A child of `lanes::run`: one step, its time for the parent.
         if let Ok(result_file) = std::env::var(lanes::RESULT_VAR) {
             let [step] = chosen[..] else { bail!("{} is for one step", lanes::RESULT_VAR) };
