@@ -72,7 +72,9 @@ cargo xtask <command>
       targets and its time in the last run here. --step runs only the steps named (again as
       often as named); --target only those that check that triple's toolchain rows; --full
       adds the steps CI's default run leaves out (no_asm for Windows and aarch64, and the
-      openssl crate's own tests against a prefix). A table of each step's time ends the run.
+      openssl crate's own tests against a prefix). Steps run two at a time: those that build
+      through cargo in turn, beside them those that never call cargo, each line tagged with
+      its step. A table of each step's time ends the run.
 ";
 
 pub enum Command {
