@@ -161,7 +161,8 @@ impl Test {
             lanes::write_result(result_file.as_ref(), outcome.took, outcome.cores);
             return outcome.result;
         }
-        let outcomes = if lanes::worth_it(&chosen) {
+        let side_by_side = lanes::worth_it(&chosen);
+        let outcomes = if side_by_side {
             lanes::run(&chosen)?
         } else {
             let mut outcomes = Vec::new();
@@ -173,7 +174,7 @@ impl Test {
             }
             outcomes
         };
-        report(&outcomes, started.elapsed());
+        report(&outcomes, started.elapsed(), side_by_side);
         for o in outcomes {
             o.result?;
         }
@@ -322,10 +323,11 @@ fn run_step(sh: &Shell, step: &'static Step) -> Outcome {
 
 /// Each step's time, again at the end, so that CI's time budget can be read from one run's
 /// log; the passed ones are kept for `--list`.
-fn report(outcomes: &[Outcome], wall: Duration) {
+fn report(outcomes: &[Outcome], wall: Duration, side_by_side: bool) {
     let sum: Duration = outcomes.iter().map(|o| o.took).sum();
+    let how = if side_by_side { "two at a time" } else { "one at a time" };
     println!(
-        "cargo xtask test: {:.0} s in all ({:.0} s of steps, up to two at a time)",
+        "cargo xtask test: {:.0} s in all ({:.0} s of steps, {how})",
         wall.as_secs_f64(),
         sum.as_secs_f64()
     );
