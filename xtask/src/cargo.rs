@@ -35,13 +35,19 @@ pub fn freeze_xtask_binary() -> Result<Option<FrozenBinary>> {
         return Ok(None);
     }
     let exe = std::env::current_exe().context("finding xtask's own binary")?;
-    let dir = project_root().join("target/xtask-test");
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let dir = xtask_test_dir()?;
     let name = format!("xtask-{}{}", std::process::id(), std::env::consts::EXE_SUFFIX);
     let copy = dir.join(name);
     std::fs::copy(&exe, &copy).with_context(|| format!("copying {}", exe.display()))?;
     std::env::set_var(XTASK_BIN_VAR, &copy);
     Ok(Some(FrozenBinary(copy)))
+}
+
+/// `target/xtask-test/`, made if missing: a test run's own files (its binary, step results).
+pub fn xtask_test_dir() -> Result<PathBuf> {
+    let dir = project_root().join("target/xtask-test");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    Ok(dir)
 }
 
 pub struct FrozenBinary(PathBuf);

@@ -8,7 +8,7 @@
 use super::{Lane, Outcome, Step};
 use anyhow::{Context, Result};
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -18,16 +18,15 @@ pub const RESULT_VAR: &str = "XTASK_TEST_RESULT";
 
 /// Whether `chosen` has steps in both lanes, so running them side by side gains anything.
 pub fn worth_it(chosen: &[&Step]) -> bool {
-    [Lane::Cargo, Lane::Apart].iter().all(|l| chosen.iter().any(|s| s.lane == *l))
+    Lane::ALL.iter().all(|l| chosen.iter().any(|s| s.lane == *l))
 }
 
 /// Runs `chosen` in the two lanes; the outcomes in `chosen`'s order, the ones not started
 /// after a failure left out.
 pub fn run(chosen: &[&'static Step]) -> Result<Vec<Outcome>> {
     let exe = crate::cargo::xtask_binary()?;
-    let dir = crate::cargo::project_root().join("target/xtask-test");
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    for l in [Lane::Cargo, Lane::Apart] {
+    let dir = crate::cargo::xtask_test_dir()?;
+    for l in Lane::ALL {
         let names: Vec<&str> = chosen.iter().filter(|s| s.lane == l).map(|s| s.name).collect();
         println!("lane {l:?}: {}", names.join(", "));
     }
@@ -47,14 +46,14 @@ pub fn run(chosen: &[&'static Step]) -> Result<Vec<Outcome>> {
         done
     };
     let mut done: Vec<(usize, Outcome)> = std::thread::scope(|scope| {
-        let lanes = [Lane::Cargo, Lane::Apart].map(|l| scope.spawn(move || lane(l)));
+        let lanes = Lane::ALL.map(|l| scope.spawn(move || lane(l)));
         lanes.into_iter().flat_map(|h| h.join().expect("a lane's thread panicked")).collect()
     });
     done.sort_by_key(|(i, _)| *i);
     Ok(done.into_iter().map(|(_, o)| o).collect())
 }
 
-/// One step as a child process, its standard output and error read as one stream of lines.
+/// One step as a child process, each line of its standard output and error tagged.
 fn child(exe: &Path, dir: &Path, step: &Step) -> Outcome {
     let result_file = dir.join(format!("{}.result", step.name));
     let started = Instant::now();
@@ -68,7 +67,7 @@ fn child(exe: &Path, dir: &Path, step: &Step) -> Outcome {
     Outcome { name: step.name, took, cores, result }
 }
 
-fn spawn_and_tag(exe: &Path, name: &str, result_file: &PathBuf) -> Result<()> {
+fn spawn_and_tag(exe: &Path, name: &str, result_file: &Path) -> Result<()> {
     let _ = std::fs::remove_file(result_file);
     let mut child = Command::new(exe)
         .args(["test", "--step", name])

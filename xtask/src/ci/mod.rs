@@ -62,6 +62,10 @@ pub enum Lane {
     Apart,
 }
 
+impl Lane {
+    pub const ALL: [Lane; 2] = [Lane::Cargo, Lane::Apart];
+}
+
 pub struct Step {
     pub name: &'static str,
     pub covers: &'static str,
