@@ -1,16 +1,20 @@
 //! Two steps at a time, so that neither core idles while a step waits on one process: the
 //! steps that build through cargo in the workspace's target directory run one after another
 //! (cargo's lock on it would serialise them anyway), and beside them, one after another, the
-//! steps that never call cargo (generation, the cross builds, the rows only assembled). Each
-//! step runs as a child `xtask test --step NAME`, its lines printed tagged with its name; a
-//! failure lets the running step of the other lane finish and starts no more.
+//! steps that never call cargo (generation, the cross builds, the rows only assembled). Once
+//! the cargo steps are done, their lane takes the next of the others too, so that neither
+//! lane is left running alone. Each step runs as a child `xtask test --step NAME`, its lines
+//! printed tagged with its name; a failure lets the running step of the other lane finish
+//! and starts no more.
 
 use super::{Lane, Outcome, Step};
 use anyhow::{Context, Result};
+use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Where a child step writes its time and cores busy, for the parent's table.
@@ -28,12 +32,19 @@ pub fn run(chosen: &[&'static Step]) -> Result<Vec<Outcome>> {
     let dir = crate::cargo::xtask_test_dir()?;
     for l in Lane::ALL {
         let names: Vec<&str> = chosen.iter().filter(|s| s.lane == l).map(|s| s.name).collect();
-        println!("lane {l:?}: {}", names.join(", "));
+        let then = if l == Lane::Cargo { " (then the next Apart step)" } else { "" };
+        println!("lane {l:?}: {}{then}", names.join(", "));
     }
     let failed = AtomicBool::new(false);
+    let numbered = || chosen.iter().copied().enumerate();
+    let apart: Mutex<VecDeque<(usize, &Step)>> =
+        Mutex::new(numbered().filter(|(_, s)| s.lane == Lane::Apart).collect());
     let lane = |lane: Lane| {
         let mut done = Vec::new();
-        for (i, step) in chosen.iter().enumerate().filter(|(_, s)| s.lane == lane) {
+        let mut own = numbered().filter(|(_, s)| s.lane == lane && lane != Lane::Apart);
+        let mut next =
+            || own.next().or_else(|| apart.lock().unwrap_or_else(|e| e.into_inner()).pop_front());
+        while let Some((i, step)) = next() {
             if failed.load(Ordering::SeqCst) {
                 break;
             }
