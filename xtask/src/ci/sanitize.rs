@@ -17,8 +17,11 @@ use xshell::{cmd, Shell};
 /// would report (OpenSSL's CI builds its UBSan configurations with it too). clang 17+ adds
 /// `-fsanitize=function` to `undefined`; OpenSSL 3.6.3's providers call every digest through
 /// `void (*)(void)` casts (SHA256_Update first, from digestcommon.h), which it reports, so
-/// it is off here as OpenSSL's own master now turns it off in `enable-ubsan`.
+/// it is off here as OpenSSL's own master now turns it off in `enable-ubsan`. `-O1`, as
+/// AddressSanitizer's documentation advises, instead of OpenSSL's `-O3`: the same checks are
+/// compiled in, and clang-19 compiles OpenSSL with both sanitizers about 4.5 times faster.
 const FLAGS: &[&str] = &[
+    "-O1",
     "-fsanitize=address,undefined",
     "-fno-sanitize=function",
     "-fno-sanitize-recover=all",
@@ -180,7 +183,10 @@ const CONTROL_C: &str = r#"#include <limits.h>
 #include <string.h>
 int main(int argc, char **argv)
 {
-    unsigned char *p = malloc(16);
+    /* A size the compiler cannot see, so that UBSan's object-size check leaves the
+       overflow to ASan. */
+    volatile size_t size = 16;
+    unsigned char *p = malloc(size);
     volatile int big = INT_MAX;
     int n = 0;
     if (argc != 2 || p == NULL)
