@@ -73,8 +73,9 @@ cargo xtask <command>
       often as named); --target only those that check that triple's toolchain rows; --full
       adds the steps CI's default run leaves out (no_asm for Windows and aarch64, and the
       openssl crate's own tests against a prefix). Steps run two at a time: those that build
-      through cargo in turn, beside them those that never call cargo, each line tagged with
-      its step. A table of each step's time ends the run.
+      through cargo in turn, beside them those that never call cargo (and, once the cargo
+      steps are done, on both), each line tagged with its step. A table of each step's time
+      ends the run.
 ";
 
 pub enum Command {
