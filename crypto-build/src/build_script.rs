@@ -2,11 +2,11 @@
 //! metadata and the embedded build facts.
 
 use crate::config::{BuildConfig, SetChoice};
-use crate::data::{self, AsmSet, AsmSyntax, CVariant, Feature, Target, OPENSSL_VERSION};
+use crate::data::{self, AsmSet, AsmSyntax, CVariant, Feature, Target};
 use crate::detect::{self, Assembler};
 use crate::facts::{self, BuildFacts, PlannedFile};
 use crate::generate::lock::{self, Lock};
-use crate::generate::Config;
+use crate::generate::{Config, Source};
 use crate::manifest::Manifest;
 use crate::progress::Progress;
 use crate::select::{self, Facts, Plan, Policy};
@@ -24,6 +24,8 @@ pub const EX_LIBS_FILE: &str = "crypto-sys-ex-libs.txt";
 /// C compiler's answers to the variants' probes, asked once.
 pub struct SetFacts<'a> {
     pub sets_root: &'a Path,
+    /// The OpenSSL tree a missing set is generated from.
+    pub source: &'a Source,
     pub target: &'static Target,
     pub jobs: usize,
     pub assembler: &'a Assembler,
@@ -44,7 +46,7 @@ impl SetFacts<'_> {
         if let Some(i) = self.loaded.iter().position(|m| m.key() == key) {
             return Ok(&self.loaded[i]);
         }
-        generate::ensure(self.sets_root, self.lock, config, self.jobs)?;
+        generate::ensure(self.sets_root, self.source, self.lock, config, self.jobs)?;
         let dir = config.dir(self.sets_root);
         let m = Manifest::load(&dir)?;
         self.check_against_lock(&key, &dir, &m)?;
@@ -56,11 +58,12 @@ impl SetFacts<'_> {
     /// A manifest pinned by the lock pins every generated file (verify_files then checks them
     /// against it), so a file changed together with its manifest entry is caught here.
     fn check_against_lock(&self, key: &str, dir: &Path, m: &Manifest) -> Result<()> {
-        if m.openssl != OPENSSL_VERSION {
+        if m.openssl != self.source.version {
             bail!(
-                "{} holds sets of OpenSSL {}, but crypto-sys builds OpenSSL {OPENSSL_VERSION}; {}",
+                "{} holds sets of OpenSSL {}, but crypto-sys builds OpenSSL {}; {}",
                 dir.display(),
                 m.openssl,
+                self.source.version,
                 self.regenerate
             );
         }
@@ -182,8 +185,10 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         asm_needed,
         &config.out_dir,
     )?;
+    let source = Source::of_line(config.line)?;
     let mut facts = SetFacts {
         sets_root: &sets_root,
+        source: &source,
         target: config.target,
         jobs: config.jobs,
         assembler: &assembler,
@@ -221,6 +226,7 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         c_manifest: &c_manifest,
         set_manifests: &facts.loaded,
         sets_root: &sets_root,
+        src_root: &source.dir,
         out_dir: &config.out_dir,
         assembler: &assembler,
         target: config.target,
@@ -302,7 +308,7 @@ fn write_facts(
 ) -> Result<()> {
     let facts = BuildFacts {
         target: c.triple.clone(),
-        openssl_version: OPENSSL_VERSION.into(),
+        openssl_version: c.line.version.into(),
         requested_set: plan.requested.name().into(),
         effective_set: plan.c_set.name.into(),
         requested_c_variant: plan.requested_variant.name().into(),

@@ -23,6 +23,8 @@ pub struct Job<'a> {
     /// The loaded (and hash-verified) manifests, among them every set the plan takes asm from.
     pub set_manifests: &'a [Manifest],
     pub sets_root: &'a Path,
+    /// The OpenSSL tree of the line built (`data::OPENSSL_LINES`).
+    pub src_root: &'a Path,
     pub out_dir: &'a Path,
     /// What assembles the asm: a C compiler driver (its rendering `.s`), or nasm (`.asm`).
     pub assembler: &'a Assembler,
@@ -54,7 +56,7 @@ const BUILDINF_DIR: &str = "buildinf";
 
 pub fn compile(job: &Job) -> Result<Artifacts> {
     let m = job.c_manifest;
-    let src_root = openssl_src::source_dir();
+    let src_root = job.src_root.to_path_buf();
     let c_dir = job.sets_root.join(m.key());
     let cache = ObjectCache::new(cache_dir(job.out_dir), m)?;
     let (own_cflags, seers) = own_openssldir(job, &src_root, &c_dir)?;
@@ -426,7 +428,7 @@ type GroupKey = (Lib, usize, bool, bool);
 /// for that file; `seers` are the units that get the build's own OPENSSLDIR.
 fn units_by_group(job: &Job, seers: &BTreeSet<String>) -> Result<BTreeMap<GroupKey, Vec<Source>>> {
     let m = job.c_manifest;
-    let src_root = openssl_src::source_dir();
+    let src_root = job.src_root.to_path_buf();
     let c_dir = job.sets_root.join(m.key());
     let mut groups: BTreeMap<GroupKey, Vec<Source>> = BTreeMap::new();
     // A Windows program's version resource (`apps/openssl.rc`) only describes the file; the

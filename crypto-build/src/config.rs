@@ -1,7 +1,7 @@
 //! The build's configuration, read from the environment in this module only. Every variable is
 //! declared once, typed, and announces itself with `rerun-if-env-changed`.
 
-use crate::data::{self, AsmSet, CVariant, Target};
+use crate::data::{self, AsmSet, CVariant, OpensslLine, Target};
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 
@@ -87,6 +87,8 @@ impl AssemblerChoice {
 pub struct BuildConfig {
     pub triple: String,
     pub target: &'static Target,
+    /// The OpenSSL line built: the default, or the one a crypto-sys feature chose.
+    pub line: &'static OpensslLine,
     pub choice: SetChoice,
     pub variant: VariantChoice,
     pub strict: bool,
@@ -166,6 +168,7 @@ impl BuildConfig {
             PathBuf::from(cargo_var("OUT_DIR")?),
             &PathBuf::from(cargo_var("CARGO_MANIFEST_DIR")?),
             jobs,
+            line_of_features()?,
         )
     }
 
@@ -177,7 +180,14 @@ impl BuildConfig {
         manifest_dir: &std::path::Path,
         jobs: usize,
     ) -> Result<BuildConfig> {
-        BuildConfig::read(false, triple.to_string(), out_dir, manifest_dir, jobs)
+        BuildConfig::read(
+            false,
+            triple.to_string(),
+            out_dir,
+            manifest_dir,
+            jobs,
+            data::DEFAULT_LINE,
+        )
     }
 
     fn read(
@@ -186,9 +196,21 @@ impl BuildConfig {
         out_dir: PathBuf,
         manifest_dir: &std::path::Path,
         jobs: usize,
+        line: &'static OpensslLine,
     ) -> Result<BuildConfig> {
         let var = |name: &str| var(cargo, name);
         let target = data::target_for(&triple)?;
+        if !line.has_target(target.name) {
+            let has = line.targets.unwrap_or_default().join(", ");
+            bail!(
+                "OpenSSL {} (crypto-sys's `{}` feature) has sets for {has} only, not {}; build \
+                 {triple} with the default OpenSSL {}",
+                line.version,
+                line.feature.unwrap_or_default(),
+                target.name,
+                data::DEFAULT_LINE.version
+            );
+        }
         let choice = match per_target_or_plain(cargo, ASM_SET_VAR, &triple) {
             Some((name, v)) => SetChoice::parse(&v).with_context(|| format!("{name}={v}"))?,
             None => SetChoice::Auto,
@@ -214,13 +236,24 @@ impl BuildConfig {
             None => None,
         };
         let (lock_dir, packaged) = default_sets_root(manifest_dir);
+        if packaged && line != data::DEFAULT_LINE {
+            bail!(
+                "OpenSSL {} (crypto-sys's `{}` feature) builds from the crypto-sys workspace: \
+                 a package carries the sets of OpenSSL {} only",
+                line.version,
+                line.feature.unwrap_or_default(),
+                data::DEFAULT_LINE.version
+            );
+        }
+        let lock_dir = line.root(&lock_dir);
         let (sets_root, packaged) = match var(SETS_DIR_VAR) {
-            Some(dir) => (existing_sets_dir(&dir)?, false),
+            Some(dir) => (line.root(&existing_sets_dir(&dir)?), false),
             None => (lock_dir.clone(), packaged),
         };
         Ok(BuildConfig {
             triple,
             target,
+            line,
             choice,
             variant,
             strict,
@@ -269,6 +302,28 @@ impl BuildConfig {
     }
 }
 
+/// The line crypto-sys's features choose (cargo sets `CARGO_FEATURE_<NAME>` for each one on);
+/// the default line when none does.
+fn line_of_features() -> Result<&'static OpensslLine> {
+    let on = |feature: &str| {
+        let var = format!("CARGO_FEATURE_{}", feature.to_uppercase().replace('-', "_"));
+        std::env::var_os(var).is_some()
+    };
+    let chosen: Vec<&'static OpensslLine> =
+        data::OPENSSL_LINES.iter().filter(|l| l.feature.is_some_and(on)).collect();
+    match chosen[..] {
+        [] => Ok(data::DEFAULT_LINE),
+        [line] => Ok(line),
+        _ => {
+            let features: Vec<&str> = chosen.iter().filter_map(|l| l.feature).collect();
+            bail!(
+                "crypto-sys's features {} each choose an OpenSSL line; enable one",
+                features.join(", ")
+            )
+        }
+    }
+}
+
 /// In the workspace the sets sit beside crypto-sys; a packaged crate carries them inside.
 fn default_sets_root(manifest_dir: &std::path::Path) -> (PathBuf, bool) {
     let workspace = manifest_dir.parent().map(|p| p.to_path_buf());
@@ -281,6 +336,30 @@ fn default_sets_root(manifest_dir: &std::path::Path) -> (PathBuf, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The second line is refused, in one line that names it, for a target it has no sets
+    /// for, and from a package, which carries the default line's sets only.
+    #[test]
+    fn a_line_builds_only_its_targets_and_only_from_the_workspace() {
+        let four = data::OpensslLine::by_name("4.0").unwrap();
+        let crate_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let read = |triple: &str, manifest_dir: &std::path::Path| {
+            let out = std::env::temp_dir();
+            BuildConfig::read(false, triple.into(), out, manifest_dir, 1, four)
+        };
+        let e = read("aarch64-unknown-linux-gnu", crate_dir).unwrap_err().to_string();
+        assert!(e.contains("OpenSSL 4.0.3") && e.contains("linux-x86_64 only"), "{e}");
+        let packaged = std::env::temp_dir().join(format!("crypto-sys-pkg-{}", std::process::id()));
+        std::fs::create_dir_all(&packaged).unwrap();
+        let e = read("x86_64-unknown-linux-gnu", &packaged).unwrap_err().to_string();
+        assert!(e.contains("builds from the crypto-sys workspace"), "{e}");
+        let c = read("x86_64-unknown-linux-gnu", &crate_dir.parent().unwrap().join("crypto-sys"));
+        let c = c.unwrap();
+        assert_eq!((c.line.version, c.packaged), ("4.0.3", false));
+        assert!(c.lock_dir.ends_with("openssl-4.0") && c.sets_root == c.lock_dir);
+        assert_eq!((data::DEFAULT_LINE.feature, data::DEFAULT_LINE.dir), (None, ""));
+        std::fs::remove_dir_all(&packaged).unwrap();
+    }
 
     #[test]
     fn set_choice_accepts_auto_and_named_sets_only() {

@@ -835,16 +835,37 @@ extern "C" {
     pub fn ASN1_INTEGER_set(a: *mut ASN1_INTEGER, v: c_long) -> c_int;
     /// Sets `s` to now + `adj` seconds.
     pub fn X509_gmtime_adj(s: *mut ASN1_TIME, adj: c_long) -> *mut ASN1_TIME;
+    // OpenSSL 4.0 (crypto-sys's `openssl-4` feature) changed the constness of a few
+    // prototypes: each such function has its declaration per line.
+    #[cfg(not(feature = "openssl-4"))]
     pub fn X509_getm_notBefore(x: *const X509) -> *mut ASN1_TIME;
+    #[cfg(feature = "openssl-4")]
+    pub fn X509_getm_notBefore(x: *mut X509) -> *mut ASN1_TIME;
+    #[cfg(not(feature = "openssl-4"))]
     pub fn X509_getm_notAfter(x: *const X509) -> *mut ASN1_TIME;
+    #[cfg(feature = "openssl-4")]
+    pub fn X509_getm_notAfter(x: *mut X509) -> *mut ASN1_TIME;
     pub fn X509_set_pubkey(x: *mut X509, pkey: *mut EVP_PKEY) -> c_int;
     /// Returns a new reference (`EVP_PKEY_free`).
+    #[cfg(not(feature = "openssl-4"))]
     pub fn X509_get_pubkey(x: *mut X509) -> *mut EVP_PKEY;
+    /// Returns a new reference (`EVP_PKEY_free`).
+    #[cfg(feature = "openssl-4")]
+    pub fn X509_get_pubkey(x: *const X509) -> *mut EVP_PKEY;
     /// The certificate's own name object (not a copy).
+    #[cfg(not(feature = "openssl-4"))]
     pub fn X509_get_subject_name(a: *const X509) -> *mut X509_NAME;
+    /// The certificate's own name object (not a copy); read-only since 4.0.
+    #[cfg(feature = "openssl-4")]
+    pub fn X509_get_subject_name(a: *const X509) -> *const X509_NAME;
+    #[cfg(not(feature = "openssl-4"))]
     pub fn X509_get_issuer_name(a: *const X509) -> *mut X509_NAME;
+    #[cfg(feature = "openssl-4")]
+    pub fn X509_get_issuer_name(a: *const X509) -> *const X509_NAME;
     pub fn X509_set_subject_name(x: *mut X509, name: *const X509_NAME) -> c_int;
     pub fn X509_set_issuer_name(x: *mut X509, name: *const X509_NAME) -> c_int;
+    pub fn X509_NAME_new() -> *mut X509_NAME;
+    pub fn X509_NAME_free(a: *mut X509_NAME);
     /// `type_` is e.g. `MBSTRING_ASC`; `len` -1 means `strlen(bytes)`; `loc` -1 appends.
     pub fn X509_NAME_add_entry_by_txt(
         name: *mut X509_NAME,
@@ -857,7 +878,10 @@ extern "C" {
     ) -> c_int;
     /// Returns the signature size, 0 on error; `md` null for Ed25519/Ed448 keys.
     pub fn X509_sign(x: *mut X509, pkey: *mut EVP_PKEY, md: *const EVP_MD) -> c_int;
+    #[cfg(not(feature = "openssl-4"))]
     pub fn X509_verify(a: *mut X509, r: *mut EVP_PKEY) -> c_int;
+    #[cfg(feature = "openssl-4")]
+    pub fn X509_verify(a: *const X509, r: *mut EVP_PKEY) -> c_int;
 
     // ---- ssl.h: library, methods, contexts ----
     pub fn OPENSSL_init_ssl(opts: u64, settings: *const OPENSSL_INIT_SETTINGS) -> c_int;
@@ -937,8 +961,16 @@ extern "C" {
 
     // ---- cms.h ----
     pub fn CMS_ContentInfo_free(a: *mut CMS_ContentInfo);
+    #[cfg(not(feature = "openssl-4"))]
     pub fn CMS_encrypt(
         certs: *mut stack_st_X509,
+        in_: *mut BIO,
+        cipher: *const EVP_CIPHER,
+        flags: c_uint,
+    ) -> *mut CMS_ContentInfo;
+    #[cfg(feature = "openssl-4")]
+    pub fn CMS_encrypt(
+        certs: *const stack_st_X509,
         in_: *mut BIO,
         cipher: *const EVP_CIPHER,
         flags: c_uint,
@@ -951,6 +983,7 @@ extern "C" {
         out: *mut BIO,
         flags: c_uint,
     ) -> c_int;
+    #[cfg(not(feature = "openssl-4"))]
     pub fn CMS_sign(
         signcert: *mut X509,
         pkey: *mut EVP_PKEY,
@@ -958,9 +991,27 @@ extern "C" {
         data: *mut BIO,
         flags: c_uint,
     ) -> *mut CMS_ContentInfo;
+    #[cfg(feature = "openssl-4")]
+    pub fn CMS_sign(
+        signcert: *mut X509,
+        pkey: *mut EVP_PKEY,
+        certs: *const stack_st_X509,
+        data: *mut BIO,
+        flags: c_uint,
+    ) -> *mut CMS_ContentInfo;
+    #[cfg(not(feature = "openssl-4"))]
     pub fn CMS_verify(
         cms: *mut CMS_ContentInfo,
         certs: *mut stack_st_X509,
+        store: *mut X509_STORE,
+        dcont: *mut BIO,
+        out: *mut BIO,
+        flags: c_uint,
+    ) -> c_int;
+    #[cfg(feature = "openssl-4")]
+    pub fn CMS_verify(
+        cms: *mut CMS_ContentInfo,
+        certs: *const stack_st_X509,
         store: *mut X509_STORE,
         dcont: *mut BIO,
         out: *mut BIO,

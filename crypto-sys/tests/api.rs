@@ -162,10 +162,20 @@ fn version_and_init() {
             "init_crypto",
         );
         check(ffi::OPENSSL_init_ssl(ffi::OPENSSL_INIT_LOAD_SSL_STRINGS, ptr::null()), "init_ssl");
-        // 0xMNN00PP0L: 3.6.3.
-        assert_eq!(ffi::OpenSSL_version_num(), 0x3060_0030, "{:#x}", ffi::OpenSSL_version_num());
         let v = CStr::from_ptr(ffi::OpenSSL_version(ffi::OPENSSL_VERSION)).to_str().unwrap();
-        assert!(v.starts_with("OpenSSL 3.6.3"), "{v}");
+        let num = ffi::OpenSSL_version_num();
+        // 0xMNN00PP0L: 3.6.3.
+        #[cfg(not(feature = "openssl-4"))]
+        {
+            assert_eq!(ffi::OpenSSL_version_num(), 0x3060_0030, "{num:#x}");
+            assert!(v.starts_with("OpenSSL 3.6.3"), "{v}");
+        }
+        // The second line (crypto-sys's `openssl-4` feature): 4.0.3.
+        #[cfg(feature = "openssl-4")]
+        {
+            assert_eq!(ffi::OpenSSL_version_num(), 0x4000_0030, "{num:#x}");
+            assert!(v.starts_with("OpenSSL 4.0.3"), "{v}");
+        }
     }
 }
 
@@ -799,7 +809,9 @@ fn self_signed(key: &Pkey) -> Owned<ffi::X509> {
         nn(ffi::X509_gmtime_adj(ffi::X509_getm_notBefore(x.get()), 0), "notBefore");
         nn(ffi::X509_gmtime_adj(ffi::X509_getm_notAfter(x.get()), 3600), "notAfter");
         check(ffi::X509_set_pubkey(x.get(), key.get()), "set_pubkey");
-        let name = nn(ffi::X509_get_subject_name(x.get()), "subject");
+        // A name of its own for subject and issuer: since OpenSSL 4.0 the certificate's
+        // (X509_get_subject_name) is read-only.
+        let name = nn(ffi::X509_NAME_new(), "X509_NAME_new");
         let cn = b"localhost";
         check(
             ffi::X509_NAME_add_entry_by_txt(
@@ -813,7 +825,9 @@ fn self_signed(key: &Pkey) -> Owned<ffi::X509> {
             ),
             "add CN",
         );
+        check(ffi::X509_set_subject_name(x.get(), name), "set_subject_name");
         check(ffi::X509_set_issuer_name(x.get(), name), "set_issuer_name");
+        ffi::X509_NAME_free(name);
         assert!(
             ffi::X509_sign(x.get(), key.get(), ffi::EVP_sha256()) > 0,
             "X509_sign: {}",

@@ -316,7 +316,7 @@ fn flip_bit(data: &[u8], byte: usize) -> Vec<u8> {
 // ---------------------------------------------------------------------------
 
 #[test]
-fn linked_openssl_is_3_6_3() {
+fn linked_openssl_is_the_lines_release() {
     // SAFETY: plain calls; `OpenSSL_version` returns a static NUL-terminated string.
     let (init, num, text) = unsafe {
         let init = ffi::OPENSSL_init_crypto(0, ptr::null());
@@ -325,8 +325,17 @@ fn linked_openssl_is_3_6_3() {
     };
     assert_eq!(init, 1);
     // OPENSSL_VERSION_NUMBER layout is 0xMNN00PP0: 3.6.3 -> 0x30600030.
-    assert_eq!(num, 0x3060_0030);
-    assert_eq!(text.to_str(), Ok("3.6.3"));
+    #[cfg(not(feature = "openssl-4"))]
+    {
+        assert_eq!(num, 0x3060_0030);
+        assert_eq!(text.to_str(), Ok("3.6.3"));
+    }
+    // crypto-sys's `openssl-4` feature: 4.0.3 -> 0x40000030.
+    #[cfg(feature = "openssl-4")]
+    {
+        assert_eq!(num, 0x4000_0030);
+        assert_eq!(text.to_str(), Ok("4.0.3"));
+    }
 }
 
 #[test]

@@ -7,10 +7,12 @@ pub const HELP: &str = "\
 cargo xtask <command>
 
   generate [--check] [--set S]... [--target T]... [--c-variant V]... [--root DIR]
+           [--openssl 3.6|4.0]
       Generate the asm sets from OpenSSL's perlasm (all sets, targets and C variants by
       default; `--c-variant none` is OpenSSL's default C configuration alone).
       --check regenerates in a scratch directory and compares with generate.lock and with
       the outputs on disk, changing nothing. --root works on another copy of the sets.
+      --openssl 4.0: the second OpenSSL line's sets, in openssl-4.0/ with its own lock.
   build [--asm-set auto|asm|asm_avx2|no_asm] [--c-variant auto|none|ec_nistp_64_gcc_128]
         [--assembler gas|clang|nasm] [--strict] [--allow-downgrade] [--target TRIPLE]
         [--release] [--prefix DIR] [--no-legacy] [--apps] [--openssldir DIR]
@@ -149,6 +151,8 @@ pub struct Generate {
     pub targets: Vec<String>,
     pub variants: Vec<String>,
     pub root: Option<PathBuf>,
+    /// The OpenSSL line (`data::OPENSSL_LINES`); the default line when absent.
+    pub openssl: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -187,6 +191,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
                     "--target" => g.targets.push(v.take()?),
                     "--c-variant" => g.variants.push(v.take()?),
                     "--root" => g.root = Some(v.take()?.into()),
+                    "--openssl" => g.openssl = Some(v.take()?),
                     _ => return Ok(false),
                 }
                 Ok(true)

@@ -44,6 +44,11 @@ impl Source {
         Source { dir: openssl_src::source_dir(), version }
     }
 
+    /// The tree of an OpenSSL line (`data::OPENSSL_LINES`).
+    pub fn of_line(line: &crate::data::OpensslLine) -> Result<Source> {
+        Ok(Source { dir: crate::line_source_dir(line)?, version: line.version.into() })
+    }
+
     /// Another OpenSSL tree; its release is read from its `VERSION.dat`.
     pub fn at(dir: &Path) -> Result<Source> {
         let path = dir.join("VERSION.dat");
@@ -866,6 +871,7 @@ pub fn check(req: &Request) -> Result<Vec<String>> {
 /// configuration must be in the lock, so a fresh generation on any machine is checked.
 pub fn ensure_all(
     root: &Path,
+    source: &Source,
     configs: &[Config],
     jobs: usize,
     progress: Option<&Progress>,
@@ -877,7 +883,7 @@ pub fn ensure_all(
             bail!("{key} is not in {}; run `cargo xtask generate` and commit it", lock::FILE_NAME);
         }
     }
-    ensure_many(root, &lock, configs, jobs, progress)?;
+    ensure_many(root, source, &lock, configs, jobs, progress)?;
     for config in configs {
         let key = config.key();
         let diff = Lock::diff(&lock.of_key(&key), &lock::of_disk(&config.dir(root))?);
@@ -894,14 +900,21 @@ pub fn ensure_all(
 
 /// For build scripts: makes sure one configuration exists, generating it when missing. A fresh
 /// generation must match `lock` (the crate's own, wherever `root` is) before it is installed.
-pub fn ensure(root: &Path, lock: &Lock, config: Config, jobs: usize) -> Result<()> {
-    ensure_many(root, lock, &[config], jobs, None)
+pub fn ensure(
+    root: &Path,
+    source: &Source,
+    lock: &Lock,
+    config: Config,
+    jobs: usize,
+) -> Result<()> {
+    ensure_many(root, source, lock, &[config], jobs, None)
 }
 
 /// The configurations not yet on disk, generated together, each compared with `lock` before
 /// any is installed.
 fn ensure_many(
     root: &Path,
+    source: &Source,
     lock: &Lock,
     configs: &[Config],
     jobs: usize,
@@ -917,8 +930,7 @@ fn ensure_many(
     if configs.is_empty() {
         return Ok(());
     }
-    let source = Source::pinned();
-    let req = Request { root, configs, jobs, progress, source: &source };
+    let req = Request { root, configs, jobs, progress, source };
     let staging = Staging::new(root)?;
     let staged = stage(&req, &staging)?;
     for s in &staged {

@@ -122,8 +122,14 @@ pub fn run() -> Result<()> {
         }
         let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
         let progress = crate::progress::generation;
-        generate::ensure_all(&root, &Config::expand(&targets, &sets), jobs, Some(&progress))
-            .with_context(|| format!("the {} sets against generate.lock", target.name))?;
+        generate::ensure_all(
+            &root,
+            &generate::Source::pinned(),
+            &Config::expand(&targets, &sets),
+            jobs,
+            Some(&progress),
+        )
+        .with_context(|| format!("the {} sets against generate.lock", target.name))?;
         for set in target.sets().filter(|s| row.of.sets.contains(&s.name)) {
             let dir = generate::set_dir(&root, set.name, target.name);
             let m = Manifest::load(&dir)?;

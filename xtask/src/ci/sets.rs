@@ -5,7 +5,7 @@
 use crate::matrix::{workspace_row, How, Row};
 use anyhow::{bail, Context, Result};
 use crypto_build::config::ASM_SET_VAR;
-use crypto_build::data::{C_VARIANTS, NO_C_VARIANT, X86_64_CODE_PATHS};
+use crypto_build::data::{C_VARIANTS, NO_C_VARIANT, OPENSSL_LINES, X86_64_CODE_PATHS};
 use xshell::{cmd, Shell};
 
 /// Tells crypto-sys's tests which downgrades the toolchain table expects.
@@ -34,7 +34,7 @@ pub fn workspace(sh: &Shell, cargo: &str) -> Result<()> {
 pub fn auto(sh: &Shell, cargo: &str) -> Result<()> {
     let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, workspace_row().c_variant);
     cmd!(sh, "{cargo} xtask verify").run()?;
-    known_answers_on_every_path(sh, cargo, "auto")
+    known_answers_on_every_path(sh, cargo, "auto", &[])
 }
 
 /// `asm_avx2`: crypto-sys's tests, verify (the wide entry points are stubs), every code path.
@@ -46,7 +46,26 @@ pub fn asm_avx2(sh: &Shell, cargo: &str) -> Result<()> {
         .run()
         .context("crypto-sys tests with the asm_avx2 set")?;
     cmd!(sh, "{cargo} xtask verify").run().context("verify, set asm_avx2")?;
-    known_answers_on_every_path(sh, cargo, "asm_avx2")
+    known_answers_on_every_path(sh, cargo, "asm_avx2", &[])
+}
+
+/// Each OpenSSL line but the default (`data::OPENSSL_LINES`): crypto-sys built with its
+/// feature, every suite, then the known answers on every code path; the line's release is
+/// what the tests find linked.
+pub fn openssl_lines(sh: &Shell, cargo: &str) -> Result<()> {
+    let row = workspace_row();
+    let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, row.c_variant);
+    let _expect = sh.push_env(EXPECT_VAR, row.downgraded.join(","));
+    for line in OPENSSL_LINES {
+        let Some(feature) = line.feature else { continue };
+        let features = ["--features", feature];
+        cmd!(sh, "{cargo} test -p crypto-sys {features...}")
+            .run()
+            .with_context(|| format!("crypto-sys's tests on OpenSSL {}", line.version))?;
+        known_answers_on_every_path(sh, cargo, "auto", &features)
+            .with_context(|| format!("OpenSSL {}", line.version))?;
+    }
+    Ok(())
 }
 
 /// The host rows of the matrix built with their own C compiler, then the docs of the
@@ -58,9 +77,15 @@ pub fn toolchains(sh: &Shell, cargo: &str) -> Result<()> {
     cmd!(sh, "{cargo} xtask toolchains --check").run().map_err(Into::into)
 }
 
-/// The known-answer suites on each code path of the table, with the set already in the env;
-/// a path this CPU cannot run is skipped with one line naming the missing feature.
-pub fn known_answers_on_every_path(sh: &Shell, cargo: &str, set: &str) -> Result<()> {
+/// The known-answer suites on each code path of the table, with the set already in the env
+/// and crypto-sys's `features`; a path this CPU cannot run is skipped with one line naming the
+/// missing feature.
+pub fn known_answers_on_every_path(
+    sh: &Shell,
+    cargo: &str,
+    set: &str,
+    features: &[&str],
+) -> Result<()> {
     let suites: Vec<&str> = PATH_SUITES.iter().flat_map(|t| ["--test", t]).collect();
     for path in X86_64_CODE_PATHS {
         let suites = &suites;
@@ -69,7 +94,8 @@ pub fn known_answers_on_every_path(sh: &Shell, cargo: &str, set: &str) -> Result
             println!("skipped: {name}: this CPU lacks {feature}");
             continue;
         }
-        let mut cmd = cmd!(sh, "{cargo} test -p crypto-sys {suites...}").env(EXPECT_PATH_VAR, name);
+        let mut cmd = cmd!(sh, "{cargo} test -p crypto-sys {features...} {suites...}")
+            .env(EXPECT_PATH_VAR, name);
         cmd = match path.ia32cap {
             Some(mask) => cmd.env("OPENSSL_ia32cap", mask),
             None => cmd.env_remove("OPENSSL_ia32cap"),
@@ -124,7 +150,7 @@ pub fn no_asm(sh: &Shell, cargo: &str) -> Result<()> {
     c_probe_refused(sh, cargo).context("a C compiler that fails the __uint128_t probe")?;
     let _cc = sh.push_env("CC", crate::cargo::project_root().join(CC_WITHOUT_INT128));
     let _expect = sh.push_env(EXPECT_VAR, "");
-    known_answers_on_every_path(sh, cargo, "no_asm")
+    known_answers_on_every_path(sh, cargo, "no_asm", &[])
 }
 
 /// The default C configuration, reported once, when the C compiler fails the variant's probe;

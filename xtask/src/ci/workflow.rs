@@ -420,6 +420,7 @@ mod tests {
         ("asm_avx2", None),
         ("no_asm", None),
         ("toolchains", None),
+        ("openssl-4.0", None),
         ("prefix", None),
         ("sanitize", None),
         ("windows", None),
@@ -449,7 +450,11 @@ mod tests {
         let linux = "ubuntu-24.04";
         let want = vec![
             job("linux/lint", linux, &["lint", "lock", "workflow"]),
-            job("linux/tests", linux, &["workspace", "auto", "asm_avx2", "no_asm", "toolchains"]),
+            job(
+                "linux/tests",
+                linux,
+                &["workspace", "auto", "asm_avx2", "no_asm", "toolchains", "openssl-4.0"],
+            ),
             job("linux/prefix", linux, &["prefix", "package", "sccache"]),
             job("linux/sanitize", linux, &["sanitize"]),
             job("linux/windows", linux, &["windows"]),

@@ -34,8 +34,10 @@ impl Detect {
         let asm =
             detect::assembler(assembler, &compiler, target, env.nasm.as_deref(), needed, &cache)?;
         let lock = Lock::load(&env.lock_dir)?;
+        let source = crypto_build::generate::Source::of_line(env.line)?;
         let mut facts = SetFacts {
             sets_root: &root,
+            source: &source,
             target,
             jobs: 2,
             assembler: &asm,

@@ -9,17 +9,30 @@ use xshell::Shell;
 
 impl Generate {
     pub fn run(self, _sh: &Shell) -> Result<()> {
-        let root = self.root.clone().unwrap_or_else(crate::cargo::project_root);
+        let line = match &self.openssl {
+            Some(name) => data::OpensslLine::by_name(name)?,
+            None => data::DEFAULT_LINE,
+        };
+        let workspace = || line.root(&crate::cargo::project_root());
+        let root = self.root.clone().map_or_else(workspace, |r| line.root(&r));
         let sets: Vec<&'static AsmSet> = if self.sets.is_empty() {
             data::SETS.iter().collect()
         } else {
             self.sets.iter().map(|s| data::set_by_name(s)).collect::<Result<_>>()?
         };
         let targets: Vec<&'static Target> = if self.targets.is_empty() {
-            data::TARGETS.iter().collect()
+            data::TARGETS.iter().filter(|t| line.has_target(t.name)).collect()
         } else {
             self.targets.iter().map(|t| data::target_for(t)).collect::<Result<_>>()?
         };
+        if let Some(t) = targets.iter().find(|t| !line.has_target(t.name)) {
+            bail!(
+                "OpenSSL {} has no sets for {}: its targets are {:?}",
+                line.version,
+                t.name,
+                line.targets
+            );
+        }
         let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
         let progress = crate::progress::generation;
         let known: Vec<&str> = std::iter::once(data::NO_C_VARIANT)
@@ -32,7 +45,7 @@ impl Generate {
         if !self.variants.is_empty() {
             configs.retain(|c| self.variants.iter().any(|v| v == data::variant_name(c.variant)));
         }
-        let source = Source::pinned();
+        let source = Source::of_line(line)?;
         let req =
             Request { root: &root, configs, jobs, progress: Some(&progress), source: &source };
         let started = Instant::now();

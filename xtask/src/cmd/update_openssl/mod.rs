@@ -90,7 +90,15 @@ impl UpdateOpenssl {
         let report = ["md", "json"].map(|ext| (scratch.join(name(ext)), docs.join(name(ext))));
         let sets = new.side.manifests.values().map(|m| (m, new.dirs[&m.key()].clone())).collect();
         let aside = scratch.join(format!("aside-{}", std::process::id()));
-        let step = pin::Move { root: &root, to: &to, edits, sets, report: report.to_vec(), aside };
+        let step = pin::Move {
+            root: &root,
+            from: &from,
+            to: &to,
+            edits,
+            sets,
+            report: report.to_vec(),
+            aside,
+        };
         step.apply(sh)?;
         println!(
             "update-openssl: moved the pin from openssl-src {} to {}: Cargo.toml, Cargo.lock, \
@@ -122,7 +130,7 @@ struct NewSide {
 fn old_side(root: &Path, scratch: &Path, configs: &[Config], jobs: usize) -> Result<Side> {
     println!("update-openssl: OpenSSL {OPENSSL_VERSION}'s sets against generate.lock");
     let progress = crate::progress::generation;
-    generate::ensure_all(root, configs, jobs, Some(&progress))?;
+    generate::ensure_all(root, &Source::pinned(), configs, jobs, Some(&progress))?;
     let mut manifests = BTreeMap::new();
     for c in configs {
         manifests.insert(c.key(), Manifest::load(&c.dir(root))?);

@@ -132,6 +132,7 @@ pub fn plan(root: &Path, sites: &[Site], from: &Release, to: &Release) -> Result
 /// What the move installs besides the edits.
 pub struct Move<'a> {
     pub root: &'a Path,
+    pub from: &'a Release,
     pub to: &'a Release,
     pub edits: Vec<Edit>,
     /// Each configuration's manifest and its generated directory, in scratch space.
@@ -219,9 +220,11 @@ impl Move<'_> {
         let cargo = crate::cargo::cargo();
         let _dir = sh.push_dir(self.root);
         let precise = &self.to.crate_full;
-        // Build metadata (`+4.0.3`) is no part of what cargo matches.
+        // Build metadata (`+4.0.3`) is no part of what cargo matches. By the old version: the
+        // second line's openssl-src (data::OPENSSL_LINES) is in the graph too.
         let version = precise.split('+').next().unwrap_or(precise);
-        cmd!(sh, "{cargo} update --quiet -p openssl-src --precise {version}")
+        let old = format!("openssl-src@{}", self.from.crate_full);
+        cmd!(sh, "{cargo} update --quiet -p {old} --precise {version}")
             .quiet()
             .run()
             .context("moving Cargo.lock to the new openssl-src")?;
@@ -245,7 +248,9 @@ impl Move<'_> {
         }
         // Cargo.lock and Cargo.toml agree on the release moved to. cargo tree, unlike cargo
         // metadata, resolves for the host only, so it needs no other platform's crates.
-        let tree = cmd!(sh, "{cargo} tree --locked --offline -i openssl-src --depth 0 -e normal")
+        // By version: the second line's openssl-src (data::OPENSSL_LINES) is in the graph too.
+        let spec = format!("openssl-src@{precise}");
+        let tree = cmd!(sh, "{cargo} tree --locked --offline -i {spec} --depth 0 -e normal")
             .quiet()
             .read()
             .context("cargo tree --locked after the move")?;
