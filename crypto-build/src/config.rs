@@ -179,15 +179,9 @@ impl BuildConfig {
         out_dir: PathBuf,
         manifest_dir: &std::path::Path,
         jobs: usize,
+        line: &'static OpensslLine,
     ) -> Result<BuildConfig> {
-        BuildConfig::read(
-            false,
-            triple.to_string(),
-            out_dir,
-            manifest_dir,
-            jobs,
-            data::DEFAULT_LINE,
-        )
+        BuildConfig::read(false, triple.to_string(), out_dir, manifest_dir, jobs, line)
     }
 
     fn read(

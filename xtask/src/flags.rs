@@ -16,6 +16,7 @@ cargo xtask <command>
   build [--asm-set auto|asm|asm_avx2|no_asm] [--c-variant auto|none|ec_nistp_64_gcc_128]
         [--assembler gas|clang|nasm] [--strict] [--allow-downgrade] [--target TRIPLE]
         [--release] [--prefix DIR] [--no-legacy] [--apps] [--openssldir DIR]
+        [--openssl 3.6|4.0]
       Build crypto-sys with that set and print one summary line. The options map to the
       variables CRYPTO_SYS_ASM_SET, CRYPTO_SYS_C_VARIANT, CRYPTO_SYS_ASSEMBLER,
       CRYPTO_SYS_STRICT and CRYPTO_SYS_ALLOW_DOWNGRADE, which plain cargo builds read.
@@ -30,7 +31,8 @@ cargo xtask <command>
       --openssldir sets OPENSSLDIR, where OpenSSL looks for openssl.cnf, certificates and
       keys (CRYPTO_SYS_OPENSSLDIR, absolute); a relative DIR lies under the prefix, as with
       Configure, and needs --prefix. By default it is /usr/local/ssl, as in openssl-sys's
-      vendored build, and the libraries do not depend on the prefix.
+      vendored build, and the libraries do not depend on the prefix. --openssl 4.0 builds
+      the second OpenSSL line (crypto-sys's `openssl-4` feature).
   detect [--target T] [--asm-set S] [--c-variant V] [--assembler gas|clang|nasm] [--strict]
          [--allow-downgrade] [--json]
       Print the toolchain cc would use (honouring CC, CFLAGS, ...), its assembler and C
@@ -168,6 +170,8 @@ pub struct Build {
     pub no_legacy: bool,
     pub apps: bool,
     pub openssldir: Option<String>,
+    /// The OpenSSL line (`data::OPENSSL_LINES`); the default line when absent.
+    pub openssl: Option<String>,
 }
 
 pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
@@ -213,6 +217,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
                     "--no-legacy" => b.no_legacy = true,
                     "--apps" => b.apps = true,
                     "--openssldir" => b.openssldir = Some(v.take()?),
+                    "--openssl" => b.openssl = Some(v.take()?),
                     _ => return Ok(false),
                 }
                 Ok(true)

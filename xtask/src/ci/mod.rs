@@ -9,6 +9,7 @@ mod assembled;
 mod consumers;
 mod driver_paths;
 mod lanes;
+mod lines;
 mod lint;
 mod lock;
 mod native;
@@ -119,8 +120,8 @@ pub const STEPS: &[Step] = &[
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::workspace },
     Step { name: "no_asm", covers: "set no_asm by a C compiler that fails the C variant's probe: tests, verify, every code path, --strict",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::no_asm },
-    Step { name: "openssl-4.0", covers: "the second OpenSSL line (crypto-sys's openssl-4 feature, 4.0.3): crypto-sys's tests, every x86_64 code path",
-           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::openssl_lines },
+    Step { name: "openssl-4.0", covers: "the second OpenSSL line (crypto-sys's openssl-4 feature, 4.0.3): crypto-sys's tests and the C driver, every x86_64 code path",
+           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: lines::run },
     Step { name: "windows", covers: "mingw gcc with GNU as and with nasm: the C driver under wine on every code path",
            tier: Tier::Default, scope: Scope::Rows(How::Wine), lane: Lane::Apart, run: |sh, _| windows::run(sh, false) },
     Step { name: "aarch64", covers: "gcc and clang-19: the C driver under qemu-aarch64 on every armcap path",

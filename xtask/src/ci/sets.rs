@@ -5,11 +5,11 @@
 use crate::matrix::{workspace_row, How, Row};
 use anyhow::{bail, Context, Result};
 use crypto_build::config::ASM_SET_VAR;
-use crypto_build::data::{C_VARIANTS, NO_C_VARIANT, OPENSSL_LINES, X86_64_CODE_PATHS};
+use crypto_build::data::{C_VARIANTS, NO_C_VARIANT, X86_64_CODE_PATHS};
 use xshell::{cmd, Shell};
 
 /// Tells crypto-sys's tests which downgrades the toolchain table expects.
-const EXPECT_VAR: &str = "CRYPTO_SYS_EXPECT_DOWNGRADED";
+pub const EXPECT_VAR: &str = "CRYPTO_SYS_EXPECT_DOWNGRADED";
 /// Tells crypto-sys's tests/paths.rs which code-path row OPENSSL_ia32cap holds the mask of.
 const EXPECT_PATH_VAR: &str = "CRYPTO_SYS_EXPECT_PATH";
 /// The suites run on every code path: known answers, the proof that the mask took, and the
@@ -17,7 +17,7 @@ const EXPECT_PATH_VAR: &str = "CRYPTO_SYS_EXPECT_PATH";
 const PATH_SUITES: &[&str] = &["kat", "api", "wycheproof", "paths", "across_paths"];
 
 /// Tells crypto-sys's tests which C variant the build must have taken.
-const EXPECT_C_VARIANT_VAR: &str = "CRYPTO_SYS_EXPECT_C_VARIANT";
+pub const EXPECT_C_VARIANT_VAR: &str = "CRYPTO_SYS_EXPECT_C_VARIANT";
 
 /// gcc whose C variant probes fail (no `__uint128_t`); shared with xtask/tests/detect.rs.
 const CC_WITHOUT_INT128: &str = "xtask/tests/fixtures/cc-without-int128";
@@ -47,25 +47,6 @@ pub fn asm_avx2(sh: &Shell, cargo: &str) -> Result<()> {
         .context("crypto-sys tests with the asm_avx2 set")?;
     cmd!(sh, "{cargo} xtask verify").run().context("verify, set asm_avx2")?;
     known_answers_on_every_path(sh, cargo, "asm_avx2", &[])
-}
-
-/// Each OpenSSL line but the default (`data::OPENSSL_LINES`): crypto-sys built with its
-/// feature, every suite, then the known answers on every code path; the line's release is
-/// what the tests find linked.
-pub fn openssl_lines(sh: &Shell, cargo: &str) -> Result<()> {
-    let row = workspace_row();
-    let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, row.c_variant);
-    let _expect = sh.push_env(EXPECT_VAR, row.downgraded.join(","));
-    for line in OPENSSL_LINES {
-        let Some(feature) = line.feature else { continue };
-        let features = ["--features", feature];
-        cmd!(sh, "{cargo} test -p crypto-sys {features...}")
-            .run()
-            .with_context(|| format!("crypto-sys's tests on OpenSSL {}", line.version))?;
-        known_answers_on_every_path(sh, cargo, "auto", &features)
-            .with_context(|| format!("OpenSSL {}", line.version))?;
-    }
-    Ok(())
 }
 
 /// The host rows of the matrix built with their own C compiler, then the docs of the

@@ -29,6 +29,10 @@ impl Build {
             None => crate::cargo::host_triple(sh)?,
         };
         let target = data::target_for(&triple)?;
+        let line = match &self.openssl {
+            Some(name) => data::OpensslLine::by_name(name)?,
+            None => data::DEFAULT_LINE,
+        };
         refuse_without_sdk(target, &triple, &crate::cargo::host_triple(sh)?)?;
         if let Some(prefix) = &self.prefix {
             check_prefix(prefix)?;
@@ -53,8 +57,9 @@ impl Build {
             let target = self.target.as_ref().map(|t| format!("--target={t}"));
             let release = self.release.then(|| "--release".to_string());
             let no_legacy = self.no_legacy.then(|| "--no-default-features".to_string());
+            let line = line.feature.map(|f| format!("--features={f}"));
             let cargo_args: Vec<String> =
-                target.into_iter().chain(release).chain(no_legacy).collect();
+                target.into_iter().chain(release).chain(no_legacy).chain(line).collect();
             build_crypto_sys(sh, Some(&cargo_args), choice, &triple)?
         } else {
             let overrides = Overrides {
@@ -66,6 +71,7 @@ impl Build {
                 legacy: !self.no_legacy,
                 apps: self.apps,
                 openssldir,
+                line,
             };
             build_without_cargo(sh, &triple, self.prefix.as_deref(), &overrides)?
         };
@@ -131,6 +137,7 @@ struct Overrides {
     legacy: bool,
     apps: bool,
     openssldir: Option<String>,
+    line: &'static data::OpensslLine,
 }
 
 /// Whether rustup (or the sysroot) has the Rust std for `triple`, so cargo can build for it.
@@ -165,8 +172,8 @@ fn build_without_cargo(
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
     // cc and nasm-rs size their own job pools from NUM_JOBS outside cargo.
     std::env::set_var("NUM_JOBS", jobs.to_string());
-    let mut config =
-        BuildConfig::for_target(triple, out_dir.clone(), &root.join("crypto-sys"), jobs)?;
+    let crate_dir = root.join("crypto-sys");
+    let mut config = BuildConfig::for_target(triple, out_dir.clone(), &crate_dir, jobs, o.line)?;
     config.choice = o.choice.unwrap_or(config.choice);
     config.variant = o.variant.unwrap_or(config.variant);
     config.assembler = o.assembler.or(config.assembler);

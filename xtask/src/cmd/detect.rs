@@ -29,7 +29,9 @@ impl Detect {
         let assembler = AssemblerChoice::parse(self.assembler.as_deref().unwrap_or(""))?;
         std::fs::create_dir_all(&cache)?;
         // The user's variables (NASM among them), read as the build script reads them.
-        let env = BuildConfig::for_target(&triple, cache.clone(), &root.join("crypto-sys"), 2)?;
+        let crate_dir = root.join("crypto-sys");
+        let env =
+            BuildConfig::for_target(&triple, cache.clone(), &crate_dir, 2, data::DEFAULT_LINE)?;
         let needed = !matches!(choice, SetChoice::Named(s) if s.allowed.is_empty());
         let asm =
             detect::assembler(assembler, &compiler, target, env.nasm.as_deref(), needed, &cache)?;
