@@ -1,6 +1,6 @@
 //! The `rust-openssl` step (`--full`): the `openssl` crate's own test suite, unmodified, against
 //! a prefix of this workspace through `OPENSSL_DIR`, as a downstream user of openssl-sys would
-//! point it. The crate is the one the prefix consumer locks, taken from cargo's registry with
+//! point it, for each OpenSSL line (`data::OPENSSL_LINES`). The crate is the one the prefix consumer locks, taken from cargo's registry with
 //! its tests and their data (`test/`) as published; its manifest gets an empty `[workspace]`.
 
 use anyhow::{bail, ensure, Context, Result};
@@ -11,10 +11,20 @@ const CONSUMER: &str = "xtask/tests/prefix-consumer/Cargo.toml";
 const WORK: &str = "target/rust-openssl";
 
 pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
+    for line in crypto_build::data::OPENSSL_LINES {
+        suite(sh, cargo, line).with_context(|| format!("OpenSSL {}", line.version))?;
+    }
+    Ok(())
+}
+
+fn suite(sh: &Shell, cargo: &str, line: &crypto_build::data::OpensslLine) -> Result<()> {
     let root = crate::cargo::project_root();
     let work = root.join(WORK);
-    let prefix = work.join("prefix");
-    cmd!(sh, "{cargo} xtask build --prefix {prefix}").run().context("the prefix")?;
+    let prefix = work.join(format!("prefix-{}", line.name));
+    let name = line.name;
+    cmd!(sh, "{cargo} xtask build --openssl {name} --prefix {prefix}")
+        .run()
+        .context("the prefix")?;
     let crate_dir = openssl_crate_dir(sh, cargo, &root.join(CONSUMER))?;
     let suite = work.join("suite");
     if suite.exists() {
@@ -28,7 +38,8 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
     let mut text = std::fs::read_to_string(&manifest)?;
     text.push_str("\n[workspace]\n");
     std::fs::write(&manifest, text)?;
-    let target_dir = work.join("target");
+    // One per line: a rerun against the other line's prefix leaves this one's build as it was.
+    let target_dir = work.join(format!("target-{}", line.name));
     let out = cmd!(sh, "{cargo} test --manifest-path {manifest} --target-dir {target_dir}")
         .env("OPENSSL_DIR", &prefix)
         .env("OPENSSL_STATIC", "1")
