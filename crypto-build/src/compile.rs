@@ -68,8 +68,6 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     fs::create_dir_all(&buildinf_dir)?;
     fs::write(buildinf_dir.join("buildinf.h"), &job.buildinf)?;
     let prefix_maps = prefix_map_flags(&job.base, &stable_names(job, &src_root, &c_dir));
-    let user_opt = user_optimization(&job.base)?;
-    let ours = |f: &&String| !owned_by_cc(job.target, f) && (!user_opt || !is_optimization(f));
     let mut builds = Vec::new();
     for ((lib, group, is_asm, own_dir), mut units) in by_group {
         let mut build = job.base.clone();
@@ -84,7 +82,7 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
             build.include(&buildinf_dir);
         }
         let cflags = if own_dir { &own_cflags } else { &m.cflags };
-        for f in cflags.iter().filter(ours).chain(&prefix_maps) {
+        for f in cflags.iter().filter(|f| !owned_by_cc(job.target, f)).chain(&prefix_maps) {
             build.flag(f);
         }
         for word in &m.groups[group] {
@@ -470,18 +468,6 @@ fn units_by_group(job: &Job, seers: &BTreeSet<String>) -> Result<BTreeMap<GroupK
     Ok(groups)
 }
 
-/// Whether the user's CFLAGS name an optimization level (cc's own `-O3` is one; a second
-/// came from the environment). cc puts the environment's flags before OpenSSL's, where
-/// OpenSSL's `-O3` would silently override, say, a sanitizer build's `CFLAGS=-O1`.
-fn user_optimization(base: &cc::Build) -> Result<bool> {
-    let tool = base.try_get_compiler().context("finding the C compiler")?;
-    Ok(tool.args().iter().filter(|a| is_optimization(&a.to_string_lossy())).count() > 1)
-}
-
-fn is_optimization(flag: &str) -> bool {
-    flag.starts_with("-O")
-}
-
 /// Whether one of OpenSSL's library flags is left to cc (`Target::cc_owned_flags`).
 fn owned_by_cc(target: &Target, flag: &str) -> bool {
     target.cc_owned_flags.iter().any(|p| flag.starts_with(p))
@@ -578,17 +564,6 @@ mod tests {
         fs::write(&cc, script).unwrap();
         std::process::Command::new("chmod").arg("755").arg(&cc).status().unwrap();
         cc
-    }
-
-    /// A level in the user's flags (here through `flag`, as cc adds CFLAGS) is a second `-O`
-    /// beside cc's own: OpenSSL's `-O3` then steps aside.
-    #[test]
-    fn a_users_optimization_level_is_seen() {
-        let host = "x86_64-unknown-linux-gnu";
-        let mut b = cc::Build::new();
-        b.target(host).host(host).opt_level(3).cargo_metadata(false).flag("-O1");
-        assert!(user_optimization(&b).unwrap());
-        assert!(is_optimization("-O3") && is_optimization("-Os") && !is_optimization("-o"));
     }
 
     /// `__FILE__` of a unit in two checkouts at different paths: the same object, under the

@@ -120,8 +120,6 @@ pub const STEPS: &[Step] = &[
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::workspace },
     Step { name: "no_asm", covers: "set no_asm by a C compiler that fails the C variant's probe: tests, verify, every code path, --strict",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::no_asm },
-    Step { name: "openssl-4.0", covers: "the second OpenSSL line (crypto-sys's openssl-4 feature, 4.0.3): crypto-sys's tests and the C driver, every x86_64 code path",
-           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: lines::run },
     Step { name: "windows", covers: "mingw gcc with GNU as and with nasm: the C driver under wine on every code path",
            tier: Tier::Default, scope: Scope::Rows(How::Wine), lane: Lane::Apart, run: |sh, _| windows::run(sh, false) },
     Step { name: "aarch64", covers: "gcc and clang-19: the C driver under qemu-aarch64 on every armcap path",
@@ -136,6 +134,8 @@ pub const STEPS: &[Step] = &[
            tier: Tier::Full, scope: Scope::Rows(How::Wine), lane: Lane::Apart, run: |sh, _| windows::run(sh, true) },
     Step { name: "aarch64-no-asm", covers: "no_asm for aarch64 with gcc and clang-19 under qemu",
            tier: Tier::Full, scope: Scope::Rows(How::Qemu), lane: Lane::Apart, run: |sh, _| aarch64::run(sh, true) },
+    Step { name: "openssl-4.0", covers: "the second OpenSSL line (crypto-sys's openssl-4 feature, 4.0.3): crypto-sys's tests and the C driver, every x86_64 code path",
+           tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: lines::run },
     Step { name: "rust-openssl", covers: "the openssl crate's own tests, unmodified, against a prefix through OPENSSL_DIR",
            tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: rust_openssl::run },
     Step { name: "msvc", covers: "MSVC with nasm: crypto-sys's tests on every code path, the prefix and openssl.exe",
@@ -383,7 +383,7 @@ mod tests {
         assert!(default.contains(&"lint") && default.contains(&"aarch64"));
         assert!(!default.contains(&"aarch64-no-asm") && !default.contains(&"msvc"));
         let full = names(test(&[], &[], true));
-        assert_eq!(full.len(), default.len() + 3);
+        assert_eq!(full.len(), default.len() + 4);
         assert_eq!(names(test(&[], &["aarch64-unknown-linux-gnu"], false)), ["aarch64"]);
         assert_eq!(
             names(test(&[], &["aarch64-unknown-linux-gnu"], true)),

@@ -17,11 +17,8 @@ use xshell::{cmd, Shell};
 /// would report (OpenSSL's CI builds its UBSan configurations with it too). clang 17+ adds
 /// `-fsanitize=function` to `undefined`; OpenSSL 3.6.3's providers call every digest through
 /// `void (*)(void)` casts (SHA256_Update first, from digestcommon.h), which it reports, so
-/// it is off here as OpenSSL's own master now turns it off in `enable-ubsan`. `-O1`, as
-/// AddressSanitizer's documentation advises, instead of OpenSSL's `-O3`: the same checks are
-/// compiled in, and clang-19 compiles OpenSSL with both sanitizers about 4.5 times faster.
+/// it is off here as OpenSSL's own master now turns it off in `enable-ubsan`.
 const FLAGS: &[&str] = &[
-    "-O1",
     "-fsanitize=address,undefined",
     "-fno-sanitize=function",
     "-fno-sanitize-recover=all",
@@ -87,13 +84,14 @@ fn runtimes_link(sh: &Shell, driver: &Toolchain) -> Result<()> {
 }
 
 /// `CC=clang-19 CFLAGS=<FLAGS> cargo xtask build --prefix target/prefix-san`, the default
-/// (fastest) plan.
+/// (fastest) plan; through the run's xtask binary, which `cargo xtask` would build again in
+/// the step's target directory (with the sanitizers' CC and CFLAGS) first.
 fn build_prefix(sh: &Shell, driver: &Toolchain, prefix: &Path) -> Result<()> {
     let _cc = sh.push_env("CC", driver.cc);
     let _cflags = sh.push_env("CFLAGS", FLAGS.join(" "));
     let _target = sh.push_env("CARGO_TARGET_DIR", crate::cargo::project_root().join(TARGET_DIR));
-    let cargo = crate::cargo::cargo();
-    cmd!(sh, "{cargo} xtask build --prefix {prefix}")
+    let xtask = crate::cargo::xtask_binary()?;
+    cmd!(sh, "{xtask} build --prefix {prefix}")
         .run()
         .context("building OpenSSL with the sanitizers")
 }
@@ -183,8 +181,8 @@ const CONTROL_C: &str = r#"#include <limits.h>
 #include <string.h>
 int main(int argc, char **argv)
 {
-    /* A size the compiler cannot see, so that UBSan's object-size check leaves the
-       overflow to ASan. */
+    /* A size the compiler cannot see, so that UBSan's object-size check (which clang applies
+       at some optimization levels, -O1 among them) leaves the overflow to ASan. */
     volatile size_t size = 16;
     unsigned char *p = malloc(size);
     volatile int big = INT_MAX;
