@@ -75,8 +75,8 @@ cargo xtask <command>
       the CI workflow against this registry. --list prints each step, what it covers, its
       targets and its time in the last run here. --step runs only the steps named (again as
       often as named); --target only those that check that triple's toolchain rows; --full
-      adds the steps CI's default run leaves out (no_asm for Windows and aarch64, and the
-      openssl crate's own tests against a prefix). Steps run two at a time: those that build
+      adds the steps CI's default run leaves out (no_asm for Windows and aarch64, the second
+      OpenSSL line, and the openssl crate's own tests against a prefix of each line). Steps run two at a time: those that build
       through cargo in turn, beside them those that never call cargo (and, once the cargo
       steps are done, on both), each line tagged with its step. A table of each step's time
       ends the run.
