@@ -56,10 +56,10 @@ const BUILDINF_DIR: &str = "buildinf";
 
 pub fn compile(job: &Job) -> Result<Artifacts> {
     let m = job.c_manifest;
-    let src_root = job.src_root.to_path_buf();
+    let src_root = job.src_root;
     let c_dir = job.sets_root.join(m.key());
     let cache = ObjectCache::new(cache_dir(job.out_dir), m)?;
-    let (own_cflags, seers) = own_openssldir(job, &src_root, &c_dir)?;
+    let (own_cflags, seers) = own_openssldir(job, src_root, &c_dir)?;
     let by_group = units_by_group(job, &seers)?;
     let units = by_group.values().map(Vec::len).sum();
     job.progress.units(units);
@@ -67,7 +67,7 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     let buildinf_dir = job.out_dir.join(BUILDINF_DIR);
     fs::create_dir_all(&buildinf_dir)?;
     fs::write(buildinf_dir.join("buildinf.h"), &job.buildinf)?;
-    let prefix_maps = prefix_map_flags(&job.base, &stable_names(job, &src_root, &c_dir));
+    let prefix_maps = prefix_map_flags(&job.base, &stable_names(job, src_root, &c_dir));
     let mut builds = Vec::new();
     for ((lib, group, is_asm, own_dir), mut units) in by_group {
         let mut build = job.base.clone();
@@ -143,7 +143,7 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
         None => drop(fs::remove_dir_all(job.out_dir.join("bin"))),
     }
     let include_dir = job.out_dir.join("include");
-    install_headers(&src_root, &c_dir, &include_dir)?;
+    install_headers(src_root, &c_dir, &include_dir)?;
     install_cmake_config(&c_dir, &job.out_dir.join(CMAKE_DIR))?;
     install_ssl_config(&job.out_dir.join(SSL_DIR))?;
     let compiled = cache.compiled.load(Ordering::Relaxed);
@@ -426,7 +426,7 @@ type GroupKey = (Lib, usize, bool, bool);
 /// for that file; `seers` are the units that get the build's own OPENSSLDIR.
 fn units_by_group(job: &Job, seers: &BTreeSet<String>) -> Result<BTreeMap<GroupKey, Vec<Source>>> {
     let m = job.c_manifest;
-    let src_root = job.src_root.to_path_buf();
+    let src_root = job.src_root;
     let c_dir = job.sets_root.join(m.key());
     let mut groups: BTreeMap<GroupKey, Vec<Source>> = BTreeMap::new();
     // A Windows program's version resource (`apps/openssl.rc`) only describes the file; the

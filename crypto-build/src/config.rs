@@ -194,17 +194,7 @@ impl BuildConfig {
     ) -> Result<BuildConfig> {
         let var = |name: &str| var(cargo, name);
         let target = data::target_for(&triple)?;
-        if !line.has_target(target.name) {
-            let has = line.targets.unwrap_or_default().join(", ");
-            bail!(
-                "OpenSSL {} (crypto-sys's `{}` feature) has sets for {has} only, not {}; build \
-                 {triple} with the default OpenSSL {}",
-                line.version,
-                line.feature.unwrap_or_default(),
-                target.name,
-                data::DEFAULT_LINE.version
-            );
-        }
+        line.check_target(target.name)?;
         let choice = match per_target_or_plain(cargo, ASM_SET_VAR, &triple) {
             Some((name, v)) => SetChoice::parse(&v).with_context(|| format!("{name}={v}"))?,
             None => SetChoice::Auto,

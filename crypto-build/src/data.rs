@@ -33,6 +33,11 @@ pub const OPENSSL_LINES: &[OpensslLine] = &[
 pub const DEFAULT_LINE: &OpensslLine = &OPENSSL_LINES[0];
 
 impl OpensslLine {
+    /// The line named on a command line (`--openssl NAME`), the default one when none is.
+    pub fn chosen(name: Option<&str>) -> anyhow::Result<&'static OpensslLine> {
+        name.map_or(Ok(DEFAULT_LINE), OpensslLine::by_name)
+    }
+
     pub fn by_name(name: &str) -> anyhow::Result<&'static OpensslLine> {
         OPENSSL_LINES.iter().find(|l| l.name == name).ok_or_else(|| {
             let names: Vec<&str> = OPENSSL_LINES.iter().map(|l| l.name).collect();
@@ -43,6 +48,21 @@ impl OpensslLine {
     /// Whether its sets exist for `target` (a `Target::name`).
     pub fn has_target(&self, target: &str) -> bool {
         self.targets.is_none_or(|t| t.contains(&target))
+    }
+
+    /// Refuses, in one line, a target it has no sets for.
+    pub fn check_target(&self, target: &str) -> anyhow::Result<()> {
+        if self.has_target(target) {
+            return Ok(());
+        }
+        anyhow::bail!(
+            "OpenSSL {} (crypto-sys's `{}` feature) has sets for {} only, not {target}; the \
+             default OpenSSL {} has every target",
+            self.version,
+            self.feature.unwrap_or_default(),
+            self.targets.unwrap_or_default().join(", "),
+            DEFAULT_LINE.version
+        )
     }
 
     /// Its sets' root under `workspace`.

@@ -40,8 +40,7 @@ pub struct Source {
 impl Source {
     /// The pinned openssl-src's tree, OpenSSL [`crate::data::OPENSSL_VERSION`].
     pub fn pinned() -> Source {
-        let version = crate::data::OPENSSL_VERSION.into();
-        Source { dir: openssl_src::source_dir(), version }
+        Source::of_line(crate::data::DEFAULT_LINE).expect("the default line's tree is always in")
     }
 
     /// The tree of an OpenSSL line (`data::OPENSSL_LINES`).

@@ -29,10 +29,7 @@ impl Build {
             None => crate::cargo::host_triple(sh)?,
         };
         let target = data::target_for(&triple)?;
-        let line = match &self.openssl {
-            Some(name) => data::OpensslLine::by_name(name)?,
-            None => data::DEFAULT_LINE,
-        };
+        let line = data::OpensslLine::chosen(self.openssl.as_deref())?;
         refuse_without_sdk(target, &triple, &crate::cargo::host_triple(sh)?)?;
         if let Some(prefix) = &self.prefix {
             check_prefix(prefix)?;

@@ -9,10 +9,7 @@ use xshell::Shell;
 
 impl Generate {
     pub fn run(self, _sh: &Shell) -> Result<()> {
-        let line = match &self.openssl {
-            Some(name) => data::OpensslLine::by_name(name)?,
-            None => data::DEFAULT_LINE,
-        };
+        let line = data::OpensslLine::chosen(self.openssl.as_deref())?;
         let workspace = || line.root(&crate::cargo::project_root());
         let root = self.root.clone().map_or_else(workspace, |r| line.root(&r));
         let sets: Vec<&'static AsmSet> = if self.sets.is_empty() {
@@ -25,13 +22,8 @@ impl Generate {
         } else {
             self.targets.iter().map(|t| data::target_for(t)).collect::<Result<_>>()?
         };
-        if let Some(t) = targets.iter().find(|t| !line.has_target(t.name)) {
-            bail!(
-                "OpenSSL {} has no sets for {}: its targets are {:?}",
-                line.version,
-                t.name,
-                line.targets
-            );
+        for t in &targets {
+            line.check_target(t.name)?;
         }
         let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
         let progress = crate::progress::generation;
