@@ -40,7 +40,8 @@ pub struct Row {
     /// `--assembler`, when not the C compiler's own.
     pub assembler: Option<&'static str>,
     pub how: How,
-    /// The sets `cargo xtask test` builds and checks (`Assembled` rows: every set).
+    /// The sets `cargo xtask test` builds and checks (`Assembled` rows: every set). A row
+    /// that runs (wine, qemu) with none here is only assembled by default, every set.
     pub sets: &'static [&'static str],
     /// The sets only `cargo xtask test --full` adds.
     pub full_sets: &'static [&'static str],
@@ -142,7 +143,12 @@ pub const ROWS: &[Row] = &[
         why: "each aarch64 C compile is ~150 s of CI",
         ..row(ARM, "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", How::Qemu)
     },
-    Row { full_sets: NO_ASM, ..row(ARM, "clang-19", "clang-19", How::Qemu) },
+    Row {
+        sets: &[],
+        full_sets: &["auto", "no_asm"],
+        why: "gcc's build is linked and run; a second aarch64 C compile costs ~330 s of CI",
+        ..row(ARM, "clang-19", "clang-19", How::Qemu)
+    },
     Row {
         sets: ALL,
         why: "no macOS SDK here",
@@ -165,7 +171,23 @@ pub fn rows(how: How) -> impl Iterator<Item = &'static Row> {
     ROWS.iter().filter(move |r| r.how == how)
 }
 
+/// The rows the default run only assembles: `Assembled` ones, and the runnable ones it does
+/// not run (their second compiler, run by `--full`).
+pub fn assembled_rows() -> impl Iterator<Item = &'static Row> {
+    ROWS.iter().filter(|r| r.assembled_by_default())
+}
+
 impl Row {
+    /// Only assembled in the default run.
+    pub fn assembled_by_default(&self) -> bool {
+        self.how == How::Assembled || (self.sets.is_empty() && !self.full_sets.is_empty())
+    }
+
+    /// Whether the `assembled` step takes this set of the row's target.
+    pub fn assembles(&self, set: &str) -> bool {
+        self.assembled_by_default() && (self.how != How::Assembled || self.sets.contains(&set))
+    }
+
     pub fn triple(&self) -> Triple<'static> {
         Triple::parse(self.target).expect("the matrix's triples parse")
     }
@@ -227,6 +249,14 @@ impl Row {
     /// What `cargo xtask test` does with the row, for the doc.
     pub fn tested(&self) -> String {
         let sets = |s: &[&str]| s.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
+        let emulated = |s: &[&str]| {
+            let under = match self.how {
+                How::Wine => "wine".to_string(),
+                _ => format!("qemu-{}", self.triple().arch),
+            };
+            format!("C driver under {under} on every code path, {}", sets(s))
+        };
+        let tool = self.assembler.unwrap_or(self.cc);
         let what = match self.how {
             How::Workspace => format!(
                 "`cargo test --workspace`; crypto-sys's tests on every code path with {}; the \
@@ -238,22 +268,19 @@ impl Row {
             How::Sanitizer => "built by the sanitizer step (ASan and UBSan, asm kept), its plan \
                                checked; C driver on every code path"
                 .into(),
-            How::Wine => format!("C driver under wine, every code path, {}", sets(self.sets)),
-            How::Qemu => format!(
-                "C driver under qemu-{} on every code path, {}",
-                self.triple().arch,
+            _ if self.assembled_by_default() && self.how != How::Assembled => {
+                format!("only assembled: every asm file by {tool}, exports checked")
+            }
+            How::Wine | How::Qemu => emulated(self.sets),
+            How::Assembled => format!(
+                "only assembled: every asm file of {} by {tool}, exports checked",
                 sets(self.sets)
             ),
-            How::Assembled => format!(
-                "only assembled: every asm file of {} by {}, exports checked",
-                sets(self.sets),
-                self.assembler.unwrap_or(self.cc)
-            ),
         };
-        let full = if self.full_sets.is_empty() {
-            String::new()
-        } else {
-            format!("; {} with `--full`", sets(self.full_sets))
+        let full = match (self.full_sets.is_empty(), self.sets.is_empty()) {
+            (true, _) => String::new(),
+            (false, false) => format!("; {} with `--full`", sets(self.full_sets)),
+            (false, true) => format!("; with `--full`, {}", emulated(self.full_sets)),
         };
         let why = if self.why.is_empty() { String::new() } else { format!(" ({})", self.why) };
         format!("{what}{full}{why}")

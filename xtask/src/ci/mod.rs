@@ -87,9 +87,13 @@ impl Step {
     pub fn targets(&self) -> Vec<&'static str> {
         let mut t: Vec<&str> = match self.scope {
             Scope::Workspace => Vec::new(),
+            Scope::Rows(How::Assembled) => {
+                crate::matrix::assembled_rows().map(|r| r.target).collect()
+            }
             Scope::Rows(how) => ROWS.iter().filter(|r| r.how == how).map(|r| r.target).collect(),
             Scope::Triple(t) => vec![t],
         };
+        t.sort();
         t.dedup();
         t
     }
@@ -122,7 +126,7 @@ pub const STEPS: &[Step] = &[
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::no_asm },
     Step { name: "windows", covers: "mingw gcc with GNU as and with nasm: the C driver under wine on every code path",
            tier: Tier::Default, scope: Scope::Rows(How::Wine), lane: Lane::Apart, run: |sh, _| windows::run(sh, false) },
-    Step { name: "aarch64", covers: "gcc and clang-19: the C driver under qemu-aarch64 on every armcap path",
+    Step { name: "aarch64", covers: "gcc: the C driver under qemu-aarch64 on every armcap path",
            tier: Tier::Default, scope: Scope::Rows(How::Qemu), lane: Lane::Apart, run: |sh, _| aarch64::run(sh, false) },
     Step { name: "assembled", covers: "rows only assembled: every asm file assembled, exports and fast paths checked",
            tier: Tier::Default, scope: Scope::Rows(How::Assembled), lane: Lane::Apart, run: |_, _| assembled::run() },
@@ -132,7 +136,7 @@ pub const STEPS: &[Step] = &[
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sccache::run },
     Step { name: "windows-no-asm", covers: "no_asm for Windows (OpenSSL's plain C on LLP64) under wine",
            tier: Tier::Full, scope: Scope::Rows(How::Wine), lane: Lane::Apart, run: |sh, _| windows::run(sh, true) },
-    Step { name: "aarch64-no-asm", covers: "no_asm for aarch64 with gcc and clang-19 under qemu",
+    Step { name: "aarch64-full", covers: "clang-19's aarch64 build, and no_asm with gcc and clang-19, under qemu",
            tier: Tier::Full, scope: Scope::Rows(How::Qemu), lane: Lane::Apart, run: |sh, _| aarch64::run(sh, true) },
     Step { name: "openssl-4.0", covers: "the second OpenSSL line (crypto-sys's openssl-4 feature, 4.0.3): crypto-sys's tests and the C driver, every x86_64 code path",
            tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: lines::run },
@@ -381,13 +385,14 @@ mod tests {
     fn steps_are_chosen_by_name_target_and_tier() {
         let default = names(test(&[], &[], false));
         assert!(default.contains(&"lint") && default.contains(&"aarch64"));
-        assert!(!default.contains(&"aarch64-no-asm") && !default.contains(&"msvc"));
+        assert!(!default.contains(&"aarch64-full") && !default.contains(&"msvc"));
         let full = names(test(&[], &[], true));
         assert_eq!(full.len(), default.len() + 4);
-        assert_eq!(names(test(&[], &["aarch64-unknown-linux-gnu"], false)), ["aarch64"]);
+        let aarch64 = names(test(&[], &["aarch64-unknown-linux-gnu"], false));
+        assert_eq!(aarch64, ["aarch64", "assembled"]);
         assert_eq!(
             names(test(&[], &["aarch64-unknown-linux-gnu"], true)),
-            ["aarch64", "aarch64-no-asm"]
+            ["aarch64", "assembled", "aarch64-full"]
         );
         let msvc = names(test(&[], &["x86_64-pc-windows-msvc"], false));
         assert_eq!(msvc, ["assembled"]);

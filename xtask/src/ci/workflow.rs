@@ -429,7 +429,7 @@ mod tests {
         ("sccache", None),
         ("workflow", None),
         ("windows-no-asm", None),
-        ("aarch64-no-asm", None),
+        ("aarch64-full", None),
         ("openssl-4.0", None),
         ("rust-openssl", None),
         ("msvc", Some("windows-latest")),
@@ -459,7 +459,7 @@ mod tests {
             job(
                 "linux/full",
                 linux,
-                &["windows-no-asm", "aarch64-no-asm", "openssl-4.0", "rust-openssl"],
+                &["windows-no-asm", "aarch64-full", "openssl-4.0", "rust-openssl"],
             ),
             job("msvc", "windows-latest", &["msvc"]),
             job("macos-arm64", "macos-14", &["macos-arm64"]),
