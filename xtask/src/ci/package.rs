@@ -6,8 +6,8 @@ use anyhow::{bail, Result};
 use xshell::{cmd, Shell};
 
 /// Unpacks the `.crate` files of `cargo xtask package` and builds a consumer from them with
-/// perl absent from PATH, in debug and release at once, from a cache holding half of this
-/// workspace's objects: both must give this workspace's prefix's libraries, byte for byte (see
+/// perl absent from PATH, in debug and release at once, from a cache holding three quarters of
+/// this workspace's objects: both must give this workspace's prefix's libraries, byte for byte (see
 /// `repro` for what is proven on which objects). A package stripped of its lock or sets
 /// must fail with one clear line.
 pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
