@@ -5,14 +5,16 @@
 //! The table is `crypto_build::data::X86_64_CODE_PATHS`, reached through a dev-dependency:
 //! it is plain `const` data, so the test reads the very rows `cargo xtask test` runs.
 
-use crypto_build::data::{code_path_by_name, CodePath, Observe, X86_64_CODE_PATHS};
+use crypto_build::data::{
+    code_path_by_name, Arch, CodePath, Eligibility, IA32CAP, X86_64_CODE_PATHS,
+};
 use crypto_sys::{asm_eligibility, asm_set_of, build_info, openssl_ia32cap};
 use std::io::Write as _;
 use std::process::Command;
 
 /// Set by `cargo xtask test` to the name of the path whose mask OPENSSL_ia32cap holds.
 const EXPECT_PATH: &str = "CRYPTO_SYS_EXPECT_PATH";
-const IA32CAP: &str = "OPENSSL_ia32cap";
+const IA32CAP_ENV: &str = IA32CAP.env;
 /// Marks a child process of `the_parser_reads_masks_as_the_table_says`.
 const CHILD: &str = "CRYPTO_SYS_PATHS_CHILD";
 
@@ -24,49 +26,31 @@ fn loud(line: &str) {
 /// The row this run must prove: the one `cargo xtask test` names, else the one whose mask
 /// the environment holds (no mask: the AVX-512 row).
 fn path_under_test() -> Option<&'static CodePath> {
-    let mask = std::env::var(IA32CAP).ok();
+    let mask = std::env::var(IA32CAP_ENV).ok();
     let Ok(name) = std::env::var(EXPECT_PATH) else {
-        return X86_64_CODE_PATHS.iter().find(|p| p.ia32cap == mask.as_deref());
+        return X86_64_CODE_PATHS.iter().find(|p| p.cap == mask.as_deref());
     };
-    let path = code_path_by_name(&name).unwrap();
-    assert_eq!(mask.as_deref(), path.ia32cap, "{EXPECT_PATH}={name}, but {IA32CAP} is {mask:?}");
+    let path = code_path_by_name(Arch::X86_64, &name).unwrap();
+    assert_eq!(mask.as_deref(), path.cap, "{EXPECT_PATH}={name}, but {IA32CAP_ENV} is {mask:?}");
     Some(path)
 }
 
-/// What differs from the row's expectations, one line each.
+/// What differs from the row's expectations, one line each; the other sets' copies of an
+/// eligibility function are stubs answering 0.
 fn mismatches(path: &CodePath, cap: &[u32; 10], eligible: &[(&str, bool)]) -> Vec<String> {
-    let mut wrong = Vec::new();
-    for o in path.observations() {
-        match o {
-            Observe::Bit(b, want, why) => {
-                let set = cap[b.word] & (1 << b.bit) != 0;
-                if set != want {
-                    let (w, i, n) = (b.word, b.bit, b.name);
-                    wrong.push(format!("{n} (word {w} bit {i}) set={set}, want {want}: {why}"));
-                }
-            }
-            Observe::Eligible(e, want) => {
-                let set = asm_set_of(e.file);
-                // The other sets' copies are stubs answering 0.
-                let want = want && set == Some("asm");
-                let got = eligible.iter().find(|(s, _)| *s == e.symbol).map(|&(_, v)| v);
-                let got = got.unwrap_or_else(|| panic!("no eligibility function {}", e.symbol));
-                if got != want {
-                    let s = e.symbol;
-                    wrong.push(format!("{s}() = {got}, want {want} ({} from {set:?})", e.file));
-                }
-            }
-            Observe::Group(_) => unreachable!("observations() flattens groups"),
-        }
-    }
-    wrong
+    let answer = |e: &Eligibility, want: bool| {
+        let got = eligible.iter().find(|(s, _)| *s == e.symbol).map(|&(_, v)| v);
+        let got = got.unwrap_or_else(|| panic!("no eligibility function {}", e.symbol));
+        (want && asm_set_of(e.file) == Some("asm"), Some(got))
+    };
+    path.mismatches(&IA32CAP, cap, &answer).unwrap()
 }
 
 #[test]
 fn the_mask_selects_the_path_it_names() {
     let Some(path) = path_under_test() else {
-        let mask = std::env::var(IA32CAP).unwrap_or_default();
-        loud(&format!("skipped: {IA32CAP}={mask} is none of the code-path table's masks"));
+        let mask = std::env::var(IA32CAP_ENV).unwrap_or_default();
+        loud(&format!("skipped: {IA32CAP_ENV}={mask} is none of the code-path table's masks"));
         return;
     };
     if let Some(feature) = path.missing_cpu_feature() {
@@ -80,7 +64,7 @@ fn the_mask_selects_the_path_it_names() {
         return;
     };
     let wrong = mismatches(path, &cap, &asm_eligibility());
-    let mask = path.ia32cap.unwrap_or("(unset)");
+    let mask = path.cap.unwrap_or("(unset)");
     assert!(
         wrong.is_empty(),
         "OPENSSL_ia32cap={mask} does not select the {} path; OpenSSL saw:\n  {}\n\
@@ -97,8 +81,8 @@ fn ia32cap_with(mask: Option<&str>) -> [u32; 10] {
     cmd.args(["--exact", "the_parser_reads_masks_as_the_table_says", "--nocapture"]);
     cmd.env(CHILD, "1").env_remove(EXPECT_PATH);
     match mask {
-        Some(m) => cmd.env(IA32CAP, m),
-        None => cmd.env_remove(IA32CAP),
+        Some(m) => cmd.env(IA32CAP_ENV, m),
+        None => cmd.env_remove(IA32CAP_ENV),
     };
     let out = cmd.output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -137,7 +121,7 @@ fn the_parser_reads_masks_as_the_table_says() {
     assert_eq!(ia32cap_with(Some("~0x0:~0x0:~0x0:~0x0:~0x0")), cpu, "five ~0x0 fields keep all");
     // The mask of every row keeps what it does not name: words 6-9 as the CPU has them.
     for p in X86_64_CODE_PATHS.iter().filter(|p| p.name != "plain") {
-        if let Some(mask) = p.ia32cap {
+        if let Some(mask) = p.cap {
             assert_eq!(ia32cap_with(Some(mask))[6..], cpu[6..], "{}: {mask}", p.name);
         }
     }

@@ -87,6 +87,11 @@ impl Runner {
         matches!(self, Runner::Native | Runner::Wine)
     }
 
+    /// Runs an emulated CPU, which the run's QEMU_CPU may choose.
+    pub fn is_qemu(self) -> bool {
+        matches!(self, Runner::QemuAarch64)
+    }
+
     /// The program that runs `exe` under this runner, with the runner's own environment.
     fn command(self, exe: &Path) -> Result<Command> {
         let mut cmd = match self {

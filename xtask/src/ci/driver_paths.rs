@@ -2,13 +2,11 @@
 //! a tampered vector fails, and each code path the CPU or emulator can run is proved taken.
 
 use crate::driver::{
-    self, build, compile_only, parse_report, AsmKind, Report, RunOutput, Runner, Toolchain,
+    self, build, compile_only, parse_report, AsmKind, Report, RunOutput, Toolchain,
 };
 use crate::matrix::Row;
 use anyhow::{ensure, Context, Result};
-use crypto_build::data::{
-    Aarch64CodePath, CodePath, DriverFamilies, Observe, AARCH64_CODE_PATHS, X86_64_CODE_PATHS,
-};
+use crypto_build::data::{Arch, CodePath, DriverFamilies, Eligibility};
 use crypto_build::facts::BuildFacts;
 use std::fs;
 use std::path::Path;
@@ -33,10 +31,9 @@ pub fn native_step(sh: &Shell, prefix: &Path) -> Result<()> {
 
 /// Builds the driver with `tc` against `prefix` and runs it with `tc`'s runner: every check
 /// must pass, a tampered copy of its vectors must fail, and its path report must match the
-/// plan the prefix records and, for programs on this CPU, this CPU, with AVX512F both as is
-/// and masked through OPENSSL_ia32cap; an aarch64 prefix with asm runs on every row of
-/// `data::AARCH64_CODE_PATHS`. A Windows prefix: with mingw gcc's row's toolchain. Every
-/// run checks the known answers and digests; the default path every Wycheproof family, the
+/// plan the prefix records and, for programs on this CPU, this CPU; a prefix with asm runs on
+/// every code path of its architecture (`Arch::code_paths`) that the runner can run, each
+/// proved from the capability words OpenSSL reports. Every run checks the known answers and digests; the default path every Wycheproof family, the
 /// others those their row names (`data::DriverFamilies`), each leaving out named in one line.
 /// The runs go side by side, up to this machine's cores, and are checked in order after.
 pub fn check_prefix(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
@@ -76,29 +73,10 @@ fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
     let exe = build(sh, tc, &name, prefix, asm != AsmKind::None)?;
     let timeout = tc.runner.driver_timeout();
     let set = plan.effective_set.as_str();
-    let x86_paths =
-        cfg!(target_arch = "x86_64") && asm == AsmKind::X86_64 && tc.runner.on_this_cpu();
     // Every run is planned first, then run side by side, then checked one by one in order.
-    let mut runs = Vec::new();
-    if asm == AsmKind::Aarch64 {
-        for row in AARCH64_CODE_PATHS {
-            if row.armcap.is_none() && tc.runner != Runner::QemuAarch64 {
-                println!(
-                    "skipped: driver on the {} path: the CPU is only chosen under qemu",
-                    row.name
-                );
-                continue;
-            }
-            let mut env = Vec::new();
-            env.extend(row.armcap.map(|v| ("OPENSSL_armcap", v)));
-            env.extend(row.qemu_cpu.map(|c| ("QEMU_CPU", c)));
-            say_left_out(tc, set, row.name, row.families);
-            runs.push((Some(row), PathRun::new(format!("run-{}", row.name), env, row.families)));
-        }
-    } else {
-        runs.push((None, PathRun::new("run".into(), Vec::new(), DriverFamilies::All)));
-    }
-    let x86_rows = if x86_paths { x86_path_runs(tc, set) } else { Vec::new() };
+    let plain = PathRun::new("run".into(), Vec::new(), DriverFamilies::All);
+    let arch = asm.arch();
+    let paths = arch.map(|a| path_runs(tc, set, a)).unwrap_or_default();
     let tamper = tamper_vectors(&exe)?;
     println!(
         "driver ({}, set {set}): the tampered-vector control checks {TAMPERED_FAMILY} alone, \
@@ -112,8 +90,8 @@ fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
         families: vec![TAMPERED_FAMILY],
         vectors: "tampered",
     };
-    let all: Vec<&PathRun> = (runs.iter().map(|(_, r)| r))
-        .chain(x86_rows.iter().filter_map(|(_, run)| run.as_ref()))
+    let all: Vec<&PathRun> = std::iter::once(&plain)
+        .chain(paths.iter().filter_map(|(_, run)| run.as_ref()))
         .chain(std::iter::once(&tampered))
         .collect();
     let started = Instant::now();
@@ -134,30 +112,22 @@ fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
         let report = out.and_then(|out| driver::check_output(&exe, &out, &run.families));
         report.map(|r| (r, secs))
     };
-    let mut unmasked = None;
-    for (row, run) in &runs {
-        match row {
-            Some(row) => check_aarch64_path(tc, row, next(run), &plan)?,
-            None => {
-                let (report, secs) = next(run)?;
-                print_counts(&report);
-                check_report(&report, asm, &plan)?;
-                println!("driver ({}, set {set}): one run in {secs:.1} s", tc.name);
-                #[cfg(target_arch = "x86_64")]
-                if x86_paths {
-                    cpu::check_unmasked(&report.path, &|f| took_from_asm(&plan, f))?;
-                }
-                unmasked = Some(report);
-            }
-        }
+    let (report, secs) = next(&plain)?;
+    print_counts(&report);
+    check_report(&report, asm, &plan)?;
+    println!("driver ({}, set {set}): the run without a mask in {secs:.1} s", tc.name);
+    #[cfg(target_arch = "x86_64")]
+    if asm == AsmKind::X86_64 && tc.runner.on_this_cpu() {
+        cpu::check_unmasked(&report.path, &|f| took_from_asm(&plan, f))?;
     }
-    for (row, run) in &x86_rows {
+    for (path, run) in &paths {
         let result = match run {
             Some(run) => next(run),
-            // The unmasked run is this path's run: the same program, environment and families.
-            None => Ok((unmasked.clone().context("the unmasked run")?, 0.0)),
+            // The plain run is this path's run: the same program, environment and families.
+            None => Ok((report.clone(), 0.0)),
         };
-        check_x86_path(tc, row, result, &plan)?;
+        let arch = arch.expect("paths only with asm");
+        check_path(tc, arch, path, result, &plan)?;
     }
     let (out, _) = outputs.next().expect("the tampered run's output");
     tampered_vectors_fail(&out?, &tamper)?;
@@ -187,118 +157,74 @@ fn check_report(report: &Report, asm: AsmKind, plan: &BuildFacts) -> Result<()> 
     Ok(())
 }
 
-/// The driver on an aarch64 code path of `data::AARCH64_CODE_PATHS`: its OPENSSL_armcap_P
-/// must have the row's bits, and equal the row's OPENSSL_armcap when it gives one. The rows
-/// that depend on the CPU need qemu, which emulates the CPU they name.
-fn check_aarch64_path(
-    tc: &Toolchain,
-    row: &Aarch64CodePath,
-    result: Result<(Report, f64)>,
-    plan: &BuildFacts,
-) -> Result<()> {
-    let shown = format!(
-        "OPENSSL_armcap={}, qemu CPU {}",
-        row.armcap.unwrap_or("(unset)"),
-        row.qemu_cpu.unwrap_or("max")
-    );
-    let (r, secs) =
-        result.with_context(|| format!("the driver on the {} path ({shown})", row.name))?;
-    check_report(&r, AsmKind::Aarch64, plan)?;
-    let cap = r.path.armcap_p.context("the driver reported no OPENSSL_armcap_P")?;
-    let mut wrong = Vec::new();
-    for (bits, want) in [(row.set, true), (row.clear, false)] {
-        for b in bits.iter().filter(|b| (cap >> b.bit & 1 == 1) != want) {
-            wrong.push(format!("{} should be {}", b.name, if want { "set" } else { "clear" }));
-        }
+/// Why `tc`'s runner cannot run a code path, if it cannot: a path of a named CPU needs qemu,
+/// which emulates it; on this machine's own CPU (natively, wine) the path needs its features.
+fn cannot_run(tc: &Toolchain, path: &CodePath) -> Option<String> {
+    if tc.runner.is_qemu() {
+        return None;
     }
-    if let Some(v) = row.armcap_value()? {
-        if cap != v {
-            wrong.push(format!("OPENSSL_armcap_P should be {v:#x} exactly"));
-        }
+    if path.qemu_cpu.is_some() {
+        return Some("the CPU is only chosen under qemu".into());
     }
-    ensure!(
-        wrong.is_empty(),
-        "{shown} did not give the {} path: {}; OpenSSL saw {cap:#010x}",
-        row.name,
-        wrong.join("; ")
-    );
-    if row.name == AARCH64_CODE_PATHS[0].name {
-        print_counts(&r);
-    }
-    println!(
-        "driver ({}, set {}): {} path ({shown}, OPENSSL_armcap_P {cap:#010x}: {}) proved \
-         and passed in {secs:.0} s",
-        tc.name, plan.effective_set, row.name, row.takes
-    );
-    Ok(())
+    path.missing_cpu_feature().map(|f| format!("this CPU lacks {f}"))
 }
 
-/// The runs for every x86_64 code path of `data::X86_64_CODE_PATHS` the CPU can run (a path
-/// it cannot is named in one loud line); `None` for the unmasked path, whose run is the
-/// prefix's first.
-fn x86_path_runs(tc: &Toolchain, set: &str) -> Vec<(&'static CodePath, Option<PathRun>)> {
+/// The runs for every code path of the architecture (`data::CodePath`) that `tc`'s runner
+/// can run (a path it cannot is named in one loud line); `None` for the path of the plain
+/// run (nothing given, the CPU decides), which is the prefix's first.
+fn path_runs(tc: &Toolchain, set: &str, arch: Arch) -> Vec<(&'static CodePath, Option<PathRun>)> {
+    let var = arch.cap_var();
     let mut runs = Vec::new();
-    for row in X86_64_CODE_PATHS {
-        if let Some(f) = row.missing_cpu_feature() {
-            println!("skipped: driver on the {} path: this CPU lacks {f}", row.name);
+    for path in arch.code_paths() {
+        if let Some(why) = cannot_run(tc, path) {
+            println!("skipped: driver on the {} path: {why}", path.name);
             continue;
         }
-        say_left_out(tc, set, row.name, row.families);
-        let run = row.ia32cap.map(|m| {
-            let label = format!("run-{}", row.name.replace('/', "-"));
-            PathRun::new(label, vec![("OPENSSL_ia32cap", m)], row.families)
-        });
-        runs.push((row, run));
+        say_left_out(tc, set, path.name, path.families);
+        let mut env = Vec::new();
+        env.extend(path.cap.map(|v| (var.env, v)));
+        env.extend(path.qemu_cpu.map(|c| ("QEMU_CPU", c)));
+        let label = format!("run-{}", path.name.replace('/', "-"));
+        let run = (!env.is_empty()).then(|| PathRun::new(label, env, path.families));
+        runs.push((path, run));
     }
     runs
 }
 
-/// A run on an x86_64 code path must show what its row says OpenSSL sees, eligibility
-/// functions judged only where their file came from `asm`.
-fn check_x86_path(
+/// A run on a code path must show the capability bits and eligibility answers its row says
+/// (eligibility judged only where the function's file came from `asm`), and the variable's
+/// value exactly where OpenSSL takes it as given.
+fn check_path(
     tc: &Toolchain,
-    row: &CodePath,
+    arch: Arch,
+    path: &CodePath,
     result: Result<(Report, f64)>,
     plan: &BuildFacts,
 ) -> Result<()> {
-    let shown = row.ia32cap.unwrap_or("(unset)");
-    let (r, secs) = result.with_context(|| {
-        format!("the driver on the {} path (OPENSSL_ia32cap={shown})", row.name)
-    })?;
-    let cap = r.path.ia32cap_p.context("the driver reported no OPENSSL_ia32cap_P")?;
-    let mut wrong = Vec::new();
-    for o in row.observations() {
-        match o {
-            Observe::Bit(b, want, why) => {
-                if (cap[b.word] >> b.bit & 1 == 1) != want {
-                    wrong.push(format!(
-                        "{} should be {} ({why})",
-                        b.name,
-                        if want { "set" } else { "clear" }
-                    ));
-                }
-            }
-            Observe::Eligible(e, want) => {
-                let want = want && took_from_asm(plan, e.file);
-                let got = r.path.eligible(e.symbol);
-                if got != Some(want) {
-                    wrong.push(format!("{} answered {got:?}, expected {want}", e.symbol));
-                }
-            }
-            Observe::Group(_) => {}
-        }
+    let var = arch.cap_var();
+    let mut shown = format!("{}={}", var.env, path.cap.unwrap_or("(unset)"));
+    if tc.runner.is_qemu() {
+        shown += &format!(", qemu CPU {}", path.qemu_cpu.unwrap_or("max"));
     }
+    let (r, secs) =
+        result.with_context(|| format!("the driver on the {} path ({shown})", path.name))?;
+    check_report(&r, tc.asm, plan)?;
+    let words = r.path.cap_words(var)?;
+    let eligible = |e: &Eligibility, want: bool| {
+        (want && took_from_asm(plan, e.file), r.path.eligible(e.symbol))
+    };
+    let wrong = path.mismatches(var, words, &eligible)?;
+    let seen = format!("OPENSSL_{} {}", var.symbol, driver::hex_words(words));
     ensure!(
         wrong.is_empty(),
-        "OPENSSL_ia32cap={shown} did not select the {} path: {}; OpenSSL saw {cap:08x?}",
-        row.name,
+        "{shown} did not select the {} path: {}; OpenSSL saw {seen}",
+        path.name,
         wrong.join("; ")
     );
-    let took =
-        if row.ia32cap.is_none() { "the unmasked run".into() } else { format!("{secs:.1} s") };
+    let took = if secs == 0.0 { "the plain run".into() } else { format!("{secs:.1} s") };
     println!(
-        "driver ({}, set {}): {} path proved and passed ({took})",
-        tc.name, plan.effective_set, row.name
+        "driver ({}, set {}): {} path ({shown}, {seen}: {}) proved and passed ({took})",
+        tc.name, plan.effective_set, path.name, path.takes
     );
     Ok(())
 }
@@ -355,14 +281,14 @@ fn print_counts(report: &Report) {
 #[cfg(target_arch = "x86_64")]
 mod cpu {
     use crate::driver::PathReport;
-    use anyhow::{ensure, Context, Result};
-    use crypto_build::data::{cpu_has, ELIGIBILITIES};
+    use anyhow::{ensure, Result};
+    use crypto_build::data::{cpu_has, ELIGIBILITIES, IA32CAP};
 
     /// Without a mask: each bit an eligibility function reads matches this CPU, and each
     /// function answers what its bits give (0 where its file came from a slower set, whose
     /// copy is a stub).
     pub fn check_unmasked(p: &PathReport, from_asm: &dyn Fn(&str) -> bool) -> Result<()> {
-        let cap = p.ia32cap_p.context("the driver reported no OPENSSL_ia32cap_P")?;
+        let cap = p.cap_words(&IA32CAP)?;
         let set = |b: &crypto_build::data::CapBit| cap[b.word] & (1 << b.bit) != 0;
         for e in ELIGIBILITIES {
             for b in e.needs {

@@ -5,7 +5,7 @@
 use crate::matrix::{workspace_row, How, Row};
 use anyhow::{bail, Context, Result};
 use crypto_build::config::ASM_SET_VAR;
-use crypto_build::data::{C_VARIANTS, NO_C_VARIANT, X86_64_CODE_PATHS};
+use crypto_build::data::{C_VARIANTS, IA32CAP, NO_C_VARIANT, X86_64_CODE_PATHS};
 use xshell::{cmd, Shell};
 
 /// Tells crypto-sys's tests which downgrades the toolchain table expects.
@@ -77,12 +77,12 @@ pub fn known_answers_on_every_path(
         }
         let mut cmd = cmd!(sh, "{cargo} test -p crypto-sys {features...} {suites...}")
             .env(EXPECT_PATH_VAR, name);
-        cmd = match path.ia32cap {
-            Some(mask) => cmd.env("OPENSSL_ia32cap", mask),
-            None => cmd.env_remove("OPENSSL_ia32cap"),
+        cmd = match path.cap {
+            Some(mask) => cmd.env(IA32CAP.env, mask),
+            None => cmd.env_remove(IA32CAP.env),
         };
-        let shown = path.ia32cap.unwrap_or("(unset)");
-        println!("known-answer tests, set {set}, {name} path (OPENSSL_ia32cap={shown})");
+        let shown = path.cap.unwrap_or("(unset)");
+        println!("known-answer tests, set {set}, {name} path ({}={shown})", IA32CAP.env);
         cmd.run().with_context(|| format!("known answers with set {set} on the {name} path"))?;
     }
     Ok(())

@@ -6,7 +6,7 @@ mod report;
 mod vectors;
 
 pub use crate::runner::{Invocation, RunOutput, Runner};
-pub use report::{diagnostics, parse_report, tail, PathReport, Report};
+pub use report::{diagnostics, hex_words, parse_report, tail, PathReport, Report};
 pub use vectors::{count_names, families, write_vectors};
 
 use crypto_build::data::DriverFamilies;
@@ -40,6 +40,15 @@ impl AsmKind {
             "x86_64" => AsmKind::X86_64,
             "aarch64" => AsmKind::Aarch64,
             _ => AsmKind::None,
+        }
+    }
+
+    /// The architecture whose code paths its asm has.
+    pub fn arch(self) -> Option<crypto_build::data::Arch> {
+        match self {
+            AsmKind::None => None,
+            AsmKind::X86_64 => Some(crypto_build::data::Arch::X86_64),
+            AsmKind::Aarch64 => Some(crypto_build::data::Arch::Aarch64),
         }
     }
 
@@ -252,22 +261,20 @@ mod tests {
     /// first row) runs them all.
     #[test]
     fn code_paths_name_driver_families() {
-        use crypto_build::data::{AARCH64_CODE_PATHS, X86_64_CODE_PATHS};
-        let x86 = X86_64_CODE_PATHS.iter().map(|r| (r.name, r.families));
-        let arm = AARCH64_CODE_PATHS.iter().map(|r| (r.name, r.families));
-        for (name, f) in x86.chain(arm) {
-            if let DriverFamilies::Only(only, why) = f {
-                assert!(!only.is_empty() && !why.is_empty(), "{name}");
-                for fam in only {
-                    assert!(families().any(|f| f == *fam), "{name}: no driver family {fam}");
-                    assert_eq!(only.iter().filter(|f| *f == fam).count(), 1, "{name}: {fam}");
+        use crypto_build::data::Arch;
+        for arch in [Arch::X86_64, Arch::Aarch64] {
+            for p in arch.code_paths() {
+                let (name, f) = (p.name, p.families);
+                if let DriverFamilies::Only(only, why) = f {
+                    assert!(!only.is_empty() && !why.is_empty(), "{name}");
+                    for fam in only {
+                        assert!(families().any(|f| f == *fam), "{name}: no driver family {fam}");
+                        assert_eq!(only.iter().filter(|f| *f == fam).count(), 1, "{name}: {fam}");
+                    }
+                    assert_eq!(requested(f).len(), only.len(), "{name}");
                 }
-                assert_eq!(requested(f).len(), only.len(), "{name}");
             }
         }
-        assert_eq!(X86_64_CODE_PATHS[0].families, DriverFamilies::All);
-        assert_eq!(AARCH64_CODE_PATHS[0].families, DriverFamilies::All);
-        assert!(X86_64_CODE_PATHS[0].ia32cap.is_none() && AARCH64_CODE_PATHS[0].armcap.is_none());
         assert_eq!(requested(DriverFamilies::All).len(), 12);
         assert!(left_out(&requested(DriverFamilies::All)).is_empty());
     }

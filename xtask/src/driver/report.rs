@@ -3,6 +3,7 @@
 
 use super::AsmKind;
 use anyhow::{bail, Context, Result};
+use crypto_build::data::CapVar;
 use std::collections::BTreeMap;
 
 /// Which code paths the driver saw live: its `path` lines.
@@ -10,11 +11,10 @@ use std::collections::BTreeMap;
 pub struct PathReport {
     /// Whose asm symbols it was built with (`path asm x86_64|aarch64|none`).
     pub asm: AsmKind,
-    /// OPENSSL_ia32cap_P after OPENSSL_init_crypto, so with any OPENSSL_ia32cap mask applied;
-    /// this and the eligibility answers are `None` without x86_64 asm.
-    pub ia32cap_p: Option<[u32; 10]>,
-    /// OPENSSL_armcap_P after OPENSSL_init_crypto: probed, or OPENSSL_armcap's value.
-    pub armcap_p: Option<u32>,
+    /// The asm's capability symbol after OPENSSL_init_crypto, so with its variable applied
+    /// (`path ia32cap_P 0x… …`, `path armcap_P 0x…`): its name and words. This and the
+    /// eligibility answers are `None` without asm.
+    pub cap_p: Option<(String, Vec<u32>)>,
     pub vaes_vpclmulqdq_capable: Option<bool>,
     pub rsaz_avx512ifma_eligible: Option<bool>,
     pub rsaz_avxifma_eligible: Option<bool>,
@@ -25,6 +25,19 @@ pub struct PathReport {
 }
 
 impl PathReport {
+    /// The words of an architecture's capability symbol; an error where the driver reported
+    /// another symbol, another count of words, or none.
+    pub fn cap_words(&self, var: &CapVar) -> Result<&[u32]> {
+        match &self.cap_p {
+            Some((symbol, words)) if symbol == var.symbol && words.len() == var.words => Ok(words),
+            other => bail!(
+                "the driver reported {other:?}, not the {} words of {}",
+                var.words,
+                var.symbol
+            ),
+        }
+    }
+
     /// What an eligibility function (named as in `data::Eligibility`) answered.
     pub fn eligible(&self, symbol: &str) -> Option<bool> {
         match symbol {
@@ -55,6 +68,11 @@ pub struct Report {
     pub passed: bool,
 }
 
+/// Capability words as the driver prints them: `0x%08x`, space-separated.
+pub fn hex_words(words: &[u32]) -> String {
+    words.iter().map(|w| format!("{w:#010x}")).collect::<Vec<_>>().join(" ")
+}
+
 fn flag(v: &str) -> Result<bool> {
     match v {
         "0" => Ok(false),
@@ -68,17 +86,13 @@ fn parse_path(p: &mut PathReport, words: &[&str]) -> Result<()> {
         ["asm", "x86_64"] => p.asm = AsmKind::X86_64,
         ["asm", "aarch64"] => p.asm = AsmKind::Aarch64,
         ["asm", "none"] => p.asm = AsmKind::None,
-        ["armcap_P", v] => {
-            let digits = v.strip_prefix("0x").context("armcap_P without 0x")?;
-            p.armcap_p = Some(u32::from_str_radix(digits, 16).context("armcap_P")?);
-        }
-        ["ia32cap_P", w @ ..] if w.len() == 10 => {
-            let mut cap = [0u32; 10];
-            for (c, w) in cap.iter_mut().zip(w) {
-                let digits = w.strip_prefix("0x").context("an ia32cap word without 0x")?;
-                *c = u32::from_str_radix(digits, 16).context("an ia32cap word")?;
-            }
-            p.ia32cap_p = Some(cap);
+        [symbol, words @ ..] if symbol.ends_with("cap_P") && !words.is_empty() => {
+            let words = words.iter().map(|w| {
+                let digits =
+                    w.strip_prefix("0x").with_context(|| format!("{symbol} without 0x"))?;
+                u32::from_str_radix(digits, 16).with_context(|| format!("a word of {symbol}"))
+            });
+            p.cap_p = Some((symbol.to_string(), words.collect::<Result<_>>()?));
         }
         ["vaes_vpclmulqdq_capable", v] => p.vaes_vpclmulqdq_capable = Some(flag(v)?),
         ["rsaz_avx512ifma_eligible", v] => p.rsaz_avx512ifma_eligible = Some(flag(v)?),
@@ -189,8 +203,10 @@ result FAIL 1
         let r = parse_report(SAMPLE).unwrap();
         assert_eq!(r.openssl, "3.6.3");
         assert_eq!(r.path.asm, AsmKind::X86_64);
-        assert_eq!(r.path.ia32cap_p.unwrap()[2], 0xd1ff_a7eb);
-        assert_eq!(r.path.armcap_p, None);
+        use crypto_build::data::{ARMCAP, IA32CAP};
+        assert_eq!(r.path.cap_words(&IA32CAP).unwrap()[2], 0xd1ff_a7eb);
+        let e = r.path.cap_words(&ARMCAP).unwrap_err().to_string();
+        assert!(e.contains("not the 1 words of armcap_P"), "{e}");
         assert_eq!(r.path.vaes_vpclmulqdq_capable, Some(true));
         assert_eq!(r.path.rsaz_avxifma_eligible, Some(false));
         assert_eq!(r.path.nistp.get("P-521"), Some(&false));
@@ -206,11 +222,12 @@ result FAIL 1
                        path nistp P-224 1\nresult ok\n";
         let r = parse_report(aarch64).unwrap();
         assert_eq!(r.path.asm, AsmKind::Aarch64);
-        assert_eq!(r.path.armcap_p, Some(0x6ffd));
-        assert_eq!(r.path.ia32cap_p, None);
+        use crypto_build::data::{ARMCAP, IA32CAP};
+        assert_eq!(r.path.cap_words(&ARMCAP).unwrap(), [0x6ffd]);
+        assert!(r.path.cap_words(&IA32CAP).is_err());
         assert!(r.passed);
         let none = parse_report("path asm none\nresult ok\n").unwrap();
-        assert_eq!((none.path.asm, none.path.armcap_p), (AsmKind::None, None));
+        assert_eq!((none.path.asm, none.path.cap_p), (AsmKind::None, None));
         let e = format!("{:#}", parse_report("path armcap_P 6ffd\nresult ok\n").unwrap_err());
         assert!(e.contains("armcap_P without 0x"), "{e}");
     }

@@ -1,0 +1,557 @@
+//! Code paths, one type for every architecture: the value of OpenSSL's capability variable
+//! (or the emulated CPU) that selects each path, what a CPU needs to run it, and the bits of
+//! the capability words (and the asm's eligibility answers) that prove OpenSSL took it.
+
+use super::Arch;
+
+/// OpenSSL's capability variable on an architecture: the environment variable it reads once,
+/// and the words it fills, which the asm tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CapVar {
+    /// The environment variable (`OPENSSL_ia32cap`).
+    pub env: &'static str,
+    /// The symbol the asm reads (`OPENSSL_ia32cap_P`), as the C driver names it in its report
+    /// without the `OPENSSL_` prefix.
+    pub symbol: &'static str,
+    /// How many 32-bit words the driver reports.
+    pub words: usize,
+    /// A value given is the symbol's value exactly (OpenSSL takes it instead of probing);
+    /// otherwise it masks what the CPU has.
+    pub value_is_exact: bool,
+}
+
+/// OpenSSL's copy of CPUID: word 0-1 CPUID.1 EDX/ECX, 2-3 CPUID.7.0 EBX/ECX, 4 CPUID.7.0
+/// EDX, 5-8 CPUID.7.1 EAX/EDX/EBX/ECX, 9 CPUID.0x24 EBX.
+pub const IA32CAP: CapVar =
+    CapVar { env: "OPENSSL_ia32cap", symbol: "ia32cap_P", words: 10, value_is_exact: false };
+
+/// crypto/armcap.c returns before any probe when OPENSSL_armcap is set.
+pub const ARMCAP: CapVar =
+    CapVar { env: "OPENSSL_armcap", symbol: "armcap_P", words: 1, value_is_exact: true };
+
+impl Arch {
+    /// The capability variable of the architecture's asm.
+    pub fn cap_var(self) -> &'static CapVar {
+        match self {
+            Arch::X86_64 => &IA32CAP,
+            Arch::Aarch64 => &ARMCAP,
+        }
+    }
+
+    /// The code paths `cargo xtask test` runs the known answers on, fastest first; the first
+    /// leaves the variable unset, so the CPU decides.
+    pub fn code_paths(self) -> &'static [CodePath] {
+        match self {
+            Arch::X86_64 => X86_64_CODE_PATHS,
+            Arch::Aarch64 => AARCH64_CODE_PATHS,
+        }
+    }
+}
+
+/// A bit of an architecture's capability words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CapBit {
+    pub name: &'static str,
+    pub word: usize,
+    pub bit: u32,
+}
+
+/// A CPU feature a code path needs to run, named as `std::is_*_feature_detected!` names it
+/// (which also checks that the OS saves the registers).
+#[derive(Debug, Clone, Copy)]
+pub struct CpuFeature {
+    pub name: &'static str,
+    pub detected: fn() -> bool,
+}
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+macro_rules! x86 {
+    ($name:tt) => {
+        CpuFeature { name: $name, detected: || std::is_x86_feature_detected!($name) }
+    };
+}
+#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+macro_rules! x86 {
+    ($name:tt) => {
+        CpuFeature { name: $name, detected: || false }
+    };
+}
+#[cfg(target_arch = "aarch64")]
+macro_rules! arm {
+    ($name:tt) => {
+        CpuFeature { name: $name, detected: || std::arch::is_aarch64_feature_detected!($name) }
+    };
+}
+#[cfg(not(target_arch = "aarch64"))]
+macro_rules! arm {
+    ($name:tt) => {
+        CpuFeature { name: $name, detected: || false }
+    };
+}
+
+/// An asm function that tells the C code whether its file's fast code may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Eligibility {
+    pub symbol: &'static str,
+    /// Where it lives; only the `asm` set's copy can answer 1 (the others are stubs).
+    pub file: &'static str,
+    /// The capability bits its asm tests (the masks in the generated file): it answers 1
+    /// exactly when all are set.
+    pub needs: &'static [CapBit],
+}
+
+/// What a run must observe once OpenSSL has read its capability variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Observe {
+    /// A capability bit is set (true) or clear, and why that bit matters.
+    Bit(CapBit, bool, &'static str),
+    /// Each of these bits is set (true) or clear, for one reason.
+    Bits(&'static [CapBit], bool, &'static str),
+    /// An eligibility function answers 1 (true) or 0, where its file came from `asm`.
+    Eligible(Eligibility, bool),
+    /// Every observation of a list shared by several paths.
+    Group(&'static [Observe]),
+}
+
+/// Which Wycheproof families of the C driver (`xtask/src/driver/vectors.rs`) a code path runs
+/// besides the known answers and the differential digests, which every path runs: they cover
+/// each cipher, MAC and digest the capability bits switch, over many lengths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DriverFamilies {
+    /// Every family: the default path, and a path whose bits reach every family's code.
+    All,
+    /// The families whose own code (cipher, MAC, curve or bignum asm; not only their message
+    /// digest, which the digests check) the path's bits select differently from the default
+    /// path, and why the others are left out.
+    Only(&'static [&'static str], &'static str),
+}
+
+/// For an eligibility function and the answer a path expects of its `asm` copy: the answer
+/// expected of the copy the build took, and the answer reported.
+pub type EligibleAnswer<'a> = dyn Fn(&Eligibility, bool) -> (bool, Option<bool>) + 'a;
+
+/// A code path: the capability value or emulated CPU that selects it, what a CPU must have
+/// to run it, and what proves that OpenSSL took it.
+#[derive(Debug, Clone, Copy)]
+pub struct CodePath {
+    pub name: &'static str,
+    /// The architecture's capability variable's value; `None`: unset, the CPU decides.
+    pub cap: Option<&'static str>,
+    /// qemu's `-cpu` (QEMU_CPU in the run's environment), for a path only an emulated CPU
+    /// gives; `None`: the runner's own CPU (qemu's default is `max`).
+    pub qemu_cpu: Option<&'static str>,
+    /// What a real CPU must have for the path to run; an emulator offers it.
+    pub cpu_needs: &'static [CpuFeature],
+    /// What the path runs, for messages.
+    pub takes: &'static str,
+    pub observe: &'static [Observe],
+    pub families: DriverFamilies,
+}
+
+impl CodePath {
+    /// The first feature this path needs that the CPU running us lacks.
+    pub fn missing_cpu_feature(&self) -> Option<&'static str> {
+        self.cpu_needs.iter().find(|f| !(f.detected)()).map(|f| f.name)
+    }
+
+    /// The bits and eligibility answers to check, as `Bit` and `Eligible` alone.
+    pub fn observations(&self) -> Vec<Observe> {
+        fn flatten(list: &[Observe], out: &mut Vec<Observe>) {
+            for o in list {
+                match *o {
+                    Observe::Group(inner) => flatten(inner, out),
+                    Observe::Bits(bits, want, why) => {
+                        out.extend(bits.iter().map(|&b| Observe::Bit(b, want, why)));
+                    }
+                    o => out.push(o),
+                }
+            }
+        }
+        let mut out = Vec::new();
+        flatten(self.observe, &mut out);
+        out
+    }
+
+    /// The words the capability symbol must equal, where the variable's value is exact and
+    /// given.
+    pub fn exact_words(&self, var: &CapVar) -> anyhow::Result<Option<Vec<u32>>> {
+        let Some(v) = self.cap.filter(|_| var.value_is_exact) else { return Ok(None) };
+        let words = v.split(':').map(|w| match w.strip_prefix("0x") {
+            Some(hex) => u32::from_str_radix(hex, 16),
+            None => w.parse(),
+        });
+        let words = words.collect::<Result<Vec<u32>, _>>();
+        words.map(Some).map_err(|e| anyhow::anyhow!("{}: {}={v}: {e}", self.name, var.env))
+    }
+
+    /// Where the reported words and eligibility answers differ from what the path expects,
+    /// one line each.
+    pub fn mismatches(
+        &self,
+        var: &CapVar,
+        words: &[u32],
+        eligible: &EligibleAnswer<'_>,
+    ) -> anyhow::Result<Vec<String>> {
+        let mut wrong = Vec::new();
+        for o in self.observations() {
+            match o {
+                Observe::Bit(b, want, why) => {
+                    let set = words.get(b.word).is_some_and(|w| w >> b.bit & 1 == 1);
+                    if set != want {
+                        let state = if want { "set" } else { "clear" };
+                        let why = if why.is_empty() { String::new() } else { format!(" ({why})") };
+                        wrong.push(format!("{} should be {state}{why}", b.name));
+                    }
+                }
+                Observe::Eligible(e, want) => {
+                    let (want, got) = eligible(&e, want);
+                    if got != Some(want) {
+                        wrong.push(format!("{} answered {got:?}, expected {want}", e.symbol));
+                    }
+                }
+                Observe::Bits(..) | Observe::Group(_) => unreachable!("flattened"),
+            }
+        }
+        if let Some(exact) = self.exact_words(var)? {
+            if words != exact {
+                let exact: Vec<String> = exact.iter().map(|w| format!("{w:#x}")).collect();
+                let exact = exact.join(":");
+                wrong.push(format!("OPENSSL_{} should be {exact} exactly", var.symbol));
+            }
+        }
+        Ok(wrong)
+    }
+}
+
+/// A code path of an architecture, by name.
+pub fn code_path_by_name(arch: Arch, name: &str) -> anyhow::Result<&'static CodePath> {
+    let paths = arch.code_paths();
+    paths.iter().find(|p| p.name == name).ok_or_else(|| {
+        let names: Vec<&str> = paths.iter().map(|p| p.name).collect();
+        anyhow::anyhow!("unknown code path `{name}`; known: {}", names.join(", "))
+    })
+}
+
+use Observe::{Bit, Bits, Eligible};
+
+// ---------------------------------------------------------------------------
+// x86_64: the OPENSSL_ia32cap mask that forces each path, and what proves it did
+// ---------------------------------------------------------------------------
+
+pub const CAP_AESNI: CapBit = CapBit { name: "AES-NI", word: 1, bit: 25 };
+pub const CAP_AVX: CapBit = CapBit { name: "AVX", word: 1, bit: 28 };
+pub const CAP_AVX2: CapBit = CapBit { name: "AVX2", word: 2, bit: 5 };
+pub const CAP_AVX512F: CapBit = CapBit { name: "AVX512F", word: 2, bit: 16 };
+pub const CAP_AVX512DQ: CapBit = CapBit { name: "AVX512DQ", word: 2, bit: 17 };
+pub const CAP_AVX512IFMA: CapBit = CapBit { name: "AVX512IFMA", word: 2, bit: 21 };
+pub const CAP_AVX512BW: CapBit = CapBit { name: "AVX512BW", word: 2, bit: 30 };
+pub const CAP_AVX512VL: CapBit = CapBit { name: "AVX512VL", word: 2, bit: 31 };
+pub const CAP_VAES: CapBit = CapBit { name: "VAES", word: 3, bit: 9 };
+pub const CAP_VPCLMULQDQ: CapBit = CapBit { name: "VPCLMULQDQ", word: 3, bit: 10 };
+pub const CAP_AVX512VBMI2: CapBit = CapBit { name: "AVX512VBMI2", word: 3, bit: 6 };
+pub const CAP_AVXIFMA: CapBit = CapBit { name: "AVX-IFMA", word: 5, bit: 23 };
+
+#[rustfmt::skip]
+pub const ELIGIBLE_AES_GCM_AVX512: Eligibility = Eligibility {
+    symbol: "ossl_vaes_vpclmulqdq_capable", file: "crypto/modes/aes-gcm-avx512.s",
+    needs: &[CAP_AVX512F, CAP_AVX512DQ, CAP_AVX512BW, CAP_AVX512VL, CAP_VAES, CAP_VPCLMULQDQ],
+};
+#[rustfmt::skip]
+pub const ELIGIBLE_RSAZ_AVX512: Eligibility = Eligibility {
+    symbol: "ossl_rsaz_avx512ifma_eligible", file: "crypto/bn/rsaz-2k-avx512.s",
+    needs: &[CAP_AVX512F, CAP_AVX512DQ, CAP_AVX512IFMA, CAP_AVX512VL],
+};
+#[rustfmt::skip]
+pub const ELIGIBLE_RSAZ_AVXIFMA: Eligibility = Eligibility {
+    symbol: "ossl_rsaz_avxifma_eligible", file: "crypto/bn/rsaz-2k-avxifma.s",
+    needs: &[CAP_AVXIFMA],
+};
+#[rustfmt::skip]
+pub const ELIGIBLE_AES_XTS_AVX512: Eligibility = Eligibility {
+    symbol: "aesni_xts_avx512_eligible", file: "crypto/aes/aesni-xts-avx512.s",
+    needs: &[CAP_AVX512F, CAP_AVX512DQ, CAP_AVX512BW, CAP_AVX512VL, CAP_AVX512VBMI2, CAP_VAES,
+             CAP_VPCLMULQDQ],
+};
+#[rustfmt::skip]
+pub const ELIGIBLE_AES_CFB_AVX512: Eligibility = Eligibility {
+    symbol: "ossl_aes_cfb128_vaes_eligible", file: "crypto/aes/aes-cfb-avx512.s",
+    needs: &[CAP_AVX512F, CAP_AVX512DQ, CAP_AVX512BW, CAP_VAES],
+};
+
+/// Every eligibility function of the x86_64 asm.
+pub const ELIGIBILITIES: &[Eligibility] = &[
+    ELIGIBLE_AES_GCM_AVX512,
+    ELIGIBLE_RSAZ_AVX512,
+    ELIGIBLE_RSAZ_AVXIFMA,
+    ELIGIBLE_AES_XTS_AVX512,
+    ELIGIBLE_AES_CFB_AVX512,
+];
+
+/// Whether the CPU running us has a capability bit's feature, with the OS saving its state,
+/// as OpenSSL's own probe would set the bit.
+pub fn cpu_has(bit: CapBit) -> bool {
+    let feature = match bit {
+        CAP_AESNI => x86!("aes"),
+        CAP_AVX => x86!("avx"),
+        CAP_AVX2 => x86!("avx2"),
+        CAP_AVX512F => x86!("avx512f"),
+        CAP_AVX512DQ => x86!("avx512dq"),
+        CAP_AVX512IFMA => x86!("avx512ifma"),
+        CAP_AVX512BW => x86!("avx512bw"),
+        CAP_AVX512VL => x86!("avx512vl"),
+        CAP_VAES => x86!("vaes"),
+        CAP_VPCLMULQDQ => x86!("vpclmulqdq"),
+        CAP_AVX512VBMI2 => x86!("avx512vbmi2"),
+        CAP_AVXIFMA => CpuFeature { name: "avxifma", detected: avxifma },
+        other => unreachable!("no CPU feature for {other:?}"),
+    };
+    (feature.detected)()
+}
+
+/// CPUID.(7,1):EAX bit 23 with the OS saving AVX state; `is_x86_feature_detected!` learned
+/// "avxifma" after this workspace's minimum Rust.
+#[cfg(target_arch = "x86_64")]
+fn avxifma() -> bool {
+    use std::arch::x86_64::{__cpuid, __cpuid_count};
+    // Safe on every x86_64 CPU; older Rust declares the intrinsics unsafe.
+    #[allow(unused_unsafe)]
+    let leaf7_1 = unsafe { (__cpuid(0).eax >= 7).then(|| __cpuid_count(7, 1).eax) };
+    std::is_x86_feature_detected!("avx") && leaf7_1.is_some_and(|eax| eax & (1 << 23) != 0)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn avxifma() -> bool {
+    false
+}
+
+const CHACHA_ZMM: &str = "ChaCha20_ctr32 and Poly1305 take their zmm code on it";
+const CHACHA_VL: &str = "without AVX512F, ChaCha20_ctr32 takes .LChaCha20_avx512vl on it alone";
+const NO_AVX512: &[Observe] = &[
+    Bit(CAP_AVX512F, false, CHACHA_ZMM),
+    Bit(CAP_AVX512VL, false, CHACHA_VL),
+    Bit(CAP_AVX512DQ, false, "AVX-512 eligibility"),
+    Bit(CAP_AVX512BW, false, "AVX-512 eligibility"),
+    Bit(CAP_AVX512IFMA, false, "RSAZ AVX-512"),
+    Bit(CAP_VAES, false, "VAES code"),
+    Bit(CAP_VPCLMULQDQ, false, "VPCLMULQDQ code"),
+    Eligible(ELIGIBLE_AES_GCM_AVX512, false),
+    Eligible(ELIGIBLE_RSAZ_AVX512, false),
+    Eligible(ELIGIBLE_AES_XTS_AVX512, false),
+    Eligible(ELIGIBLE_AES_CFB_AVX512, false),
+];
+
+// What each mask's bits select, from OpenSSL 3.6.3's perlasm (the generated files test the
+// same words): chacha-x86_64.pl ChaCha20_ctr32 and poly1305-x86_64.pl poly1305_init/blocks
+// read AVX512F, AVX512VL, AVX2, AVX and SSSE3 (words 1-2); AES-GCM takes the AVX-512 code only
+// where ossl_vaes_vpclmulqdq_capable (aes-gcm-avx512.pl) answers 1, then aesni-gcm-x86_64.pl's
+// stitched AVX code (gcm128.c, gcm_get_funcs: AVX and MOVBE), then CLMUL (ghash-x86_64.pl);
+// sha512-x86_64.pl's SHA-512 reads AVX2 and AVX, its SHA-256 SHA-NI first (word 2 bit 29,
+// which no mask but "plain" clears); x86_64-mont.pl/x86_64-mont5.pl bn_mul_mont (RSA verify's
+// BN_mod_exp_mont, the generic EC arithmetic, ECDSA's inverse mod the order),
+// ecp_nistz256-x86_64.pl's ord_mul_mont and x25519-x86_64.pl's x25519_fe64_eligible read only
+// BMI2+ADX (0x80100 of word 2), kept by every mask but "plain"; ecp_nistz256_gather_w5/w7
+// read AVX2. The RSAZ AVX-512/AVX-IFMA code runs only in BN_mod_exp_mont_consttime(_x2), for
+// private keys (rsa_ossl.c, rsa_ossl_mod_exp), which no vector uses.
+const AEADS: &[&str] = &["aes_gcm", "chacha20_poly1305"];
+const AVX512_ONLY: &str = "without AVX-512 only AES-GCM's VAES code and ChaCha20/Poly1305's \
+    AVX-512 code change (RSAZ's runs for private keys alone); AVX2 (SHA-2, P-256) and BMI2+ADX \
+    (bignum, P-256, X25519) stay on";
+const NO_AVX: &str = "without AVX and AVX2 only the AEADs, SHA-512 and P-256's table gather \
+    change; BMI2+ADX (bignum, P-256's field code, X25519) stay on";
+
+// OpenSSL 3.6.3's parser (crypto/cpuid.c, OPENSSL_cpuid_setup) reads `A:B:C:D:E`: A sets
+// words 0-1, B 2-3, C 4-5, D 6-7, E 8-9, each as 64 bits, low word first. `~X` masks X
+// off what CPUID found, `X` replaces it. A field after the end of the string zeroes its
+// words, so "" is "no CPU features at all"; an empty field between colons (`::`) keeps
+// them. Masks that keep words 4-9 therefore spell them out as `~0x0`.
+#[rustfmt::skip]
+pub const X86_64_CODE_PATHS: &[CodePath] = &[
+    CodePath { name: "AVX-512", cap: None, qemu_cpu: None,
+        cpu_needs: &[x86!("avx512f"), x86!("avx512vl"), x86!("avx512bw"), x86!("avx512dq"),
+                     x86!("avx512ifma"), x86!("avx512vbmi2"), x86!("vaes"), x86!("vpclmulqdq")],
+        takes: "zmm ChaCha20/Poly1305, VAES/VPCLMULQDQ AES-GCM, XTS and CFB, AVX-512 RSAZ",
+        observe: &[
+            Bit(CAP_AVX512F, true, CHACHA_ZMM),
+            Bit(CAP_AVX512VL, true, CHACHA_VL),
+            Eligible(ELIGIBLE_AES_GCM_AVX512, true),
+            Eligible(ELIGIBLE_RSAZ_AVX512, true),
+            Eligible(ELIGIBLE_AES_XTS_AVX512, true),
+            Eligible(ELIGIBLE_AES_CFB_AVX512, true),
+        ],
+        families: DriverFamilies::All },
+    // No AVX512F only, OpenSSL's way to keep AVX-512 off zmm registers: ChaCha20 then takes
+    // its AVX512VL (ymm) code, which no other row reaches; the rest is the AVX2 code.
+    CodePath { name: "AVX-512VL", cap: Some("~0x0:~0x10000:~0x0:~0x0:~0x0"), qemu_cpu: None,
+        cpu_needs: &[x86!("avx512f"), x86!("avx512vl")],
+        takes: "ymm AVX512VL ChaCha20, the AVX2 code elsewhere",
+        observe: &[
+            Bit(CAP_AVX512F, false, CHACHA_ZMM),
+            Bit(CAP_AVX512VL, true, CHACHA_VL),
+            Eligible(ELIGIBLE_AES_GCM_AVX512, false),
+            Eligible(ELIGIBLE_RSAZ_AVX512, false),
+            Eligible(ELIGIBLE_AES_XTS_AVX512, false),
+            Eligible(ELIGIBLE_AES_CFB_AVX512, false),
+        ],
+        families: DriverFamilies::Only(AEADS, AVX512_ONLY) },
+    // Word 2: AVX512 F 16, DQ 17, IFMA 21, CD 28, BW 30, VL 31. Word 3: VBMI 1, VBMI2 6,
+    // VAES 9, VPCLMULQDQ 10, VNNI 11, BITALG 12, VPOPCNTDQ 14.
+    CodePath { name: "AVX2", cap: Some("~0x0:~0x5e42d0230000:~0x0:~0x0:~0x0"), qemu_cpu: None,
+        cpu_needs: &[x86!("avx2")],
+        takes: "AVX2 ChaCha20/Poly1305 and SHA-512, stitched AES-NI/AVX GCM",
+        observe: &[Bit(CAP_AVX2, true, "the AVX2 code"), Observe::Group(NO_AVX512)],
+        families: DriverFamilies::Only(AEADS, AVX512_ONLY) },
+    // Also no AVX (word 1 bit 28, bit 60 of A), AVX2 (word 2 bit 5) or AVX-IFMA (word 5
+    // bit 23, bit 55 of C: its RSAZ code looks at nothing else).
+    CodePath { name: "AES-NI/SSE",
+        cap: Some("~0x1000000000000000:~0x5e42d0230020:~0x80000000000000:~0x0:~0x0"),
+        qemu_cpu: None,
+        cpu_needs: &[x86!("aes")],
+        takes: "AES-NI with CLMUL GHASH, SSSE3 ChaCha20, SSE2 Poly1305",
+        observe: &[Bit(CAP_AESNI, true, "the AES-NI code"), Bit(CAP_AVX, false, "AVX code"),
+                   Bit(CAP_AVX2, false, "AVX2 code"), Observe::Group(NO_AVX512)],
+        families: DriverFamilies::Only(
+            &["aes_gcm", "chacha20_poly1305", "ecdsa_p256", "hkdf", "hmac"], NO_AVX) },
+    CodePath { name: "plain",
+        cap: Some("~0xffffffffffffffff:~0xffffffffffffffff:~0xffffffffffffffff:~0xffffffffffffffff:~0xffffffffffffffff"),
+        qemu_cpu: None,
+        cpu_needs: &[],
+        takes: "integer-only asm and C",
+        observe: &[Bit(CAP_AESNI, false, "AES-NI code"), Bit(CAP_AVX, false, "AVX code"),
+                   Bit(CAP_AVX2, false, "AVX2 code"), Observe::Group(NO_AVX512)],
+        // BMI2+ADX off too: bn_mul_mont (RSA, generic EC), P-256 and X25519 change.
+        families: DriverFamilies::All },
+];
+
+// ---------------------------------------------------------------------------
+// aarch64: the OPENSSL_armcap value or qemu CPU that gives each path, and its bits
+// ---------------------------------------------------------------------------
+
+// Bits of OPENSSL_armcap_P (crypto/arm_arch.h).
+pub const ARMCAP_NEON: CapBit = CapBit { name: "NEON", word: 0, bit: 0 };
+pub const ARMCAP_AES: CapBit = CapBit { name: "AES", word: 0, bit: 2 };
+pub const ARMCAP_SHA1: CapBit = CapBit { name: "SHA1", word: 0, bit: 3 };
+pub const ARMCAP_SHA256: CapBit = CapBit { name: "SHA256", word: 0, bit: 4 };
+pub const ARMCAP_PMULL: CapBit = CapBit { name: "PMULL", word: 0, bit: 5 };
+pub const ARMCAP_SHA512: CapBit = CapBit { name: "SHA512", word: 0, bit: 6 };
+pub const ARMCAP_SHA3: CapBit = CapBit { name: "SHA3", word: 0, bit: 11 };
+pub const ARMCAP_SVE: CapBit = CapBit { name: "SVE", word: 0, bit: 13 };
+pub const ARMCAP_SVE2: CapBit = CapBit { name: "SVE2", word: 0, bit: 14 };
+
+const ARMV8_CRYPTO: &[CapBit] =
+    &[ARMCAP_NEON, ARMCAP_AES, ARMCAP_PMULL, ARMCAP_SHA1, ARMCAP_SHA256];
+const ARMV8_2_AND_SVE: &[CapBit] = &[ARMCAP_SHA512, ARMCAP_SHA3, ARMCAP_SVE, ARMCAP_SVE2];
+const ARM_CRYPTO_AND_SVE: &[CapBit] = &[
+    ARMCAP_AES,
+    ARMCAP_PMULL,
+    ARMCAP_SHA1,
+    ARMCAP_SHA256,
+    ARMCAP_SHA512,
+    ARMCAP_SHA3,
+    ARMCAP_SVE,
+    ARMCAP_SVE2,
+];
+const ARM_CRYPTO_FEATURES: &[CpuFeature] =
+    &[arm!("neon"), arm!("aes"), arm!("pmull"), arm!("sha2")];
+
+// What OPENSSL_armcap_P selects on aarch64, in OpenSSL 3.6.3: AES (aes_platform.h:
+// HWAES_CAPABLE, VPAES/BSAES_CAPABLE on NEON; AES_PMULL_CAPABLE for aes-gcm-armv8), GHASH
+// (gcm128.c, gcm_get_funcs: PMULL, then NEON), ChaCha20 (chacha-armv8.pl ChaCha20_ctr32: SVE
+// for chacha-armv8-sve.pl, which wants SVE2, then NEON), Poly1305 (poly1305-armv8.pl
+// poly1305_init: NEON), SHA-1/SHA-256/SHA-512 (sha1-armv8.pl, sha512-armv8.pl: the SHA
+// instructions, then NEON for SHA-256) and SHA-3 (sha3_prov.c.in: only with
+// ARMV8_HAVE_SHA3_AND_WORTH_USING, which crypto/armcap.c sets from the MIDR of a few cores and
+// no row's value or CPU has). Nothing else reads it: armv8-mont.pl (bn_mul_mont: RSA, the
+// generic EC code), ecp_nistz256-armv8.pl (P-256) and the C of ecp_nistp224/384/521.c and
+// curve25519.c (X25519, Ed25519) have no OPENSSL_armcap_P test (crypto/armcap.c's probing
+// and the files listed are its only readers). SHA-512 is also every signature family's
+// message digest, checked on each path by the digests, kat_sha2, HMAC and HKDF.
+const ARM_NO_SVE: &[&str] = &["chacha20_poly1305", "hkdf", "hmac"];
+const ARM_ONLY_CHACHA: &str = "without SHA-512, SHA-3 and SVE2 only ChaCha20 (SVE2 code) and \
+    SHA-512 change; AES and PMULL stay on, and bignum, P-256, nistp and X25519/Ed25519 code \
+    reads no OPENSSL_armcap";
+const ARM_NO_CRYPTO: &[&str] = &["aes_gcm", "chacha20_poly1305", "hkdf", "hmac"];
+const ARM_ONLY_SYMMETRIC: &str = "without the crypto extension only AES-GCM, ChaCha20-Poly1305 \
+    and SHA-2 change; bignum, P-256, nistp and X25519/Ed25519 code reads no OPENSSL_armcap";
+const ARMV8_0: &[Observe] = &[Bits(ARMV8_CRYPTO, true, ""), Bits(ARMV8_2_AND_SVE, false, "")];
+
+#[rustfmt::skip]
+pub const AARCH64_CODE_PATHS: &[CodePath] = &[
+    // qemu's default CPU, `max`, has them all.
+    CodePath { name: "max", cap: None, qemu_cpu: None,
+        cpu_needs: &[arm!("neon"), arm!("aes"), arm!("pmull"), arm!("sha2"), arm!("sha3"),
+                     arm!("sve"), arm!("sve2")],
+        takes: "ARMv8 AES/PMULL/SHA-1/SHA-256, SHA-512 instructions, SVE2 ChaCha20",
+        observe: &[Bits(ARMV8_CRYPTO, true, ""), Bits(ARMV8_2_AND_SVE, true, "")],
+        families: DriverFamilies::All },
+    CodePath { name: "ARMv8-crypto", cap: Some("0x3d"), qemu_cpu: None,
+        cpu_needs: ARM_CRYPTO_FEATURES,
+        takes: "ARMv8 AES/PMULL/SHA-1/SHA-256, integer SHA-512, NEON ChaCha20",
+        observe: ARMV8_0,
+        families: DriverFamilies::Only(ARM_NO_SVE, ARM_ONLY_CHACHA) },
+    // OpenSSL's probing on it finds the ARMv8-crypto row's bits, so the same code is selected.
+    CodePath { name: "cortex-a53", cap: None, qemu_cpu: Some("cortex-a53"),
+        cpu_needs: &[],
+        takes: "what a Cortex-A53 offers, found by OpenSSL's own probing",
+        observe: ARMV8_0,
+        families: DriverFamilies::Only(ARM_NO_SVE, ARM_ONLY_CHACHA) },
+    CodePath { name: "NEON", cap: Some("0x1"), qemu_cpu: None,
+        cpu_needs: &[arm!("neon")],
+        takes: "bit-sliced/vector-permute AES, NEON GHASH, ChaCha20 and Poly1305",
+        observe: &[Bit(ARMCAP_NEON, true, ""), Bits(ARM_CRYPTO_AND_SVE, false, "")],
+        families: DriverFamilies::Only(ARM_NO_CRYPTO, ARM_ONLY_SYMMETRIC) },
+    CodePath { name: "plain", cap: Some("0"), qemu_cpu: None,
+        cpu_needs: &[],
+        takes: "integer-only asm and C",
+        observe: &[Bit(ARMCAP_NEON, false, ""), Bits(ARM_CRYPTO_AND_SVE, false, "")],
+        families: DriverFamilies::Only(ARM_NO_CRYPTO, ARM_ONLY_SYMMETRIC) },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_mask_spells_all_five_fields() {
+        // A field left off zeroes its words, which is how "" came to mean "plain".
+        for p in X86_64_CODE_PATHS {
+            if let Some(mask) = p.cap {
+                let fields: Vec<&str> = mask.split(':').collect();
+                assert_eq!(fields.len(), 5, "{}: {mask}", p.name);
+                assert!(fields.iter().all(|f| !f.is_empty()), "{}: {mask}", p.name);
+            }
+        }
+        assert!(code_path_by_name(Arch::X86_64, "AVX-512").unwrap().cap.is_none());
+        let e = code_path_by_name(Arch::X86_64, "SSE4").unwrap_err().to_string();
+        assert!(e.contains("AVX2, AES-NI/SSE"), "{e}");
+    }
+
+    /// Each architecture's first path leaves the variable unset and runs every family; an
+    /// exact value is what the symbol becomes, so the bits a path expects must agree with it;
+    /// no bit is expected both set and clear.
+    #[test]
+    fn paths_agree_with_their_values() {
+        for arch in [Arch::X86_64, Arch::Aarch64] {
+            let (var, paths) = (arch.cap_var(), arch.code_paths());
+            assert!(paths[0].cap.is_none() && paths[0].families == DriverFamilies::All);
+            for p in paths {
+                let obs = p.observations();
+                for o in &obs {
+                    let Observe::Bit(b, want, _) = o else { continue };
+                    assert!(b.word < var.words, "{}: {}", p.name, b.name);
+                    let other = obs
+                        .iter()
+                        .any(|x| matches!(x, Observe::Bit(c, w, _) if c == b && w != want));
+                    assert!(!other, "{}: {} both set and clear", p.name, b.name);
+                }
+                let Some(words) = p.exact_words(var).unwrap() else { continue };
+                assert!(p.mismatches(var, &words, &|_, w| (w, Some(w))).unwrap().is_empty());
+            }
+        }
+        let arm = |name| code_path_by_name(Arch::Aarch64, name).unwrap();
+        assert_eq!(arm("ARMv8-crypto").exact_words(&ARMCAP).unwrap(), Some(vec![0x3d]));
+        assert_eq!(arm("plain").exact_words(&ARMCAP).unwrap(), Some(vec![0]));
+        assert_eq!(arm("max").exact_words(&ARMCAP).unwrap(), None);
+        let wrong = arm("NEON").mismatches(&ARMCAP, &[0x5], &|_, w| (w, Some(w))).unwrap();
+        assert_eq!(wrong, ["AES should be clear", "OPENSSL_armcap_P should be 0x1 exactly"]);
+    }
+}
