@@ -9,7 +9,8 @@
  *
  * Build with -DDRIVER_X86_64_ASM when the prefix has x86_64 asm: only then do
  * OPENSSL_ia32cap_P and the asm's eligibility functions exist to be reported. Likewise
- * -DDRIVER_AARCH64_ASM for aarch64 asm and OPENSSL_armcap_P (crypto/armcap.c).
+ * -DDRIVER_AARCH64_ASM for aarch64 asm and OPENSSL_armcap_P (crypto/armcap.c), and
+ * -DDRIVER_PPC64LE_ASM for ppc64le asm and OPENSSL_ppccap_P (crypto/ppccap.c).
  */
 /* EC_GROUP_method_of and the EC_GFp_*_method functions are deprecated, but still the only way
  * to see which EC_METHOD a curve got: nistp, or the generic Montgomery arithmetic (with bn
@@ -33,6 +34,8 @@ int aesni_xts_avx512_eligible(void);
 int ossl_aes_cfb128_vaes_eligible(void);
 #elif defined(DRIVER_AARCH64_ASM)
 extern unsigned int OPENSSL_armcap_P;
+#elif defined(DRIVER_PPC64LE_ASM)
+extern unsigned int OPENSSL_ppccap_P;
 #endif
 
 void path_report(void)
@@ -57,6 +60,9 @@ void path_report(void)
 #elif defined(DRIVER_AARCH64_ASM)
     /* Read after OPENSSL_init_crypto, which probed the CPU or took OPENSSL_armcap instead. */
     printf("path asm aarch64\npath armcap_P 0x%08x\n", OPENSSL_armcap_P);
+#elif defined(DRIVER_PPC64LE_ASM)
+    /* Likewise: probed from AT_HWCAP/AT_HWCAP2, or OPENSSL_ppccap's value. */
+    printf("path asm ppc64le\npath ppccap_P 0x%08x\n", OPENSSL_ppccap_P);
 #else
     printf("path asm none\n");
 #endif

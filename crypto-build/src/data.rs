@@ -189,7 +189,7 @@ use Feature::*;
 pub const SETS: &[AsmSet] = &[
     AsmSet { name: "asm", configure: &[], identity: GAS_2_40, rank: 0,
              allowed: &[Avx2, AdxBmi2, ShaNi, Avx512, Vaes512, Vpclmul512, Avx512Ifma, AvxIfma, Gfni,
-                        Neon, ArmCrypto] },
+                        Neon, ArmCrypto, AltivecVsx, Power8Crypto, Power9, Power10] },
     AsmSet { name: "asm_avx2", configure: &[], identity: GAS_2_23, rank: 1,
              allowed: &[Avx2, AdxBmi2, ShaNi] },
     AsmSet { name: "no_asm", configure: &["no-asm"], identity: GAS_2_40, rank: 2, allowed: &[] },
@@ -253,6 +253,8 @@ impl AsmSyntax {
 pub enum Arch {
     X86_64,
     Aarch64,
+    /// 64-bit POWER, little-endian (ELFv2).
+    Ppc64le,
 }
 
 /// A Configure target. A new target is a new row here.
@@ -286,6 +288,9 @@ pub struct Target {
     pub scheme: Scheme,
     /// The C variants generated for the target (the ones its C compilers can take).
     pub c_variants: &'static [CVariant],
+    /// Each other C variant, by name, with why the target never takes it: `auto` skips it
+    /// quietly (no downgrade), and naming it is refused with this reason.
+    pub refused_variants: &'static [(&'static str, &'static str)],
     /// Prefixes of OpenSSL's library flags that the build leaves to cc, which sets them to
     /// match Rust's choices (the C runtime) and ours (no debug info).
     pub cc_owned_flags: &'static [&'static str],
@@ -388,6 +393,7 @@ use AsmSyntax::{Gas, Nasm};
 
 const X86_64_SETS: &[&str] = &["asm", "asm_avx2", "no_asm"];
 /// asm_avx2 differs from asm only in x86_64 code.
+/// Targets without an x86_64-only `asm_avx2`.
 const ARM_SETS: &[&str] = &["asm", "no_asm"];
 
 /// gcc-aarch64-linux-gnu 12.
@@ -397,6 +403,26 @@ const GCC_AARCH64_LINUX: &[(&str, &str)] = &[
     ("__aarch64__", "1"),
     ("__AARCH64EL__", "1"),
     ("__ARM_ARCH", "8"),
+    ("__ELF__", "1"),
+    ("__linux__", "1"),
+    ("__unix__", "1"),
+    ("__LP64__", "1"),
+    ("__SIZEOF_INT128__", "16"),
+    ("__ORDER_LITTLE_ENDIAN__", "1234"),
+    ("__BYTE_ORDER__", "__ORDER_LITTLE_ENDIAN__"),
+];
+
+/// gcc-powerpc64le-linux-gnu 12.
+const GCC_PPC64LE_LINUX: &[(&str, &str)] = &[
+    ("__GNUC__", "12"),
+    ("__GNUC_MINOR__", "2"),
+    ("__powerpc64__", "1"),
+    ("__powerpc__", "1"),
+    ("__PPC64__", "1"),
+    ("_ARCH_PPC64", "1"),
+    ("_CALL_ELF", "2"),
+    ("__LITTLE_ENDIAN__", "1"),
+    ("_LITTLE_ENDIAN", "1"),
     ("__ELF__", "1"),
     ("__linux__", "1"),
     ("__unix__", "1"),
@@ -449,13 +475,29 @@ const AARCH64_FAST_PATHS: &[FastPath] = &[
     FastPath { file: "crypto/modes/ghashv8-armx.S", symbol: "gcm_init_v8" },
 ];
 
+/// The nistp variant's name, for the rows that refuse it.
+const NISTP: &str = "ec_nistp_64_gcc_128";
+
+/// On ppc64, OpenSSL's build.info adds ecp_nistp384-ppc64.s and ecp_nistp521-ppc64.s with the
+/// variant, and a variant's directory holds C outputs only (its asm is its set's).
+const PPC64_NISTP_ASM: &str =
+    "on ppc64 the variant brings asm of its own (ecp_nistp384/521-ppc64), \
+    which a C variant's generated directory cannot hold";
+
+/// POWER8's in-core AES and GHASH, in `asm`; no_asm has none of it.
+#[rustfmt::skip]
+const PPC64LE_FAST_PATHS: &[FastPath] = &[
+    FastPath { file: "crypto/aes/aesp8-ppc.s", symbol: "aes_p8_encrypt" },
+    FastPath { file: "crypto/modes/ghashp8-ppc.s", symbol: "gcm_init_p8" },
+];
+
 #[rustfmt::skip]
 pub const TARGETS: &[Target] = &[
     Target { name: "linux-x86_64", arch: Arch::X86_64, sets: X86_64_SETS, symbol_prefix: "",
              syntaxes: &[Gas], default_syntax: Gas, nasm_format: "elf64",
              cc_hint: "install gcc or clang (Debian: apt install gcc)", noexecstack: true,
              predefined: GCC_X86_64_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
-             c_variants: C_VARIANTS, cc_owned_flags: &[],
+             c_variants: C_VARIANTS, refused_variants: &[], cc_owned_flags: &[],
              triples: &["x86_64-unknown-linux-gnu", "x86_64-unknown-linux-musl"],
              fast_paths: X86_64_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
     Target { name: "mingw64", arch: Arch::X86_64, sets: X86_64_SETS, symbol_prefix: "",
@@ -464,7 +506,7 @@ pub const TARGETS: &[Target] = &[
                        or name a compiler in CC_x86_64_pc_windows_gnu",
              noexecstack: false,
              predefined: GCC_X86_64_MINGW, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
-             c_variants: C_VARIANTS, cc_owned_flags: &[],
+             c_variants: C_VARIANTS, refused_variants: &[], cc_owned_flags: &[],
              triples: &["x86_64-pc-windows-gnu"],
              fast_paths: X86_64_FAST_PATHS, exe_suffix: ".exe", needs_native_sdk: None },
     // cl.exe has no __uint128_t, so no C variant: its probe could never pass, and every
@@ -475,7 +517,8 @@ pub const TARGETS: &[Target] = &[
              cc_hint: "install Visual Studio's C++ build tools and build from a developer \
                        prompt, or name a compiler in CC_x86_64_pc_windows_msvc",
              noexecstack: false, predefined: &[], cc_kind: CcKind::Msvc, scheme: Scheme::Nmake,
-             c_variants: &[], cc_owned_flags: &["/Zi", "/Fd", "/MT", "/MD"],
+             c_variants: &[], refused_variants: &[(NISTP, "MSVC has no __uint128_t")],
+             cc_owned_flags: &["/Zi", "/Fd", "/MT", "/MD"],
              triples: &["x86_64-pc-windows-msvc"],
              fast_paths: X86_64_FAST_PATHS, exe_suffix: ".exe", needs_native_sdk: None },
     Target { name: "linux-aarch64", arch: Arch::Aarch64, sets: ARM_SETS, symbol_prefix: "",
@@ -484,16 +527,26 @@ pub const TARGETS: &[Target] = &[
                        libc6-dev-arm64-cross), or name a compiler in CC_aarch64_unknown_linux_gnu",
              noexecstack: true,
              predefined: GCC_AARCH64_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
-             c_variants: C_VARIANTS, cc_owned_flags: &[],
+             c_variants: C_VARIANTS, refused_variants: &[], cc_owned_flags: &[],
              triples: &["aarch64-unknown-linux-gnu", "aarch64-unknown-linux-musl"],
              fast_paths: AARCH64_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
+    Target { name: "linux-ppc64le", arch: Arch::Ppc64le, sets: ARM_SETS, symbol_prefix: "",
+             syntaxes: &[Gas], default_syntax: Gas, nasm_format: "",
+             cc_hint: "install gcc for ppc64le (Debian: apt install gcc-powerpc64le-linux-gnu \
+                       libc6-dev-ppc64el-cross), or name a compiler in \
+                       CC_powerpc64le_unknown_linux_gnu",
+             noexecstack: true,
+             predefined: GCC_PPC64LE_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
+             c_variants: &[], refused_variants: &[(NISTP, PPC64_NISTP_ASM)], cc_owned_flags: &[],
+             triples: &["powerpc64le-unknown-linux-gnu", "powerpc64le-unknown-linux-musl"],
+             fast_paths: PPC64LE_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
     // Generated and assembled here; built only on macOS (no SDK on Linux).
     Target { name: "darwin64-arm64-cc", arch: Arch::Aarch64, sets: ARM_SETS, symbol_prefix: "_",
              syntaxes: &[Gas], default_syntax: Gas, nasm_format: "",
              cc_hint: "install Xcode's command line tools (xcode-select --install)",
              noexecstack: false,
              predefined: CLANG_ARM64_DARWIN, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
-             c_variants: C_VARIANTS, cc_owned_flags: &[],
+             c_variants: C_VARIANTS, refused_variants: &[], cc_owned_flags: &[],
              triples: &["aarch64-apple-darwin"],
              fast_paths: AARCH64_FAST_PATHS, exe_suffix: "", needs_native_sdk: Some(MACOS_SDK) },
     Target { name: "darwin64-x86_64-cc", arch: Arch::X86_64, sets: X86_64_SETS, symbol_prefix: "_",
@@ -501,7 +554,7 @@ pub const TARGETS: &[Target] = &[
              cc_hint: "install Xcode's command line tools (xcode-select --install)",
              noexecstack: false,
              predefined: CLANG_X86_64_DARWIN, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
-             c_variants: C_VARIANTS, cc_owned_flags: &[],
+             c_variants: C_VARIANTS, refused_variants: &[], cc_owned_flags: &[],
              triples: &["x86_64-apple-darwin"],
              fast_paths: X86_64_FAST_PATHS, exe_suffix: "", needs_native_sdk: Some(MACOS_SDK) },
 ];
@@ -539,7 +592,7 @@ u128 probe_shift(u128 x, unsigned s) { return (x << (s & 63)) | (x >> 64); }
 /// Variants in order of preference; `auto` takes the first whose probe passes.
 #[rustfmt::skip]
 pub const C_VARIANTS: &[CVariant] = &[
-    CVariant { name: "ec_nistp_64_gcc_128", configure: &["enable-ec_nistp_64_gcc_128"],
+    CVariant { name: NISTP, configure: &["enable-ec_nistp_64_gcc_128"],
                needs: "__uint128_t on a 64-bit little-endian target", probe: INT128_LE64_PROBE,
                marker: "ossl_ec_GFp_nistp384_method" },
 ];
@@ -616,12 +669,35 @@ pub enum Feature {
     Neon,
     /// The ARMv8 crypto extension written as mnemonics: AES, PMULL (64-bit), SHA-1, SHA-256.
     ArmCrypto,
+    /// POWER's vector unit: AltiVec (VMX) and VSX as of ISA 2.06 (POWER7).
+    AltivecVsx,
+    /// ISA 2.07's (POWER8) in-core crypto and VSX additions, written as mnemonics: vcipher,
+    /// vpmsumd, vpermxor, vshasigma, the VSR moves.
+    Power8Crypto,
+    /// ISA 3.0 (POWER9) mnemonics: lxv/stxv, the byte-reversed and scalar VSX loads, mtvsrdd,
+    /// maddld.
+    Power9,
+    /// ISA 3.1 (POWER10) mnemonics: paired and prefixed loads and stores, xxeval.
+    Power10,
 }
 
 impl Feature {
     pub const ALL: &'static [Feature] = &[
-        Avx2, AdxBmi2, ShaNi, Avx512, Vaes512, Vpclmul512, Avx512Ifma, AvxIfma, Gfni, Neon,
+        Avx2,
+        AdxBmi2,
+        ShaNi,
+        Avx512,
+        Vaes512,
+        Vpclmul512,
+        Avx512Ifma,
+        AvxIfma,
+        Gfni,
+        Neon,
         ArmCrypto,
+        AltivecVsx,
+        Power8Crypto,
+        Power9,
+        Power10,
     ];
 
     pub fn name(self) -> &'static str {
@@ -637,6 +713,10 @@ impl Feature {
             Gfni => "gfni",
             Neon => "neon",
             ArmCrypto => "armv8-crypto",
+            AltivecVsx => "altivec-vsx",
+            Power8Crypto => "power8-crypto",
+            Power9 => "power9",
+            Power10 => "power10",
         }
     }
 
@@ -748,6 +828,19 @@ mod tests {
     fn feature_names_round_trip() {
         for f in Feature::ALL {
             assert_eq!(Feature::from_name(f.name()), Some(*f));
+        }
+    }
+
+    /// Each target builds each C variant or says why not, never both.
+    #[test]
+    fn every_target_builds_or_refuses_each_variant() {
+        for t in TARGETS {
+            for v in C_VARIANTS {
+                let built = t.c_variants.iter().any(|c| c.name == v.name);
+                let refused = t.refused_variants.iter().filter(|(n, _)| *n == v.name).count();
+                assert!(built ^ (refused == 1), "{}: {}", t.name, v.name);
+            }
+            assert!(t.refused_variants.iter().all(|(_, why)| !why.is_empty()), "{}", t.name);
         }
     }
 

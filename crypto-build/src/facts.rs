@@ -112,10 +112,11 @@ impl BuildFacts {
     /// 1117 units (25 asm, 1117 compiled), 0 downgraded`.
     pub fn summary(&self) -> String {
         format!(
-            "set {} (requested {}), C {}{}, {}, {} units ({} asm, {} compiled), {} downgraded",
+            "set {} (requested {}), C {}{}{}, {}, {} units ({} asm, {} compiled), {} downgraded",
             self.effective_set,
             self.requested_set,
             self.c_variant_name(),
+            self.refused_by_target(),
             if self.legacy_provider { "" } else { " without the legacy provider" },
             crate::detect::describe(&self.assembler_kind, self.assembler_version.as_deref()),
             self.units,
@@ -123,6 +124,19 @@ impl BuildFacts {
             self.compiled,
             self.downgraded()
         )
+    }
+
+    /// The C variants the target never takes, for the summary: ` (ec_nistp_64_gcc_128 not
+    /// built for this target)`, or nothing.
+    fn refused_by_target(&self) -> String {
+        let target = crate::data::target_for(&self.target).ok();
+        let refused: Vec<&str> = target
+            .map(|t| t.refused_variants.iter().map(|(v, _)| *v).collect())
+            .unwrap_or_default();
+        if self.c_variant.is_some() || refused.is_empty() {
+            return String::new();
+        }
+        format!(" ({} not built for this target)", refused.join(", "))
     }
 
     /// The C variant compiled, or [`NO_C_VARIANT`].

@@ -162,20 +162,24 @@ fn asm_plan(choice: SetChoice, facts: &mut dyn Facts) -> Result<Plan> {
 /// (variant taken, variant refused by its probe).
 type VariantPick = (Option<&'static CVariant>, Option<&'static CVariant>);
 
-/// Only the target's own variants are candidates: a target without any (MSVC's, no
-/// `__uint128_t`) takes OpenSSL's default C under `auto`, with nothing to report.
+/// Only the target's own variants are candidates: one the target refuses (MSVC's, no
+/// `__uint128_t`) leaves OpenSSL's default C under `auto`, with nothing to report, and is
+/// refused by name with the target's reason.
 fn pick_variant(choice: VariantChoice, facts: &mut dyn Facts) -> Result<VariantPick> {
     let target = facts.target();
     let candidates: Vec<&'static CVariant> = match choice {
         VariantChoice::None => return Ok((None, None)),
         VariantChoice::Auto => target.c_variants.iter().collect(),
         VariantChoice::Named(v) if target.c_variants.iter().any(|t| t.name == v.name) => vec![v],
-        VariantChoice::Named(v) => bail!(
-            "C variant `{}` is not built for {} (it needs {}); choose auto or none",
-            v.name,
-            target.name,
-            v.needs
-        ),
+        VariantChoice::Named(v) => {
+            let why = target.refused_variants.iter().find(|(n, _)| *n == v.name);
+            let why = why.map_or(v.needs, |(_, why)| why);
+            bail!(
+                "C variant `{}` is not built for {}: {why}; choose auto or none",
+                v.name,
+                target.name
+            )
+        }
     };
     Ok(match candidates.iter().find(|v| facts.c_compiles(v)) {
         Some(v) => (Some(*v), None),
@@ -520,6 +524,6 @@ mod tests {
         assert!(!p.degraded(), "{}", describe(&p));
         let nistp = VariantChoice::Named(&crate::data::C_VARIANTS[0]);
         let e = plan(SetChoice::Auto, nistp, Policy::default(), &mut msvc).unwrap_err();
-        assert!(e.to_string().contains("not built for VC-WIN64A"), "{e}");
+        assert!(e.to_string().contains("not built for VC-WIN64A: MSVC has no __uint128_t"), "{e}");
     }
 }

@@ -63,6 +63,7 @@ const HOST: &str = "x86_64-unknown-linux-gnu";
 const WIN: &str = "x86_64-pc-windows-gnu";
 const MSVC: &str = "x86_64-pc-windows-msvc";
 const ARM: &str = "aarch64-unknown-linux-gnu";
+const PPC: &str = "powerpc64le-unknown-linux-gnu";
 const MAC_X86: &str = "x86_64-apple-darwin";
 const MAC_ARM: &str = "aarch64-apple-darwin";
 const ALL: &[&str] = &["asm", "asm_avx2", "no_asm"];
@@ -148,6 +149,19 @@ pub const ROWS: &[Row] = &[
         full_sets: &["auto", "no_asm"],
         why: "gcc's build is linked and run; a second aarch64 C compile costs ~330 s of CI",
         ..row(ARM, "clang-19", "clang-19", How::Qemu)
+    },
+    Row {
+        full_sets: NO_ASM,
+        c_variant: NO_C_VARIANT,
+        why: "each ppc64le C compile is ~250 s of CI",
+        ..row(PPC, "powerpc64le-linux-gnu-gcc", "gcc-powerpc64le-linux-gnu", How::Qemu)
+    },
+    Row {
+        sets: &[],
+        full_sets: &["auto", "no_asm"],
+        c_variant: NO_C_VARIANT,
+        why: "gcc's build is linked and run; a second ppc64le C compile costs ~300 s of CI",
+        ..row(PPC, "clang-19", "clang-19", How::Qemu)
     },
     Row {
         sets: ALL,
@@ -250,9 +264,9 @@ impl Row {
     pub fn tested(&self) -> String {
         let sets = |s: &[&str]| s.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
         let emulated = |s: &[&str]| {
-            let under = match self.how {
-                How::Wine => "wine".to_string(),
-                _ => format!("qemu-{}", self.triple().arch),
+            let under = match Runner::of(&self.triple()) {
+                Some(Runner::Qemu(q)) => q.program,
+                _ => "wine",
             };
             format!("C driver under {under} on every code path, {}", sets(s))
         };

@@ -14,8 +14,48 @@ pub enum Runner {
     Native,
     /// Windows programs; wine passes the Unix environment through to them.
     Wine,
-    /// aarch64 Linux programs, with the cross libc from gcc-aarch64-linux-gnu.
-    QemuAarch64,
+    /// Linux programs of another architecture, under qemu-user with Debian's cross libc.
+    Qemu(&'static QemuUser),
+}
+
+/// A Linux architecture that qemu-user runs here.
+#[derive(Debug, PartialEq, Eq)]
+pub struct QemuUser {
+    /// The triple's first field.
+    pub arch: &'static str,
+    /// qemu-user's program for it (Debian's qemu-user package).
+    pub program: &'static str,
+    /// The cross C library's root, qemu's `-L`.
+    pub sysroot: &'static str,
+    /// The Debian package that installs it.
+    pub libc_package: &'static str,
+}
+
+#[rustfmt::skip]
+pub const QEMU_USERS: &[QemuUser] = &[
+    QemuUser { arch: "aarch64", program: "qemu-aarch64", sysroot: "/usr/aarch64-linux-gnu",
+               libc_package: "libc6-dev-arm64-cross" },
+    QemuUser { arch: "powerpc64le", program: "qemu-ppc64le",
+               sysroot: "/usr/powerpc64le-linux-gnu", libc_package: "libc6-dev-ppc64el-cross" },
+];
+
+impl QemuUser {
+    /// qemu and the cross C library, each missing one named in one line.
+    pub fn require(&self) -> Result<()> {
+        ensure!(
+            which::which(self.program).is_ok(),
+            "{} is not installed; .ci/run installs it (apt install qemu-user)",
+            self.program
+        );
+        let libc = Path::new(self.sysroot).join("lib/libc.so.6");
+        ensure!(
+            libc.exists(),
+            "the {} C library is not installed; .ci/run installs it (apt install {})",
+            self.arch,
+            self.libc_package
+        );
+        Ok(())
+    }
 }
 
 /// One bounded run of a program.
@@ -58,7 +98,7 @@ impl Runner {
         match (triple.arch, triple.os) {
             ("x86_64", "linux") if host => Some(Runner::Native),
             ("x86_64", "windows") => Some(Runner::Wine),
-            ("aarch64", "linux") => Some(Runner::QemuAarch64),
+            (arch, "linux") => QEMU_USERS.iter().find(|q| q.arch == arch).map(Runner::Qemu),
             _ => None,
         }
     }
@@ -78,7 +118,7 @@ impl Runner {
         Duration::from_secs(match self {
             Runner::Native => 300,
             Runner::Wine => 600,
-            Runner::QemuAarch64 => 3600,
+            Runner::Qemu(_) => 3600,
         })
     }
 
@@ -89,7 +129,7 @@ impl Runner {
 
     /// Runs an emulated CPU, which the run's QEMU_CPU may choose.
     pub fn is_qemu(self) -> bool {
-        matches!(self, Runner::QemuAarch64)
+        matches!(self, Runner::Qemu(_))
     }
 
     /// The program that runs `exe` under this runner, with the runner's own environment.
@@ -104,11 +144,11 @@ impl Runner {
                 cmd.env("WINEDLLOVERRIDES", "mscoree,mshtml=");
                 cmd
             }
-            Runner::QemuAarch64 => {
-                let qemu = which::which("qemu-aarch64")
-                    .map_err(|_| anyhow::anyhow!("qemu-aarch64 not found: install qemu-user"))?;
+            Runner::Qemu(q) => {
+                let qemu = which::which(q.program)
+                    .map_err(|_| anyhow::anyhow!("{} not found: install qemu-user", q.program))?;
                 let mut cmd = Command::new(qemu);
-                cmd.args(["-L", "/usr/aarch64-linux-gnu"]);
+                cmd.args(["-L", q.sysroot]);
                 // The CPU is the invocation's to choose; unset, qemu emulates its `max`.
                 cmd.env_remove("QEMU_CPU");
                 cmd
@@ -292,6 +332,7 @@ int main(int argc, char **argv)
             return skipped("qemu-aarch64 or aarch64-linux-gnu-gcc not installed");
         }
         let exe = build_echo(aarch64_gcc().cc, &scratch("qemu"), "echo");
-        check_echo(Runner::QemuAarch64, &exe, Duration::from_secs(120));
+        let qemu = Runner::for_triple("aarch64-unknown-linux-gnu").unwrap();
+        check_echo(qemu, &exe, Duration::from_secs(120));
     }
 }

@@ -29,12 +29,19 @@ pub const IA32CAP: CapVar =
 pub const ARMCAP: CapVar =
     CapVar { env: "OPENSSL_armcap", symbol: "armcap_P", words: 1, value_is_exact: true };
 
+/// crypto/ppccap.c, likewise: `OPENSSL_ppccap_P = strtoul(e, NULL, 0); return;`.
+pub const PPCCAP: CapVar =
+    CapVar { env: "OPENSSL_ppccap", symbol: "ppccap_P", words: 1, value_is_exact: true };
+
 impl Arch {
+    pub const ALL: &'static [Arch] = &[Arch::X86_64, Arch::Aarch64, Arch::Ppc64le];
+
     /// The capability variable of the architecture's asm.
     pub fn cap_var(self) -> &'static CapVar {
         match self {
             Arch::X86_64 => &IA32CAP,
             Arch::Aarch64 => &ARMCAP,
+            Arch::Ppc64le => &PPCCAP,
         }
     }
 
@@ -44,6 +51,7 @@ impl Arch {
         match self {
             Arch::X86_64 => X86_64_CODE_PATHS,
             Arch::Aarch64 => AARCH64_CODE_PATHS,
+            Arch::Ppc64le => PPC64LE_CODE_PATHS,
         }
     }
 }
@@ -506,6 +514,70 @@ pub const AARCH64_CODE_PATHS: &[CodePath] = &[
         families: DriverFamilies::Only(ARM_NO_CRYPTO, ARM_ONLY_SYMMETRIC) },
 ];
 
+// ---------------------------------------------------------------------------
+// ppc64le: the OPENSSL_ppccap value or qemu CPU that gives each path, and its bits
+// ---------------------------------------------------------------------------
+
+// Bits of OPENSSL_ppccap_P (include/crypto/ppc_arch.h). On ppc64le Linux, crypto/ppccap.c sets
+// FPU from AT_HWCAP, ALTIVEC, CRYPTO207 (with VSX and HWCAP2's vector crypto), MADD300
+// (ISA 3.0) and BRD31 (ISA 3.1) from AT_HWCAP2, and MFTB by trying mftb (the timer
+// OPENSSL_rdtsc reads); FPU64 only on POWER6.
+pub const PPCCAP_ALTIVEC: CapBit = CapBit { name: "ALTIVEC", word: 0, bit: 1 };
+pub const PPCCAP_CRYPTO207: CapBit = CapBit { name: "CRYPTO207", word: 0, bit: 2 };
+pub const PPCCAP_FPU: CapBit = CapBit { name: "FPU", word: 0, bit: 3 };
+pub const PPCCAP_MADD300: CapBit = CapBit { name: "MADD300", word: 0, bit: 4 };
+pub const PPCCAP_BRD31: CapBit = CapBit { name: "BRD31", word: 0, bit: 7 };
+
+// What OPENSSL_ppccap_P selects, in OpenSSL 3.6.3: AES (aes_platform.h: HWAES_CAPABLE on
+// CRYPTO207 for aesp8-ppc, VPAES_CAPABLE on ALTIVEC; PPC_AES_GCM_CAPABLE on MADD300 for the
+// stitched aes-gcm-ppc), GHASH (gcm128.c: CRYPTO207 for ghashp8-ppc), ChaCha20 (chacha_ppc.c:
+// BRD31 for chachap10-ppc, CRYPTO207 for the VSX code, ALTIVEC for the VMX code), Poly1305
+// (poly1305_ppc.c: CRYPTO207; the FPU code only on 32-bit), SHA-256/SHA-512 (sha_ppc.c:
+// CRYPTO207 for the p8 code), bn_mul_mont (bn_ppc.c: MADD300 for ppc64-mont-fixed's 6-limb
+// code, which P-384's generic Montgomery field takes; RSA's sizes are multiples of 4 limbs, for
+// bn_mul4x_mont_int) and P-384/P-521 (ecp_nistp384/521.c: MADD300 and ALTIVEC for their ppc64
+// field code, which this row's refused C variant would bring). Keccak's p8 file is linked in but no C reads a bit for it.
+const PPC_ONLY_CHACHA: &str = "with ISA 3.1 only ChaCha20 changes (to chachap10-ppc's code); \
+    everything else reads bits the default path has too";
+const PPC_NO_MADD300: &[&str] = &["aes_gcm", "ecdsa_p384"];
+const PPC_ONLY_GCM_P384: &str = "without ISA 3.0 only AES-GCM (the stitched aes-gcm-ppc code) and \
+    P-384's 6-limb Montgomery multiplication change; RSA's sizes, P-256's nistz256 code and \
+    X25519/Ed25519 read no OPENSSL_ppccap";
+const PPC_NO_CRYPTO: &[&str] = &["aes_gcm", "chacha20_poly1305", "ecdsa_p384", "hkdf", "hmac"];
+const PPC_ONLY_SYMMETRIC: &str = "without POWER8's crypto only AES-GCM, ChaCha20-Poly1305, SHA-2 \
+    and P-384's Montgomery multiplication change; RSA's sizes, P-256's nistz256 code and \
+    X25519/Ed25519 read no OPENSSL_ppccap";
+const POWER9_BITS: &[CapBit] = &[PPCCAP_FPU, PPCCAP_ALTIVEC, PPCCAP_CRYPTO207, PPCCAP_MADD300];
+
+#[rustfmt::skip]
+pub const PPC64LE_CODE_PATHS: &[CodePath] = &[
+    // qemu-ppc64le 7.2's default CPU is a POWER9.
+    CodePath { name: "default", cap: None, qemu_cpu: None, cpu_needs: &[],
+        takes: "POWER9 stitched AES-GCM and 6-limb Montgomery, POWER8 AES, GHASH, SHA-2 and \
+                Poly1305, VSX ChaCha20",
+        observe: &[Bits(POWER9_BITS, true, ""), Bit(PPCCAP_BRD31, false, "")],
+        families: DriverFamilies::All },
+    CodePath { name: "POWER10", cap: None, qemu_cpu: Some("power10"), cpu_needs: &[],
+        takes: "ChaCha20's POWER10 code, the default path's elsewhere",
+        observe: &[Bits(POWER9_BITS, true, ""), Bit(PPCCAP_BRD31, true, "")],
+        families: DriverFamilies::Only(&["chacha20_poly1305"], PPC_ONLY_CHACHA) },
+    CodePath { name: "POWER8", cap: Some("0x2e"), qemu_cpu: None, cpu_needs: &[],
+        takes: "POWER8 AES, GHASH, SHA-2 and Poly1305, VSX ChaCha20, generic Montgomery",
+        observe: &[Bits(&[PPCCAP_FPU, PPCCAP_ALTIVEC, PPCCAP_CRYPTO207], true, ""),
+                   Bits(&[PPCCAP_MADD300, PPCCAP_BRD31], false, "")],
+        families: DriverFamilies::Only(PPC_NO_MADD300, PPC_ONLY_GCM_P384) },
+    CodePath { name: "AltiVec", cap: Some("0x2a"), qemu_cpu: None, cpu_needs: &[],
+        takes: "vector-permute AES, VMX ChaCha20, integer SHA-2, GHASH and Poly1305",
+        observe: &[Bits(&[PPCCAP_FPU, PPCCAP_ALTIVEC], true, ""),
+                   Bits(&[PPCCAP_CRYPTO207, PPCCAP_MADD300, PPCCAP_BRD31], false, "")],
+        families: DriverFamilies::Only(PPC_NO_CRYPTO, PPC_ONLY_SYMMETRIC) },
+    CodePath { name: "plain", cap: Some("0"), qemu_cpu: None, cpu_needs: &[],
+        takes: "integer-only asm and C",
+        observe: &[Bits(&[PPCCAP_FPU, PPCCAP_ALTIVEC, PPCCAP_CRYPTO207, PPCCAP_MADD300,
+                          PPCCAP_BRD31], false, "")],
+        families: DriverFamilies::Only(PPC_NO_CRYPTO, PPC_ONLY_SYMMETRIC) },
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -530,7 +602,7 @@ mod tests {
     /// no bit is expected both set and clear.
     #[test]
     fn paths_agree_with_their_values() {
-        for arch in [Arch::X86_64, Arch::Aarch64] {
+        for &arch in Arch::ALL {
             let (var, paths) = (arch.cap_var(), arch.code_paths());
             assert!(paths[0].cap.is_none() && paths[0].families == DriverFamilies::All);
             for p in paths {

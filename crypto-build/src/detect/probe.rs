@@ -43,11 +43,22 @@ pub const ARM_PROBES: &[(Feature, &str)] = &[
     (Feature::ArmCrypto, ".arch armv8-a+crypto\naese v0.16b,v1.16b\naesmc v0.16b,v0.16b\naesd v0.16b,v1.16b\naesimc v0.16b,v0.16b\npmull2 v2.1q,v0.2d,v1.2d\npmull v2.1q,v0.1d,v1.1d\nsha256h q0,q1,v2.4s\nsha256su1 v0.4s,v1.4s,v2.4s\nsha1c q0,s1,v2.4s\n"),
 ];
 
+/// POWER snippets under `.machine "any"`, as every linux64le file says (registers as numbers,
+/// the flavour's spelling).
+#[rustfmt::skip]
+pub const PPC_PROBES: &[(Feature, &str)] = &[
+    (Feature::AltivecVsx, ".machine \"any\"\nlvx 1,3,4\nvperm 0,1,2,3\nvxor 0,1,2\nvsldoi 0,1,2,8\nlxvd2x 32,0,3\nxxpermdi 0,1,2,3\nxxlor 32,33,33\n"),
+    (Feature::Power8Crypto, ".machine \"any\"\nvcipher 0,1,2\nvcipherlast 0,1,2\nvncipher 0,1,2\nvpmsumd 0,1,2\nvpermxor 0,1,2,3\nvshasigmaw 0,1,0,15\nmtvsrd 32,3\n"),
+    (Feature::Power9, ".machine \"any\"\nlxv 32,0(3)\nstxv 32,16(3)\nlxvb16x 32,0,3\nstxvb16x 32,0,3\nlxsd 0,0(3)\nmtvsrdd 32,3,4\nmaddld 3,4,5,6\n"),
+    (Feature::Power10, ".machine \"any\"\nlxvp 32,0(3)\nstxvp 32,32(3)\nxxeval 0,1,2,3,4\nbrd 3,4\n"),
+];
+
 /// The C-compiler-driven probes of an architecture.
 pub fn gas_probes(arch: Arch) -> &'static [(Feature, &'static str)] {
     match arch {
         Arch::X86_64 => GAS_PROBES,
         Arch::Aarch64 => ARM_PROBES,
+        Arch::Ppc64le => PPC_PROBES,
     }
 }
 

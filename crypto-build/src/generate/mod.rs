@@ -624,10 +624,11 @@ fn scan_asm(config: &Config, out: &Path, asm_paths: &[String]) -> Result<Vec<Asm
         .iter()
         .map(|p| {
             let text = fs::read_to_string(manifest::gen_path(out, p))?;
-            // x86_64's `.S` has no conditionals, and `#` starts its comments.
+            // x86_64's `.S` has no conditionals, and `#` starts its comments; ppc64le's
+            // files are all `.s`.
             let text = match target.arch {
                 Arch::Aarch64 => scan::preprocessed(&text, target).context(p.clone())?,
-                Arch::X86_64 => text,
+                Arch::X86_64 | Arch::Ppc64le => text,
             };
             Ok((p.clone(), text))
         })

@@ -6,6 +6,8 @@ use crate::data::{Arch, AsmSet, AsmSyntax, Feature, Target};
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeSet;
 
+mod ppc;
+
 /// One instruction line, without comment or label.
 struct Insn<'a> {
     /// 1-based, in the file.
@@ -192,6 +194,13 @@ fn features_at(text: &str, syntax: AsmSyntax, arch: Arch) -> Vec<(Feature, usize
                 }
             }
         }
+        Arch::Ppc64le => {
+            for (n, mnemonic, line) in ppc::instructions(text) {
+                if let Some(f) = ppc::classify(mnemonic) {
+                    add(f, n, line);
+                }
+            }
+        }
     }
     found.sort();
     found
@@ -316,6 +325,7 @@ pub fn unclassed(text: &str, syntax: AsmSyntax, arch: Arch) -> Option<(usize, &s
             .find(|(_, m, _)| ARM_UNCLASSED.iter().any(|u| m.eq_ignore_ascii_case(u)))
             .map(|(n, _, line)| (n, line)),
         Arch::X86_64 => instructions(text, syntax).find(unclassed_x86).map(|i| (i.number, i.line)),
+        Arch::Ppc64le => ppc::unclassed(text),
     }
 }
 
@@ -391,13 +401,14 @@ fn classify(insn: &Insn<'_>) -> Vec<Feature> {
 
 /// Symbols exported with `.globl` (gas) or `global` (nasm), sorted.
 pub fn globals(text: &str, syntax: AsmSyntax) -> Vec<String> {
-    let keyword = match syntax {
-        AsmSyntax::Gas => ".globl",
-        AsmSyntax::Nasm => "global",
+    // GNU as takes `.global` for `.globl` (aes-gcm-ppc writes it).
+    let keywords: &[&str] = match syntax {
+        AsmSyntax::Gas => &[".globl", ".global"],
+        AsmSyntax::Nasm => &["global"],
     };
     let set: BTreeSet<String> = text
         .lines()
-        .filter_map(|l| l.trim().strip_prefix(keyword))
+        .filter_map(|l| keywords.iter().find_map(|k| l.trim().strip_prefix(k)))
         .filter(|s| s.starts_with(char::is_whitespace))
         .map(|s| s.trim().to_string())
         .collect();
@@ -602,6 +613,7 @@ mod tests {
         assert_eq!(is_stub(STUB, "h", gas), Some(true));
         assert_eq!(is_stub(REAL, "missing", gas), None);
         assert_eq!(globals(STUB, gas), ["f", "g", "h"]);
+        assert_eq!(globals(".global b\n.globl a\n.globalx c\n", gas), ["a", "b"]);
     }
 
     #[test]

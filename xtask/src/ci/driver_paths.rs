@@ -204,7 +204,7 @@ fn check_path(
     let var = arch.cap_var();
     let mut shown = format!("{}={}", var.env, path.cap.unwrap_or("(unset)"));
     if tc.runner.is_qemu() {
-        shown += &format!(", qemu CPU {}", path.qemu_cpu.unwrap_or("max"));
+        shown += &format!(", qemu CPU {}", path.qemu_cpu.unwrap_or("default"));
     }
     let (r, secs) =
         result.with_context(|| format!("the driver on the {} path ({shown})", path.name))?;

@@ -3,7 +3,6 @@
 //! ones CI leaves out; one file per step beside this one. Steps use the shared floor
 //! (`crate::cargo`, `matrix`, `driver`, `prefix`, `runner`), never `crate::cmd`.
 
-mod aarch64;
 mod apps;
 mod assembled;
 mod consumers;
@@ -15,6 +14,7 @@ mod lock;
 mod native;
 mod package;
 mod prefix;
+mod qemu;
 mod repro;
 mod rust_openssl;
 mod sanitize;
@@ -127,7 +127,9 @@ pub const STEPS: &[Step] = &[
     Step { name: "windows", covers: "mingw gcc with GNU as and with nasm: the C driver under wine on every code path",
            tier: Tier::Default, scope: Scope::Rows(How::Wine), lane: Lane::Apart, run: |sh, _| windows::run(sh, false) },
     Step { name: "aarch64", covers: "gcc: the C driver under qemu-aarch64 on every armcap path",
-           tier: Tier::Default, scope: Scope::Rows(How::Qemu), lane: Lane::Apart, run: |sh, _| aarch64::run(sh, false) },
+           tier: Tier::Default, scope: Scope::Triple(qemu::AARCH64), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::AARCH64, false) },
+    Step { name: "ppc64le", covers: "gcc: the C driver under qemu-ppc64le on every ppccap path",
+           tier: Tier::Default, scope: Scope::Triple(qemu::PPC64LE), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::PPC64LE, false) },
     Step { name: "assembled", covers: "rows only assembled: every asm file assembled, exports and fast paths checked",
            tier: Tier::Default, scope: Scope::Rows(How::Assembled), lane: Lane::Apart, run: |_, _| assembled::run() },
     Step { name: "package", covers: "the .crate files at another path, no perl, debug and release at once, same bytes",
@@ -137,7 +139,9 @@ pub const STEPS: &[Step] = &[
     Step { name: "windows-no-asm", covers: "no_asm for Windows (OpenSSL's plain C on LLP64) under wine",
            tier: Tier::Full, scope: Scope::Rows(How::Wine), lane: Lane::Apart, run: |sh, _| windows::run(sh, true) },
     Step { name: "aarch64-full", covers: "clang-19's aarch64 build, and no_asm with gcc and clang-19, under qemu",
-           tier: Tier::Full, scope: Scope::Rows(How::Qemu), lane: Lane::Apart, run: |sh, _| aarch64::run(sh, true) },
+           tier: Tier::Full, scope: Scope::Triple(qemu::AARCH64), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::AARCH64, true) },
+    Step { name: "ppc64le-full", covers: "clang-19's ppc64le build, and no_asm with gcc and clang-19, under qemu",
+           tier: Tier::Full, scope: Scope::Triple(qemu::PPC64LE), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::PPC64LE, true) },
     Step { name: "openssl-4.0", covers: "the second OpenSSL line (crypto-sys's openssl-4 feature, 4.0.3): crypto-sys's tests and the C driver, every x86_64 code path",
            tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: lines::run },
     Step { name: "rust-openssl", covers: "the openssl crate's own tests, unmodified, against a prefix through OPENSSL_DIR",
@@ -387,13 +391,15 @@ mod tests {
         assert!(default.contains(&"lint") && default.contains(&"aarch64"));
         assert!(!default.contains(&"aarch64-full") && !default.contains(&"msvc"));
         let full = names(test(&[], &[], true));
-        assert_eq!(full.len(), default.len() + 4);
+        assert_eq!(full.len(), default.len() + 5);
         let aarch64 = names(test(&[], &["aarch64-unknown-linux-gnu"], false));
         assert_eq!(aarch64, ["aarch64", "assembled"]);
         assert_eq!(
             names(test(&[], &["aarch64-unknown-linux-gnu"], true)),
             ["aarch64", "assembled", "aarch64-full"]
         );
+        let ppc = names(test(&[], &["powerpc64le-unknown-linux-gnu"], true));
+        assert_eq!(ppc, ["ppc64le", "assembled", "ppc64le-full"]);
         let msvc = names(test(&[], &["x86_64-pc-windows-msvc"], false));
         assert_eq!(msvc, ["assembled"]);
         assert_eq!(names(test(&["sccache", "sccache"], &[], false)), ["sccache", "sccache"]);

@@ -71,11 +71,22 @@ fn render(sh: &Shell) -> Result<String> {
             field(&json, "version"),
             rejected(&json),
             plan_text(row),
-            if c_variant == NO_C_VARIANT { c_variant.into() } else { format!("`{c_variant}`") },
+            variant_text(row, c_variant)?,
             row.tested()
         );
     }
     Ok(out)
+}
+
+/// The C variant taken, or `none` with each variant the target refuses and why.
+fn variant_text(row: &Row, c_variant: &str) -> Result<String> {
+    if c_variant != NO_C_VARIANT {
+        return Ok(format!("`{c_variant}`"));
+    }
+    let target = crypto_build::data::target_for(row.target)?;
+    let refused: Vec<String> =
+        target.refused_variants.iter().map(|(v, why)| format!("`{v}` refused: {why}")).collect();
+    Ok(if refused.is_empty() { c_variant.into() } else { format!("none ({})", refused.join("; ")) })
 }
 
 pub fn plan_text(row: &Row) -> String {

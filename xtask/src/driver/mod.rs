@@ -23,6 +23,8 @@ pub const DRIVER_DIR: &str = "target/driver";
 pub const X86_64_ASM_DEFINE: &str = "-DDRIVER_X86_64_ASM";
 /// The -D that compiles in the aarch64 asm's OPENSSL_armcap_P.
 pub const AARCH64_ASM_DEFINE: &str = "-DDRIVER_AARCH64_ASM";
+/// The -D that compiles in the ppc64le asm's OPENSSL_ppccap_P.
+pub const PPC64LE_ASM_DEFINE: &str = "-DDRIVER_PPC64LE_ASM";
 
 /// Which asm's symbols the driver reports (`path asm …`).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +33,7 @@ pub enum AsmKind {
     None,
     X86_64,
     Aarch64,
+    Ppc64le,
 }
 
 impl AsmKind {
@@ -39,6 +42,7 @@ impl AsmKind {
         match arch {
             "x86_64" => AsmKind::X86_64,
             "aarch64" => AsmKind::Aarch64,
+            "powerpc64le" => AsmKind::Ppc64le,
             _ => AsmKind::None,
         }
     }
@@ -49,6 +53,7 @@ impl AsmKind {
             AsmKind::None => None,
             AsmKind::X86_64 => Some(crypto_build::data::Arch::X86_64),
             AsmKind::Aarch64 => Some(crypto_build::data::Arch::Aarch64),
+            AsmKind::Ppc64le => Some(crypto_build::data::Arch::Ppc64le),
         }
     }
 
@@ -57,6 +62,7 @@ impl AsmKind {
             AsmKind::None => None,
             AsmKind::X86_64 => Some(X86_64_ASM_DEFINE),
             AsmKind::Aarch64 => Some(AARCH64_ASM_DEFINE),
+            AsmKind::Ppc64le => Some(PPC64LE_ASM_DEFINE),
         }
     }
 }
@@ -250,6 +256,7 @@ mod tests {
         for row in ROWS.iter().filter(|r| matches!(r.how, How::Wine | How::Qemu)) {
             let want = match row.triple().arch {
                 "x86_64" => AsmKind::X86_64,
+                "powerpc64le" => AsmKind::Ppc64le,
                 _ => AsmKind::Aarch64,
             };
             assert_eq!(row.driver().unwrap().asm, want, "{row:?}");
@@ -262,7 +269,7 @@ mod tests {
     #[test]
     fn code_paths_name_driver_families() {
         use crypto_build::data::Arch;
-        for arch in [Arch::X86_64, Arch::Aarch64] {
+        for &arch in Arch::ALL {
             for p in arch.code_paths() {
                 let (name, f) = (p.name, p.families);
                 if let DriverFamilies::Only(only, why) = f {

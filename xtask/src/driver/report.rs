@@ -85,6 +85,7 @@ fn parse_path(p: &mut PathReport, words: &[&str]) -> Result<()> {
     match words {
         ["asm", "x86_64"] => p.asm = AsmKind::X86_64,
         ["asm", "aarch64"] => p.asm = AsmKind::Aarch64,
+        ["asm", "ppc64le"] => p.asm = AsmKind::Ppc64le,
         ["asm", "none"] => p.asm = AsmKind::None,
         [symbol, words @ ..] if symbol.ends_with("cap_P") && !words.is_empty() => {
             let words = words.iter().map(|w| {

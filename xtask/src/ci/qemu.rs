@@ -1,62 +1,58 @@
-//! The `aarch64` step: crypto-sys's build pipeline for aarch64-unknown-linux-gnu (run
-//! without cargo, as this machine has no aarch64 Rust std) with each qemu row of the matrix,
-//! every prefix checked by the C driver under qemu-aarch64, an asm prefix on each code path
-//! of `data::AARCH64_CODE_PATHS`. A row with no default sets (clang-19's) runs only with
-//! `--full`; the `assembled` step assembles its asm meanwhile.
+//! The steps of the targets qemu-user runs (`aarch64`, `ppc64le`): crypto-sys's build
+//! pipeline for the triple (run without cargo, as this machine has only the host's Rust std)
+//! with each of its qemu rows of the matrix, every prefix checked by the C driver under qemu,
+//! an asm prefix on each code path of its architecture (`Arch::code_paths`). A row with no
+//! default sets runs only with `--full`; the `assembled` step assembles its asm meanwhile.
 
 use crate::matrix::{How, Row};
-use anyhow::{ensure, Context, Result};
+use crate::runner::Runner;
+use anyhow::{bail, ensure, Context, Result};
 use crypto_build::facts::BuildFacts;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 use xshell::Shell;
 
-const TRIPLE: &str = "aarch64-unknown-linux-gnu";
-/// The cross C library qemu-aarch64 runs the driver with (`-L /usr/aarch64-linux-gnu`).
-const CROSS_LIBC: &str = "/usr/aarch64-linux-gnu/lib/libc.so.6";
+pub const AARCH64: &str = "aarch64-unknown-linux-gnu";
+pub const PPC64LE: &str = "powerpc64le-unknown-linux-gnu";
 
-fn rows() -> impl Iterator<Item = &'static Row> {
-    crate::matrix::rows(How::Qemu).filter(|r| r.target == TRIPLE)
+fn rows(triple: &str) -> impl Iterator<Item = &'static Row> + '_ {
+    crate::matrix::rows(How::Qemu).filter(move |r| r.target == triple)
 }
 
 /// The tools every build needs, as one line each: none is optional where this step runs.
-fn require_tools() -> Result<()> {
-    ensure!(
-        which::which("qemu-aarch64").is_ok(),
-        "qemu-aarch64 is not installed; .ci/run installs it (apt install qemu-user)"
-    );
-    for row in rows() {
+fn require_tools(triple: &str) -> Result<()> {
+    match Runner::for_triple(triple) {
+        Ok(Runner::Qemu(q)) => q.require()?,
+        other => bail!("{triple} is not run under qemu here: {other:?}"),
+    }
+    for row in rows(triple) {
         let (cc, package) = (row.cc, row.package);
         ensure!(
             which::which(cc).is_ok(),
             "{cc} is not installed; .ci/run installs it (apt install {package})"
         );
     }
-    ensure!(
-        Path::new(CROSS_LIBC).exists(),
-        "the aarch64 C library is not installed; .ci/run installs it \
-         (apt install libc6-dev-arm64-cross)"
-    );
     Ok(())
 }
 
-/// Each row with its sets (`full`: the sets only `--full` adds). A prefix's runs under qemu
-/// overlap the next prefix's compile: the emulator is mostly one core's work.
-pub fn run(sh: &Shell, full: bool) -> Result<()> {
-    require_tools()?;
+/// Each row of `triple` with its sets (`full`: the sets only `--full` adds). A prefix's runs
+/// under qemu overlap the next prefix's compile: the emulator is mostly one core's work.
+pub fn run(sh: &Shell, triple: &str, full: bool) -> Result<()> {
+    require_tools(triple)?;
+    let arch = crate::triple::Triple::parse(triple)?.arch;
     std::thread::scope(|scope| {
         let mut checks = Vec::new();
-        for row in rows() {
+        for row in rows(triple) {
             let tc = row.driver()?;
             for set in if full { row.full_sets } else { row.sets } {
                 let (cc, name) = (row.cc, row.name());
                 let prefix = prefix_dir(&format!("{name}-{set}"));
                 let started = Instant::now();
                 let args = ["--asm-set", set];
-                let out = crate::cargo::for_target(sh, TRIPLE, cc, &args, &prefix)
-                    .with_context(|| format!("aarch64 build with {cc}, set {set}"))?;
+                let out = crate::cargo::for_target(sh, triple, cc, &args, &prefix)
+                    .with_context(|| format!("{arch} build with {cc}, set {set}"))?;
                 println!(
-                    "aarch64: {cc}, set {set}: built in {:.0} s",
+                    "{arch}: {cc}, set {set}: built in {:.0} s",
                     started.elapsed().as_secs_f64()
                 );
                 let w = crate::cargo::warnings(&out);
@@ -68,9 +64,9 @@ pub fn run(sh: &Shell, full: bool) -> Result<()> {
                     let sh = Shell::new()?;
                     sh.change_dir(crate::cargo::project_root());
                     super::driver_paths::check_prefix(&sh, &tc, &prefix)
-                        .with_context(|| format!("{cc}, set {set}, under qemu-aarch64"))?;
+                        .with_context(|| format!("{cc}, set {set}, under qemu"))?;
                     let secs = started.elapsed().as_secs_f64();
-                    println!("aarch64: {cc}, set {set}: checked under qemu in {secs:.0} s");
+                    println!("{arch}: {cc}, set {set}: checked under qemu in {secs:.0} s");
                     Ok::<_, anyhow::Error>(())
                 }));
             }
@@ -80,11 +76,11 @@ pub fn run(sh: &Shell, full: bool) -> Result<()> {
 }
 
 fn prefix_dir(name: &str) -> PathBuf {
-    crate::cargo::project_root().join("target/aarch64-prefix").join(name)
+    crate::cargo::project_root().join("target/qemu-prefix").join(name)
 }
 
-/// The set asked for taken whole (asm: nothing downgraded), with the row's C variant (aarch64
-/// has __uint128_t) and the compiler's own assembler.
+/// The set asked for taken whole (asm: nothing downgraded), with the row's C variant and the
+/// compiler's own assembler.
 fn check_facts(row: &Row, set: &str, facts: &BuildFacts) -> Result<()> {
     let taken = if set == "no_asm" { "no_asm" } else { "asm" };
     let assembler =
@@ -107,23 +103,23 @@ mod tests {
 
     #[test]
     fn ci_runs_gcc_and_assembles_clang() {
-        let ci: Vec<_> = rows().map(|r| (r.cc, r.sets, r.full_sets)).collect();
+        let ci: Vec<_> = rows(AARCH64).map(|r| (r.cc, r.sets, r.full_sets)).collect();
         let (auto, no_asm): (&[&str], &[&str]) = (&["auto"], &["no_asm"]);
         let both: &[&str] = &["auto", "no_asm"];
         assert_eq!(ci, [("aarch64-linux-gnu-gcc", auto, no_asm), ("clang-19", &[][..], both)]);
-        let clang = rows().nth(1).unwrap();
+        let clang = rows(AARCH64).nth(1).unwrap();
         assert!(
             clang.assembled_by_default() && clang.assembles("asm") && clang.assembles("no_asm")
         );
-        assert!(!rows().next().unwrap().assembled_by_default());
+        assert!(!rows(AARCH64).next().unwrap().assembled_by_default());
     }
 
     /// Facts as the build writes them: each departure from the plan is refused.
     #[test]
     fn the_facts_must_show_the_set_variant_and_assembler_asked_for() {
-        let gcc = rows().next().unwrap();
+        let gcc = rows(AARCH64).next().unwrap();
         let good = BuildFacts {
-            target: TRIPLE.into(),
+            target: AARCH64.into(),
             assembler_kind: "GNU as".into(),
             ..crate::prefix::sample_facts()
         };
@@ -143,7 +139,7 @@ mod tests {
             let e = check_facts(gcc, "auto", &bad).unwrap_err().to_string();
             assert!(e.contains("the build took"), "{e}");
         }
-        let clang = rows().nth(1).unwrap();
+        let clang = rows(AARCH64).nth(1).unwrap();
         let no_asm = BuildFacts {
             requested_set: "no_asm".into(),
             effective_set: "no_asm".into(),
