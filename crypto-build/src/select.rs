@@ -525,5 +525,14 @@ mod tests {
         let nistp = VariantChoice::Named(&crate::data::C_VARIANTS[0]);
         let e = plan(SetChoice::Auto, nistp, Policy::default(), &mut msvc).unwrap_err();
         assert!(e.to_string().contains("not built for VC-WIN64A: MSVC has no __uint128_t"), "{e}");
+        // ppc64le: the variant would bring asm of its own.
+        let mut ppc = Fake { target: "linux-ppc64le", ..fake(&[]) };
+        let p = plan(SetChoice::Auto, VariantChoice::Auto, Policy::default(), &mut ppc).unwrap();
+        assert_eq!((p.c_variant, p.variant_refused), (None, None));
+        let e = plan(SetChoice::Auto, nistp, Policy::default(), &mut ppc).unwrap_err().to_string();
+        assert!(
+            e.contains("not built for linux-ppc64le: on ppc64") && e.lines().count() == 1,
+            "{e}"
+        );
     }
 }

@@ -295,30 +295,35 @@ fn xtask_build_refuses_an_openssldir_it_cannot_place_before_building() {
 
 /// A cross compiler that does not exist: `xtask build --target` (the pipeline without cargo)
 /// fails at its probe with one error line naming the compiler and the package to install,
-/// and installs no prefix.
+/// and installs no prefix; for each target run under qemu.
 #[test]
-fn xtask_build_for_aarch64_with_a_missing_compiler_names_the_package() {
-    let prefix = std::env::temp_dir().join(format!("xtask-aarch64-no-cc-{}", std::process::id()));
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
-    cmd.args(["build", "--target", "aarch64-unknown-linux-gnu", "--prefix"]).arg(&prefix);
-    for (name, _) in std::env::vars() {
-        if name.starts_with("CRYPTO_SYS_") || name == "CC" || name.starts_with("CC_") {
-            cmd.env_remove(name);
+fn xtask_build_for_a_cross_target_with_a_missing_compiler_names_the_package() {
+    let cases = [
+        ("aarch64-unknown-linux-gnu", "gcc-aarch64-linux-gnu libc6-dev-arm64-cross"),
+        ("powerpc64le-unknown-linux-gnu", "gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross"),
+    ];
+    for (triple, packages) in cases {
+        let prefix =
+            std::env::temp_dir().join(format!("xtask-{triple}-no-cc-{}", std::process::id()));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
+        cmd.args(["build", "--target", triple, "--prefix"]).arg(&prefix);
+        for (name, _) in std::env::vars() {
+            if name.starts_with("CRYPTO_SYS_") || name == "CC" || name.starts_with("CC_") {
+                cmd.env_remove(name);
+            }
         }
+        let var = format!("CC_{}", triple.replace('-', "_"));
+        let o = cmd.env(&var, "/nonexistent/cross-gcc").output().unwrap();
+        let t = text(&o);
+        assert!(!o.status.success(), "{t}");
+        let errors: Vec<&str> = t.lines().filter(|l| l.starts_with("error")).collect();
+        assert_eq!(errors.len(), 1, "one error line:\n{t}");
+        let missing = format!("`/nonexistent/cross-gcc` not found for {triple}");
+        for piece in [missing.as_str(), &format!("apt install {packages}"), &var] {
+            assert!(errors[0].contains(piece), "`{piece}` missing from `{}`", errors[0]);
+        }
+        assert!(!t.contains("warning"), "no warning beside the error:\n{t}");
+        assert!(!prefix.exists(), "{} was created:\n{t}", prefix.display());
+        println!("{}", errors[0]);
     }
-    let o = cmd.env("CC_aarch64_unknown_linux_gnu", "/nonexistent/aarch64-gcc").output().unwrap();
-    let t = text(&o);
-    assert!(!o.status.success(), "{t}");
-    let errors: Vec<&str> = t.lines().filter(|l| l.starts_with("error")).collect();
-    assert_eq!(errors.len(), 1, "one error line:\n{t}");
-    for piece in [
-        "`/nonexistent/aarch64-gcc` not found for aarch64-unknown-linux-gnu",
-        "apt install gcc-aarch64-linux-gnu libc6-dev-arm64-cross",
-        "CC_aarch64_unknown_linux_gnu",
-    ] {
-        assert!(errors[0].contains(piece), "`{piece}` missing from `{}`", errors[0]);
-    }
-    assert!(!t.contains("warning"), "no warning beside the error:\n{t}");
-    assert!(!prefix.exists(), "{} was created:\n{t}", prefix.display());
-    println!("{}", errors[0]);
 }
