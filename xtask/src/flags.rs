@@ -75,11 +75,12 @@ cargo xtask <command>
       the CI workflow against this registry. --list prints each step, what it covers, its
       targets and its time in the last run here. --step runs only the steps named (again as
       often as named); --target only those that check that triple's toolchain rows; --full
-      adds the steps CI's default run leaves out (no_asm for Windows and aarch64, the second
-      OpenSSL line, and the openssl crate's own tests against a prefix of each line). Steps run two at a time: those that build
-      through cargo in turn, beside them those that never call cargo (and, once the cargo
-      steps are done, on both), each line tagged with its step. A table of each step's time
-      ends the run.
+      adds the steps CI's default run leaves out (no_asm for Windows, aarch64 and ppc64le,
+      clang-19's runs under qemu, the second OpenSSL line, and the openssl crate's own tests
+      against a prefix of each line). Steps run side by side: those that build through cargo
+      in turn, beside them those that never call cargo, one per core (and, once the cargo
+      steps are done, in their lane too), each line tagged with its step. A table of each
+      step's time ends the run.
 ";
 
 pub enum Command {

@@ -1,11 +1,11 @@
-//! Two steps at a time, so that neither core idles while a step waits on one process: the
+//! Several steps at a time, so that no core idles while a step waits on one process: the
 //! steps that build through cargo in the workspace's target directory run one after another
-//! (cargo's lock on it would serialise them anyway), and beside them, one after another, the
-//! steps that never call cargo (generation, the cross builds, the rows only assembled). Once
-//! the cargo steps are done, their lane takes the next of the others too, so that neither
-//! lane is left running alone. Each step runs as a child `xtask test --step NAME`, its lines
-//! printed tagged with its name; a failure lets the running step of the other lane finish
-//! and starts no more.
+//! (cargo's lock on it would serialise them anyway), and beside them, as many at once as
+//! there are cores, the steps that never call cargo (generation, the cross builds, the rows
+//! only assembled), each in its own directories. Once the cargo steps are done, their lane
+//! takes the next of the others too. Each step runs as a child `xtask test --step NAME`, its
+//! lines printed tagged with its name; a failure lets the running steps finish and starts no
+//! more.
 
 use super::{Lane, Outcome, Step};
 use anyhow::{Context, Result};
@@ -25,7 +25,7 @@ pub fn worth_it(chosen: &[&Step]) -> bool {
     Lane::ALL.iter().all(|l| chosen.iter().any(|s| s.lane == *l))
 }
 
-/// Runs `chosen` in the two lanes; the outcomes in `chosen`'s order, the ones not started
+/// Runs `chosen` in the lanes; the outcomes in `chosen`'s order, the ones not started
 /// after a failure left out.
 pub fn run(chosen: &[&'static Step]) -> Result<Vec<Outcome>> {
     let exe = crate::cargo::xtask_binary()?;
@@ -56,8 +56,14 @@ pub fn run(chosen: &[&'static Step]) -> Result<Vec<Outcome>> {
         }
         done
     };
+    // One cargo lane and a lane of the others per core: a step that waits on one process
+    // (a link, qemu, cargo's own serial parts) leaves its core to the next.
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let lanes: Vec<Lane> = std::iter::once(Lane::Cargo)
+        .chain(std::iter::repeat_n(Lane::Apart, cores.max(1)))
+        .collect();
     let mut done: Vec<(usize, Outcome)> = std::thread::scope(|scope| {
-        let lanes = Lane::ALL.map(|l| scope.spawn(move || lane(l)));
+        let lanes: Vec<_> = lanes.iter().map(|&l| scope.spawn(move || lane(l))).collect();
         lanes.into_iter().flat_map(|h| h.join().expect("a lane's thread panicked")).collect()
     });
     done.sort_by_key(|(i, _)| *i);

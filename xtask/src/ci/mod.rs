@@ -340,7 +340,7 @@ fn run_step(sh: &Shell, step: &'static Step) -> Outcome {
 /// log; the passed ones are kept for `--list`.
 fn report(outcomes: &[Outcome], wall: Duration, side_by_side: bool) {
     let sum: Duration = outcomes.iter().map(|o| o.took).sum();
-    let how = if side_by_side { "two at a time" } else { "one at a time" };
+    let how = if side_by_side { "side by side" } else { "one at a time" };
     println!(
         "cargo xtask test: {:.0} s in all ({:.0} s of steps, {how})",
         wall.as_secs_f64(),
