@@ -2,7 +2,7 @@
 //! with it, and how `cargo xtask test` checks it. One table feeds the test command's steps,
 //! the C driver's toolchains and `cargo xtask toolchains` (docs/toolchains.md).
 
-use crate::driver::{AsmKind, Toolchain};
+use crate::driver::Toolchain;
 use crate::runner::Runner;
 pub use crate::triple::Triple;
 use anyhow::{bail, Context, Result};
@@ -248,7 +248,7 @@ impl Row {
                 .collect(),
             env: &[],
             exe: if t.is_windows() { "driver.exe" } else { "driver" },
-            asm: AsmKind::of_arch(t.arch),
+            asm: Some(crypto_build::data::target_for(self.target)?.arch),
             runner,
         })
     }
@@ -334,7 +334,8 @@ mod tests {
         }
         assert_eq!(rows(How::Workspace).count(), 1);
         let mingw = Row::find(WIN, "x86_64-w64-mingw32-gcc", None).unwrap().driver().unwrap();
-        assert_eq!((mingw.exe, mingw.asm, mingw.flags.len()), ("driver.exe", AsmKind::X86_64, 0));
+        let x86 = Some(crypto_build::data::Arch::X86_64);
+        assert_eq!((mingw.exe, mingw.asm, mingw.flags.len()), ("driver.exe", x86, 0));
         let clang = Row::find(ARM, "clang-19", None).unwrap().driver().unwrap();
         assert_eq!(clang.flags, ["--target=aarch64-linux-gnu"]);
     }

@@ -36,6 +36,15 @@ pub const PPCCAP: CapVar =
 impl Arch {
     pub const ALL: &'static [Arch] = &[Arch::X86_64, Arch::Aarch64, Arch::Ppc64le];
 
+    /// Its name where the C driver reports its asm (`path asm x86_64`, `-DDRIVER_X86_64_ASM`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "x86_64",
+            Arch::Aarch64 => "aarch64",
+            Arch::Ppc64le => "ppc64le",
+        }
+    }
+
     /// The capability variable of the architecture's asm.
     pub fn cap_var(self) -> &'static CapVar {
         match self {

@@ -1,9 +1,7 @@
 //! The C driver against a prefix, as `cargo xtask test`'s steps check it: every check passes,
 //! a tampered vector fails, and each code path the CPU or emulator can run is proved taken.
 
-use crate::driver::{
-    self, build, compile_only, parse_report, AsmKind, Report, RunOutput, Toolchain,
-};
+use crate::driver::{self, build, compile_only, parse_report, Report, RunOutput, Toolchain};
 use crate::matrix::Row;
 use anyhow::{ensure, Context, Result};
 use crypto_build::data::{Arch, CodePath, DriverFamilies, Eligibility};
@@ -68,15 +66,14 @@ fn say_left_out(tc: &Toolchain, set: &str, path: &str, families: DriverFamilies)
 
 fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
     let plan = crate::prefix::facts(prefix)?;
-    let asm = if plan.effective_set == "no_asm" { AsmKind::None } else { tc.asm };
+    let asm = tc.asm.filter(|_| plan.effective_set != "no_asm");
     let name = format!("{}-{}", tc.name, plan.effective_set);
-    let exe = build(sh, tc, &name, prefix, asm != AsmKind::None)?;
+    let exe = build(sh, tc, &name, prefix, asm.is_some())?;
     let timeout = tc.runner.driver_timeout();
     let set = plan.effective_set.as_str();
     // Every run is planned first, then run side by side, then checked one by one in order.
     let plain = PathRun::new("run".into(), Vec::new(), DriverFamilies::All);
-    let arch = asm.arch();
-    let paths = arch.map(|a| path_runs(tc, set, a)).unwrap_or_default();
+    let paths = asm.map(|a| path_runs(tc, set, a)).unwrap_or_default();
     let tamper = tamper_vectors(&exe)?;
     println!(
         "driver ({}, set {set}): the tampered-vector control checks {TAMPERED_FAMILY} alone, \
@@ -117,16 +114,16 @@ fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
     check_report(&report, asm, &plan)?;
     println!("driver ({}, set {set}): the run without a mask in {secs:.1} s", tc.name);
     #[cfg(target_arch = "x86_64")]
-    if asm == AsmKind::X86_64 && tc.runner.on_this_cpu() {
+    if asm == Some(Arch::X86_64) && tc.runner.on_this_cpu() {
         cpu::check_unmasked(&report.path, &|f| took_from_asm(&plan, f))?;
     }
     for (path, run) in &paths {
+        let arch = asm.expect("code paths only for a prefix with asm");
         let result = match run {
-            Some(run) => next(run),
+            Some(run) => next(run).map(|(r, secs)| (r, Some(secs))),
             // The plain run is this path's run: the same program, environment and families.
-            None => Ok((report.clone(), 0.0)),
+            None => Ok((report.clone(), None)),
         };
-        let arch = arch.expect("paths only with asm");
         check_path(tc, arch, path, result, &plan)?;
     }
     let (out, _) = outputs.next().expect("the tampered run's output");
@@ -137,7 +134,7 @@ fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
 
 /// What every run must report whatever its code path: this OpenSSL, the asm symbols it was
 /// built with, and nistp code for P-224/384/521 exactly when the prefix's C variant has it.
-fn check_report(report: &Report, asm: AsmKind, plan: &BuildFacts) -> Result<()> {
+fn check_report(report: &Report, asm: Option<Arch>, plan: &BuildFacts) -> Result<()> {
     ensure!(
         report.openssl == plan.openssl_version,
         "the driver linked OpenSSL {}, the prefix holds {}",
@@ -198,7 +195,7 @@ fn check_path(
     tc: &Toolchain,
     arch: Arch,
     path: &CodePath,
-    result: Result<(Report, f64)>,
+    result: Result<(Report, Option<f64>)>,
     plan: &BuildFacts,
 ) -> Result<()> {
     let var = arch.cap_var();
@@ -221,7 +218,7 @@ fn check_path(
         path.name,
         wrong.join("; ")
     );
-    let took = if secs == 0.0 { "the plain run".into() } else { format!("{secs:.1} s") };
+    let took = secs.map_or("the plain run".into(), |secs| format!("{secs:.1} s"));
     println!(
         "driver ({}, set {}): {} path ({shown}, {seen}: {}) proved and passed ({took})",
         tc.name, plan.effective_set, path.name, path.takes

@@ -21,8 +21,10 @@ fn rows(triple: &str) -> impl Iterator<Item = &'static Row> + '_ {
 
 /// The tools every build needs, as one line each: none is optional where this step runs.
 fn require_tools(triple: &str) -> Result<()> {
-    match Runner::for_triple(triple) {
-        Ok(Runner::Qemu(q)) => q.require()?,
+    // `Runner::of`, not `for_triple`: the latter fails on a missing qemu before `require`
+    // can name the package.
+    match Runner::of(&crate::triple::Triple::parse(triple)?) {
+        Some(Runner::Qemu(q)) => q.require()?,
         other => bail!("{triple} is not run under qemu here: {other:?}"),
     }
     for row in rows(triple) {

@@ -9,7 +9,7 @@ pub use crate::runner::{Invocation, RunOutput, Runner};
 pub use report::{diagnostics, hex_words, parse_report, tail, PathReport, Report};
 pub use vectors::{count_names, families, write_vectors};
 
-use crypto_build::data::DriverFamilies;
+use crypto_build::data::{Arch, DriverFamilies};
 
 use anyhow::{bail, ensure, Context, Result};
 use std::fs;
@@ -19,52 +19,10 @@ use xshell::{cmd, Shell};
 
 /// Each driver build (program, vectors, run logs) gets a directory here, under the project root.
 pub const DRIVER_DIR: &str = "target/driver";
-/// The -D that compiles in the x86_64 asm's symbols (OPENSSL_ia32cap_P, eligibility functions).
-pub const X86_64_ASM_DEFINE: &str = "-DDRIVER_X86_64_ASM";
-/// The -D that compiles in the aarch64 asm's OPENSSL_armcap_P.
-pub const AARCH64_ASM_DEFINE: &str = "-DDRIVER_AARCH64_ASM";
-/// The -D that compiles in the ppc64le asm's OPENSSL_ppccap_P.
-pub const PPC64LE_ASM_DEFINE: &str = "-DDRIVER_PPC64LE_ASM";
-
-/// Which asm's symbols the driver reports (`path asm …`).
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub enum AsmKind {
-    #[default]
-    None,
-    X86_64,
-    Aarch64,
-    Ppc64le,
-}
-
-impl AsmKind {
-    /// Whose asm symbols the driver reports for an architecture (a triple's first field).
-    pub fn of_arch(arch: &str) -> AsmKind {
-        match arch {
-            "x86_64" => AsmKind::X86_64,
-            "aarch64" => AsmKind::Aarch64,
-            "powerpc64le" => AsmKind::Ppc64le,
-            _ => AsmKind::None,
-        }
-    }
-
-    /// The architecture whose code paths its asm has.
-    pub fn arch(self) -> Option<crypto_build::data::Arch> {
-        match self {
-            AsmKind::None => None,
-            AsmKind::X86_64 => Some(crypto_build::data::Arch::X86_64),
-            AsmKind::Aarch64 => Some(crypto_build::data::Arch::Aarch64),
-            AsmKind::Ppc64le => Some(crypto_build::data::Arch::Ppc64le),
-        }
-    }
-
-    fn define(self) -> Option<&'static str> {
-        match self {
-            AsmKind::None => None,
-            AsmKind::X86_64 => Some(X86_64_ASM_DEFINE),
-            AsmKind::Aarch64 => Some(AARCH64_ASM_DEFINE),
-            AsmKind::Ppc64le => Some(PPC64LE_ASM_DEFINE),
-        }
-    }
+/// The -D that compiles in an architecture's asm symbols (its capability words; on x86_64
+/// also the eligibility functions), as `driver/main.c` names it: `-DDRIVER_X86_64_ASM`.
+pub fn asm_define(arch: Arch) -> String {
+    format!("-DDRIVER_{}_ASM", arch.name().to_ascii_uppercase())
 }
 
 /// A C toolchain the driver is built with, and how its programs run here (a matrix row's,
@@ -83,7 +41,8 @@ pub struct Toolchain {
     pub env: &'static [(&'static str, &'static str)],
     pub exe: &'static str,
     /// The asm whose symbols its programs can report, when the prefix has asm.
-    pub asm: AsmKind,
+    /// Whose asm symbols the driver reports with an asm prefix (`None`: the target has none).
+    pub asm: Option<Arch>,
     pub runner: Runner,
 }
 
@@ -122,7 +81,7 @@ pub fn build(sh: &Shell, tc: &Toolchain, name: &str, prefix: &Path, asm: bool) -
     let exe = out_dir.join(tc.exe);
     let (cc, flags) = (tc.cc, &tc.flags);
     let srcs = sources(&crate::cargo::project_root())?;
-    let define = asm.then(|| tc.asm.define()).flatten();
+    let define = tc.asm.filter(|_| asm).map(asm_define);
     let libcrypto = prefix.join("lib/libcrypto.a");
     ensure!(libcrypto.exists(), "{} not found: not an OpenSSL prefix", libcrypto.display());
     // The prefix's own pkg-config files say how to compile and link against it, the system
@@ -152,7 +111,8 @@ pub fn compile_only(sh: &Shell, tc: &Toolchain, include: &Path, asm: bool) -> Re
     require_cc(tc)?;
     let out_dir = crate::cargo::project_root().join(DRIVER_DIR).join(format!("{}-objects", tc.cc));
     fs::create_dir_all(&out_dir)?;
-    let define = asm.then(|| tc.asm.define()).flatten();
+    let define = tc.asm.filter(|_| asm).map(asm_define);
+    let define = define.as_slice();
     let (cc, flags) = (tc.cc, &tc.flags);
     for src in sources(&crate::cargo::project_root())? {
         let obj = out_dir.join(src.file_stem().context("a source file name")?).with_extension("o");
@@ -255,13 +215,16 @@ mod tests {
         use crate::matrix::{How, ROWS};
         for row in ROWS.iter().filter(|r| matches!(r.how, How::Wine | How::Qemu)) {
             let want = match row.triple().arch {
-                "x86_64" => AsmKind::X86_64,
-                "powerpc64le" => AsmKind::Ppc64le,
-                _ => AsmKind::Aarch64,
+                "x86_64" => Arch::X86_64,
+                "powerpc64le" => Arch::Ppc64le,
+                _ => Arch::Aarch64,
             };
-            assert_eq!(row.driver().unwrap().asm, want, "{row:?}");
+            assert_eq!(row.driver().unwrap().asm, Some(want), "{row:?}");
         }
-        assert_eq!(AsmKind::Aarch64.define(), Some(AARCH64_ASM_DEFINE));
+        // The names driver/main.c tests.
+        assert_eq!(asm_define(Arch::X86_64), "-DDRIVER_X86_64_ASM");
+        assert_eq!(asm_define(Arch::Aarch64), "-DDRIVER_AARCH64_ASM");
+        assert_eq!(asm_define(Arch::Ppc64le), "-DDRIVER_PPC64LE_ASM");
     }
 
     /// Every family a code path names is one the driver has, once; the default path (the

@@ -1,16 +1,15 @@
 //! The C driver's report: what it printed, parsed (`path`, `count`, `FAIL` and `result`
 //! lines).
 
-use super::AsmKind;
 use anyhow::{bail, Context, Result};
-use crypto_build::data::CapVar;
+use crypto_build::data::{Arch, CapVar};
 use std::collections::BTreeMap;
 
 /// Which code paths the driver saw live: its `path` lines.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct PathReport {
-    /// Whose asm symbols it was built with (`path asm x86_64|aarch64|none`).
-    pub asm: AsmKind,
+    /// Whose asm symbols it was built with (`path asm <Arch::name>`, or `path asm none`).
+    pub asm: Option<Arch>,
     /// The asm's capability symbol after OPENSSL_init_crypto, so with its variable applied
     /// (`path ia32cap_P 0x… …`, `path armcap_P 0x…`): its name and words. This and the
     /// eligibility answers are `None` without asm.
@@ -83,10 +82,11 @@ fn flag(v: &str) -> Result<bool> {
 
 fn parse_path(p: &mut PathReport, words: &[&str]) -> Result<()> {
     match words {
-        ["asm", "x86_64"] => p.asm = AsmKind::X86_64,
-        ["asm", "aarch64"] => p.asm = AsmKind::Aarch64,
-        ["asm", "ppc64le"] => p.asm = AsmKind::Ppc64le,
-        ["asm", "none"] => p.asm = AsmKind::None,
+        ["asm", "none"] => p.asm = None,
+        ["asm", name] => {
+            let arch = Arch::ALL.iter().find(|a| a.name() == *name);
+            p.asm = Some(*arch.with_context(|| format!("asm of no known architecture: {name}"))?);
+        }
         [symbol, words @ ..] if symbol.ends_with("cap_P") && !words.is_empty() => {
             let words = words.iter().map(|w| {
                 let digits =
@@ -203,7 +203,7 @@ result FAIL 1
     fn parses_a_report() {
         let r = parse_report(SAMPLE).unwrap();
         assert_eq!(r.openssl, "3.6.3");
-        assert_eq!(r.path.asm, AsmKind::X86_64);
+        assert_eq!(r.path.asm, Some(Arch::X86_64));
         use crypto_build::data::{ARMCAP, IA32CAP};
         assert_eq!(r.path.cap_words(&IA32CAP).unwrap()[2], 0xd1ff_a7eb);
         let e = r.path.cap_words(&ARMCAP).unwrap_err().to_string();
@@ -222,13 +222,13 @@ result FAIL 1
         let aarch64 = "openssl 3.6.3\npath asm aarch64\npath armcap_P 0x00006ffd\n\
                        path nistp P-224 1\nresult ok\n";
         let r = parse_report(aarch64).unwrap();
-        assert_eq!(r.path.asm, AsmKind::Aarch64);
+        assert_eq!(r.path.asm, Some(Arch::Aarch64));
         use crypto_build::data::{ARMCAP, IA32CAP};
         assert_eq!(r.path.cap_words(&ARMCAP).unwrap(), [0x6ffd]);
         assert!(r.path.cap_words(&IA32CAP).is_err());
         assert!(r.passed);
         let none = parse_report("path asm none\nresult ok\n").unwrap();
-        assert_eq!((none.path.asm, none.path.cap_p), (AsmKind::None, None));
+        assert_eq!((none.path.asm, none.path.cap_p), (None, None));
         let e = format!("{:#}", parse_report("path armcap_P 6ffd\nresult ok\n").unwrap_err());
         assert!(e.contains("armcap_P without 0x"), "{e}");
     }
