@@ -206,6 +206,14 @@ fn features_at(text: &str, syntax: AsmSyntax, arch: Arch) -> Vec<(Feature, usize
     found
 }
 
+/// A GNU-as line without its leading `label:` (a first word ending in `:`), trimmed.
+fn after_label(line: &str) -> &str {
+    match line.find(':') {
+        Some(i) if !line[..i].contains(char::is_whitespace) => line[i + 1..].trim(),
+        _ => line,
+    }
+}
+
 /// Instruction lines of AArch64 GNU-as source (`.S`): `//` comments, C preprocessor lines
 /// and labels dropped; `.inst` words (arm-xlate's hand-encoded instructions) are directives,
 /// which any assembler takes.
@@ -215,10 +223,7 @@ fn arm_instructions(text: &str) -> impl Iterator<Item = (usize, &str, &str)> {
         if line.starts_with('#') {
             return None;
         }
-        let line = match line.find(':') {
-            Some(i) if !line[..i].contains(char::is_whitespace) => line[i + 1..].trim(),
-            _ => line,
-        };
+        let line = after_label(line);
         let mnemonic = line.split_whitespace().next()?;
         (!mnemonic.starts_with('.')).then_some((n + 1, mnemonic, line))
     })

@@ -87,10 +87,7 @@ pub fn instructions(text: &str) -> impl Iterator<Item = (usize, &str, &str)> {
         .collect();
     text.lines().enumerate().filter_map(move |(n, raw)| {
         let line = raw.split('#').next().unwrap_or("").trim();
-        let line = match line.find(':') {
-            Some(i) if !line[..i].contains(char::is_whitespace) => line[i + 1..].trim(),
-            _ => line,
-        };
+        let line = super::after_label(line);
         let mnemonic = line.split_whitespace().next()?;
         let skip = mnemonic.starts_with('.') || macros.contains(&mnemonic);
         (!skip).then_some((n + 1, mnemonic, line))
