@@ -10,7 +10,8 @@
  * Build with -DDRIVER_X86_64_ASM when the prefix has x86_64 asm: only then do
  * OPENSSL_ia32cap_P and the asm's eligibility functions exist to be reported. Likewise
  * -DDRIVER_AARCH64_ASM for aarch64 asm and OPENSSL_armcap_P (crypto/armcap.c), and
- * -DDRIVER_PPC64LE_ASM for ppc64le asm and OPENSSL_ppccap_P (crypto/ppccap.c).
+ * -DDRIVER_PPC64LE_ASM for ppc64le asm and OPENSSL_ppccap_P (crypto/ppccap.c), and
+ * -DDRIVER_S390X_ASM for s390x asm and OPENSSL_s390xcap_P (crypto/s390xcap.c).
  */
 /* EC_GROUP_method_of and the EC_GFp_*_method functions are deprecated, but still the only way
  * to see which EC_METHOD a curve got: nistp, or the generic Montgomery arithmetic (with bn
@@ -36,6 +37,10 @@ int ossl_aes_cfb128_vaes_eligible(void);
 extern unsigned int OPENSSL_armcap_P;
 #elif defined(DRIVER_PPC64LE_ASM)
 extern unsigned int OPENSSL_ppccap_P;
+#elif defined(DRIVER_S390X_ASM)
+/* struct OPENSSL_s390xcap_st (crypto/s390x_arch.h): 28 64-bit words, read as 32-bit words in
+ * memory order, so a big-endian word's high half comes first. */
+extern unsigned int OPENSSL_s390xcap_P[56];
 #endif
 
 void path_report(void)
@@ -63,6 +68,12 @@ void path_report(void)
 #elif defined(DRIVER_PPC64LE_ASM)
     /* Likewise: probed from AT_HWCAP/AT_HWCAP2, or OPENSSL_ppccap's value. */
     printf("path asm ppc64le\npath ppccap_P 0x%08x\n", OPENSSL_ppccap_P);
+#elif defined(DRIVER_S390X_ASM)
+    /* Likewise: STFLE and each CPACF instruction's query, masked by OPENSSL_s390xcap. */
+    printf("path asm s390x\npath s390xcap_P");
+    for (i = 0; i < 56; i++)
+        printf(" 0x%08x", OPENSSL_s390xcap_P[i]);
+    printf("\n");
 #else
     printf("path asm none\n");
 #endif

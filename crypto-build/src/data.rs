@@ -189,7 +189,8 @@ use Feature::*;
 pub const SETS: &[AsmSet] = &[
     AsmSet { name: "asm", configure: &[], identity: GAS_2_40, rank: 0,
              allowed: &[Avx2, AdxBmi2, ShaNi, Avx512, Vaes512, Vpclmul512, Avx512Ifma, AvxIfma, Gfni,
-                        Neon, ArmCrypto, AltivecVsx, Power8Crypto, Power9, Power10] },
+                        Neon, ArmCrypto, AltivecVsx, Power8Crypto, Power9, Power10, Z10, S390xVector,
+                        S390xMsa] },
     AsmSet { name: "asm_avx2", configure: &[], identity: GAS_2_23, rank: 1,
              allowed: &[Avx2, AdxBmi2, ShaNi] },
     AsmSet { name: "no_asm", configure: &["no-asm"], identity: GAS_2_40, rank: 2, allowed: &[] },
@@ -255,6 +256,8 @@ pub enum Arch {
     Aarch64,
     /// 64-bit POWER, little-endian (ELFv2).
     Ppc64le,
+    /// z/Architecture, big-endian.
+    S390x,
 }
 
 /// A Configure target. A new target is a new row here.
@@ -432,6 +435,23 @@ const GCC_PPC64LE_LINUX: &[(&str, &str)] = &[
     ("__BYTE_ORDER__", "__ORDER_LITTLE_ENDIAN__"),
 ];
 
+/// gcc-s390x-linux-gnu 12 (Debian's default -march=z196, `__ARCH__` 9).
+const GCC_S390X_LINUX: &[(&str, &str)] = &[
+    ("__GNUC__", "12"),
+    ("__GNUC_MINOR__", "2"),
+    ("__s390__", "1"),
+    ("__s390x__", "1"),
+    ("__zarch__", "1"),
+    ("__ARCH__", "9"),
+    ("__ELF__", "1"),
+    ("__linux__", "1"),
+    ("__unix__", "1"),
+    ("__LP64__", "1"),
+    ("__SIZEOF_INT128__", "16"),
+    ("__ORDER_BIG_ENDIAN__", "4321"),
+    ("__BYTE_ORDER__", "__ORDER_BIG_ENDIAN__"),
+];
+
 /// Apple's clang, as clang-19 with `-target arm64-apple-macos11` reports it.
 const CLANG_ARM64_DARWIN: &[(&str, &str)] = &[
     ("__clang__", "1"),
@@ -483,6 +503,19 @@ const NISTP: &str = "ec_nistp_64_gcc_128";
 const PPC64_NISTP_ASM: &str =
     "on ppc64 the variant brings asm of its own (ecp_nistp384/521-ppc64), \
     which a C variant's generated directory cannot hold";
+
+/// OpenSSL's INSTALL.md: the nistp code is "only supported on platforms with little-endian
+/// storage of non-byte types"; its probe would refuse every s390x compiler.
+const BIG_ENDIAN_NISTP: &str = "the variant needs a little-endian target (INSTALL.md), and \
+    s390x is big-endian";
+
+/// CPACF's AES (KM, through aes-s390x) and GHASH (KIMD, through ghash-s390x), in `asm`; no_asm
+/// has none of it.
+#[rustfmt::skip]
+const S390X_FAST_PATHS: &[FastPath] = &[
+    FastPath { file: "crypto/aes/aes-s390x.S", symbol: "AES_encrypt" },
+    FastPath { file: "crypto/modes/ghash-s390x.S", symbol: "gcm_ghash_4bit" },
+];
 
 /// POWER8's in-core AES and GHASH, in `asm`; no_asm has none of it.
 #[rustfmt::skip]
@@ -540,6 +573,15 @@ pub const TARGETS: &[Target] = &[
              c_variants: &[], refused_variants: &[(NISTP, PPC64_NISTP_ASM)], cc_owned_flags: &[],
              triples: &["powerpc64le-unknown-linux-gnu", "powerpc64le-unknown-linux-musl"],
              fast_paths: PPC64LE_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
+    Target { name: "linux64-s390x", arch: Arch::S390x, sets: ARM_SETS, symbol_prefix: "",
+             syntaxes: &[Gas], default_syntax: Gas, nasm_format: "",
+             cc_hint: "install gcc for s390x (Debian: apt install gcc-s390x-linux-gnu \
+                       libc6-dev-s390x-cross), or name a compiler in CC_s390x_unknown_linux_gnu",
+             noexecstack: true,
+             predefined: GCC_S390X_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
+             c_variants: &[], refused_variants: &[(NISTP, BIG_ENDIAN_NISTP)], cc_owned_flags: &[],
+             triples: &["s390x-unknown-linux-gnu", "s390x-unknown-linux-musl"],
+             fast_paths: S390X_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
     // Generated and assembled here; built only on macOS (no SDK on Linux).
     Target { name: "darwin64-arm64-cc", arch: Arch::Aarch64, sets: ARM_SETS, symbol_prefix: "_",
              syntaxes: &[Gas], default_syntax: Gas, nasm_format: "",
@@ -679,6 +721,13 @@ pub enum Feature {
     Power9,
     /// ISA 3.1 (POWER10) mnemonics: paired and prefixed loads and stores, xxeval.
     Power10,
+    /// z10's general-instructions-extension facility: compare and branch (`cijne`), written
+    /// under `.machine "z10"`.
+    Z10,
+    /// The z/Architecture vector facility (z13) written as mnemonics (`vperm`, `vl`).
+    S390xVector,
+    /// CPACF, the message-security assists, written as mnemonics (`km`, `kimd`, `kma`).
+    S390xMsa,
 }
 
 impl Feature {
@@ -698,6 +747,9 @@ impl Feature {
         Power8Crypto,
         Power9,
         Power10,
+        Z10,
+        S390xVector,
+        S390xMsa,
     ];
 
     pub fn name(self) -> &'static str {
@@ -717,6 +769,9 @@ impl Feature {
             Power8Crypto => "power8-crypto",
             Power9 => "power9",
             Power10 => "power10",
+            Z10 => "z10",
+            S390xVector => "s390x-vector",
+            S390xMsa => "s390x-msa",
         }
     }
 

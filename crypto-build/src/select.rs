@@ -534,5 +534,14 @@ mod tests {
             e.contains("not built for linux-ppc64le: on ppc64") && e.lines().count() == 1,
             "{e}"
         );
+        // s390x: big-endian, which the nistp code does not support.
+        let mut s390x = Fake { target: "linux64-s390x", ..fake(&[]) };
+        let p = plan(SetChoice::Auto, VariantChoice::Auto, Policy::default(), &mut s390x).unwrap();
+        assert_eq!((p.c_variant, p.variant_refused), (None, None));
+        assert!(!p.degraded(), "{}", describe(&p));
+        let e = plan(SetChoice::Auto, nistp, Policy::default(), &mut s390x).unwrap_err();
+        let e = e.to_string();
+        assert!(e.contains("linux64-s390x: the variant needs a little-endian target"), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
     }
 }

@@ -64,6 +64,7 @@ const WIN: &str = "x86_64-pc-windows-gnu";
 const MSVC: &str = "x86_64-pc-windows-msvc";
 const ARM: &str = "aarch64-unknown-linux-gnu";
 const PPC: &str = "powerpc64le-unknown-linux-gnu";
+const S390X: &str = "s390x-unknown-linux-gnu";
 const MAC_X86: &str = "x86_64-apple-darwin";
 const MAC_ARM: &str = "aarch64-apple-darwin";
 const ALL: &[&str] = &["asm", "asm_avx2", "no_asm"];
@@ -162,6 +163,19 @@ pub const ROWS: &[Row] = &[
         c_variant: NO_C_VARIANT,
         why: "gcc's build is linked and run; a second ppc64le C compile costs ~300 s of CI",
         ..row(PPC, "clang-19", "clang-19", How::Qemu)
+    },
+    Row {
+        full_sets: NO_ASM,
+        c_variant: NO_C_VARIANT,
+        why: "each s390x C compile is ~250 s of CI",
+        ..row(S390X, "s390x-linux-gnu-gcc", "gcc-s390x-linux-gnu", How::Qemu)
+    },
+    Row {
+        sets: &[],
+        full_sets: &["auto", "no_asm"],
+        c_variant: NO_C_VARIANT,
+        why: "gcc's build is linked and run; a second s390x C compile costs ~300 s of CI",
+        ..row(S390X, "clang-19", "clang-19", How::Qemu)
     },
     Row {
         sets: ALL,

@@ -37,6 +37,8 @@ pub const QEMU_USERS: &[QemuUser] = &[
                libc_package: "libc6-dev-arm64-cross" },
     QemuUser { arch: "powerpc64le", program: "qemu-ppc64le",
                sysroot: "/usr/powerpc64le-linux-gnu", libc_package: "libc6-dev-ppc64el-cross" },
+    QemuUser { arch: "s390x", program: "qemu-s390x", sysroot: "/usr/s390x-linux-gnu",
+               libc_package: "libc6-dev-s390x-cross" },
 ];
 
 impl QemuUser {

@@ -301,6 +301,7 @@ fn xtask_build_for_a_cross_target_with_a_missing_compiler_names_the_package() {
     let cases = [
         ("aarch64-unknown-linux-gnu", "gcc-aarch64-linux-gnu libc6-dev-arm64-cross"),
         ("powerpc64le-unknown-linux-gnu", "gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross"),
+        ("s390x-unknown-linux-gnu", "gcc-s390x-linux-gnu libc6-dev-s390x-cross"),
     ];
     for (triple, packages) in cases {
         let prefix =

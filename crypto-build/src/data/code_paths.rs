@@ -33,8 +33,14 @@ pub const ARMCAP: CapVar =
 pub const PPCCAP: CapVar =
     CapVar { env: "OPENSSL_ppccap", symbol: "ppccap_P", words: 1, value_is_exact: true };
 
+/// crypto/s390xcap.c: a mask (`stfle:...;kimd:...`) ANDed into what STFLE and each CPACF
+/// instruction's query report. The struct's 28 64-bit words, as the driver reports them: 56
+/// 32-bit words in memory order, so on this big-endian target a word's high half comes first.
+pub const S390XCAP: CapVar =
+    CapVar { env: "OPENSSL_s390xcap", symbol: "s390xcap_P", words: 56, value_is_exact: false };
+
 impl Arch {
-    pub const ALL: &'static [Arch] = &[Arch::X86_64, Arch::Aarch64, Arch::Ppc64le];
+    pub const ALL: &'static [Arch] = &[Arch::X86_64, Arch::Aarch64, Arch::Ppc64le, Arch::S390x];
 
     /// Its name where the C driver reports its asm (`path asm x86_64`, `-DDRIVER_X86_64_ASM`).
     pub fn name(self) -> &'static str {
@@ -42,6 +48,7 @@ impl Arch {
             Arch::X86_64 => "x86_64",
             Arch::Aarch64 => "aarch64",
             Arch::Ppc64le => "ppc64le",
+            Arch::S390x => "s390x",
         }
     }
 
@@ -51,6 +58,7 @@ impl Arch {
             Arch::X86_64 => &IA32CAP,
             Arch::Aarch64 => &ARMCAP,
             Arch::Ppc64le => &PPCCAP,
+            Arch::S390x => &S390XCAP,
         }
     }
 
@@ -61,6 +69,7 @@ impl Arch {
             Arch::X86_64 => X86_64_CODE_PATHS,
             Arch::Aarch64 => AARCH64_CODE_PATHS,
             Arch::Ppc64le => PPC64LE_CODE_PATHS,
+            Arch::S390x => S390X_CODE_PATHS,
         }
     }
 }
@@ -157,6 +166,9 @@ pub struct CodePath {
     /// qemu's `-cpu` (QEMU_CPU in the run's environment), for a path only an emulated CPU
     /// gives; `None`: the runner's own CPU (qemu's default is `max`).
     pub qemu_cpu: Option<&'static str>,
+    /// Why qemu-user (Debian's 7.2) cannot run the path, where it cannot: the run names it in
+    /// one loud line, and its files are still assembled and symbol-checked.
+    pub qemu_lacks: Option<&'static str>,
     /// What a real CPU must have for the path to run; an emulator offers it.
     pub cpu_needs: &'static [CpuFeature],
     /// What the path runs, for messages.
@@ -383,7 +395,7 @@ const NO_AVX: &str = "without AVX and AVX2 only the AEADs, SHA-512 and P-256's t
 // them. Masks that keep words 4-9 therefore spell them out as `~0x0`.
 #[rustfmt::skip]
 pub const X86_64_CODE_PATHS: &[CodePath] = &[
-    CodePath { name: "AVX-512", cap: None, qemu_cpu: None,
+    CodePath { name: "AVX-512", cap: None, qemu_cpu: None, qemu_lacks: None,
         cpu_needs: &[x86!("avx512f"), x86!("avx512vl"), x86!("avx512bw"), x86!("avx512dq"),
                      x86!("avx512ifma"), x86!("avx512vbmi2"), x86!("vaes"), x86!("vpclmulqdq")],
         takes: "zmm ChaCha20/Poly1305, VAES/VPCLMULQDQ AES-GCM, XTS and CFB, AVX-512 RSAZ",
@@ -398,7 +410,7 @@ pub const X86_64_CODE_PATHS: &[CodePath] = &[
         families: DriverFamilies::All },
     // No AVX512F only, OpenSSL's way to keep AVX-512 off zmm registers: ChaCha20 then takes
     // its AVX512VL (ymm) code, which no other row reaches; the rest is the AVX2 code.
-    CodePath { name: "AVX-512VL", cap: Some("~0x0:~0x10000:~0x0:~0x0:~0x0"), qemu_cpu: None,
+    CodePath { name: "AVX-512VL", cap: Some("~0x0:~0x10000:~0x0:~0x0:~0x0"), qemu_cpu: None, qemu_lacks: None,
         cpu_needs: &[x86!("avx512f"), x86!("avx512vl")],
         takes: "ymm AVX512VL ChaCha20, the AVX2 code elsewhere",
         observe: &[
@@ -412,7 +424,7 @@ pub const X86_64_CODE_PATHS: &[CodePath] = &[
         families: DriverFamilies::Only(AEADS, AVX512_ONLY) },
     // Word 2: AVX512 F 16, DQ 17, IFMA 21, CD 28, BW 30, VL 31. Word 3: VBMI 1, VBMI2 6,
     // VAES 9, VPCLMULQDQ 10, VNNI 11, BITALG 12, VPOPCNTDQ 14.
-    CodePath { name: "AVX2", cap: Some("~0x0:~0x5e42d0230000:~0x0:~0x0:~0x0"), qemu_cpu: None,
+    CodePath { name: "AVX2", cap: Some("~0x0:~0x5e42d0230000:~0x0:~0x0:~0x0"), qemu_cpu: None, qemu_lacks: None,
         cpu_needs: &[x86!("avx2")],
         takes: "AVX2 ChaCha20/Poly1305 and SHA-512, stitched AES-NI/AVX GCM",
         observe: &[Bit(CAP_AVX2, true, "the AVX2 code"), Observe::Group(NO_AVX512)],
@@ -421,7 +433,7 @@ pub const X86_64_CODE_PATHS: &[CodePath] = &[
     // bit 23, bit 55 of C: its RSAZ code looks at nothing else).
     CodePath { name: "AES-NI/SSE",
         cap: Some("~0x1000000000000000:~0x5e42d0230020:~0x80000000000000:~0x0:~0x0"),
-        qemu_cpu: None,
+        qemu_cpu: None, qemu_lacks: None,
         cpu_needs: &[x86!("aes")],
         takes: "AES-NI with CLMUL GHASH, SSSE3 ChaCha20, SSE2 Poly1305",
         observe: &[Bit(CAP_AESNI, true, "the AES-NI code"), Bit(CAP_AVX, false, "AVX code"),
@@ -430,7 +442,7 @@ pub const X86_64_CODE_PATHS: &[CodePath] = &[
             &["aes_gcm", "chacha20_poly1305", "ecdsa_p256", "hkdf", "hmac"], NO_AVX) },
     CodePath { name: "plain",
         cap: Some("~0xffffffffffffffff:~0xffffffffffffffff:~0xffffffffffffffff:~0xffffffffffffffff:~0xffffffffffffffff"),
-        qemu_cpu: None,
+        qemu_cpu: None, qemu_lacks: None,
         cpu_needs: &[],
         takes: "integer-only asm and C",
         observe: &[Bit(CAP_AESNI, false, "AES-NI code"), Bit(CAP_AVX, false, "AVX code"),
@@ -494,29 +506,29 @@ const ARMV8_0: &[Observe] = &[Bits(ARMV8_CRYPTO, true, ""), Bits(ARMV8_2_AND_SVE
 #[rustfmt::skip]
 pub const AARCH64_CODE_PATHS: &[CodePath] = &[
     // qemu's default CPU, `max`, has them all.
-    CodePath { name: "max", cap: None, qemu_cpu: None,
+    CodePath { name: "max", cap: None, qemu_cpu: None, qemu_lacks: None,
         cpu_needs: &[arm!("neon"), arm!("aes"), arm!("pmull"), arm!("sha2"), arm!("sha3"),
                      arm!("sve"), arm!("sve2")],
         takes: "ARMv8 AES/PMULL/SHA-1/SHA-256, SHA-512 instructions, SVE2 ChaCha20",
         observe: &[Bits(ARMV8_CRYPTO, true, ""), Bits(ARMV8_2_AND_SVE, true, "")],
         families: DriverFamilies::All },
-    CodePath { name: "ARMv8-crypto", cap: Some("0x3d"), qemu_cpu: None,
+    CodePath { name: "ARMv8-crypto", cap: Some("0x3d"), qemu_cpu: None, qemu_lacks: None,
         cpu_needs: ARM_CRYPTO_FEATURES,
         takes: "ARMv8 AES/PMULL/SHA-1/SHA-256, integer SHA-512, NEON ChaCha20",
         observe: ARMV8_0,
         families: DriverFamilies::Only(ARM_NO_SVE, ARM_ONLY_CHACHA) },
     // OpenSSL's probing on it finds the ARMv8-crypto row's bits, so the same code is selected.
-    CodePath { name: "cortex-a53", cap: None, qemu_cpu: Some("cortex-a53"),
+    CodePath { name: "cortex-a53", cap: None, qemu_cpu: Some("cortex-a53"), qemu_lacks: None,
         cpu_needs: &[],
         takes: "what a Cortex-A53 offers, found by OpenSSL's own probing",
         observe: ARMV8_0,
         families: DriverFamilies::Only(ARM_NO_SVE, ARM_ONLY_CHACHA) },
-    CodePath { name: "NEON", cap: Some("0x1"), qemu_cpu: None,
+    CodePath { name: "NEON", cap: Some("0x1"), qemu_cpu: None, qemu_lacks: None,
         cpu_needs: &[arm!("neon")],
         takes: "bit-sliced/vector-permute AES, NEON GHASH, ChaCha20 and Poly1305",
         observe: &[Bit(ARMCAP_NEON, true, ""), Bits(ARM_CRYPTO_AND_SVE, false, "")],
         families: DriverFamilies::Only(ARM_NO_CRYPTO, ARM_ONLY_SYMMETRIC) },
-    CodePath { name: "plain", cap: Some("0"), qemu_cpu: None,
+    CodePath { name: "plain", cap: Some("0"), qemu_cpu: None, qemu_lacks: None,
         cpu_needs: &[],
         takes: "integer-only asm and C",
         observe: &[Bit(ARMCAP_NEON, false, ""), Bits(ARM_CRYPTO_AND_SVE, false, "")],
@@ -561,30 +573,98 @@ const POWER9_BITS: &[CapBit] = &[PPCCAP_FPU, PPCCAP_ALTIVEC, PPCCAP_CRYPTO207, P
 #[rustfmt::skip]
 pub const PPC64LE_CODE_PATHS: &[CodePath] = &[
     // qemu-ppc64le 7.2's default CPU is a POWER9.
-    CodePath { name: "default", cap: None, qemu_cpu: None, cpu_needs: &[],
+    CodePath { name: "default", cap: None, qemu_cpu: None, qemu_lacks: None, cpu_needs: &[],
         takes: "POWER9 stitched AES-GCM and 6-limb Montgomery, POWER8 AES, GHASH, SHA-2 and \
                 Poly1305, VSX ChaCha20",
         observe: &[Bits(POWER9_BITS, true, ""), Bit(PPCCAP_BRD31, false, "")],
         families: DriverFamilies::All },
-    CodePath { name: "POWER10", cap: None, qemu_cpu: Some("power10"), cpu_needs: &[],
+    CodePath { name: "POWER10", cap: None, qemu_cpu: Some("power10"), qemu_lacks: None, cpu_needs: &[],
         takes: "ChaCha20's POWER10 code, the default path's elsewhere",
         observe: &[Bits(POWER9_BITS, true, ""), Bit(PPCCAP_BRD31, true, "")],
         families: DriverFamilies::Only(&["chacha20_poly1305"], PPC_ONLY_CHACHA) },
-    CodePath { name: "POWER8", cap: Some("0x2e"), qemu_cpu: None, cpu_needs: &[],
+    CodePath { name: "POWER8", cap: Some("0x2e"), qemu_cpu: None, qemu_lacks: None, cpu_needs: &[],
         takes: "POWER8 AES, GHASH, SHA-2 and Poly1305, VSX ChaCha20, generic Montgomery",
         observe: &[Bits(&[PPCCAP_FPU, PPCCAP_ALTIVEC, PPCCAP_CRYPTO207], true, ""),
                    Bits(&[PPCCAP_MADD300, PPCCAP_BRD31], false, "")],
         families: DriverFamilies::Only(PPC_NO_MADD300, PPC_ONLY_GCM_P384) },
-    CodePath { name: "AltiVec", cap: Some("0x2a"), qemu_cpu: None, cpu_needs: &[],
+    CodePath { name: "AltiVec", cap: Some("0x2a"), qemu_cpu: None, qemu_lacks: None, cpu_needs: &[],
         takes: "vector-permute AES, VMX ChaCha20, integer SHA-2, GHASH and Poly1305",
         observe: &[Bits(&[PPCCAP_FPU, PPCCAP_ALTIVEC], true, ""),
                    Bits(&[PPCCAP_CRYPTO207, PPCCAP_MADD300, PPCCAP_BRD31], false, "")],
         families: DriverFamilies::Only(PPC_NO_CRYPTO, PPC_ONLY_SYMMETRIC) },
-    CodePath { name: "plain", cap: Some("0"), qemu_cpu: None, cpu_needs: &[],
+    CodePath { name: "plain", cap: Some("0"), qemu_cpu: None, qemu_lacks: None, cpu_needs: &[],
         takes: "integer-only asm and C",
         observe: &[Bits(&[PPCCAP_FPU, PPCCAP_ALTIVEC, PPCCAP_CRYPTO207, PPCCAP_MADD300,
                           PPCCAP_BRD31], false, "")],
         families: DriverFamilies::Only(PPC_NO_CRYPTO, PPC_ONLY_SYMMETRIC) },
+];
+
+// ---------------------------------------------------------------------------
+// s390x: the OPENSSL_s390xcap mask that gives each path, and its bits
+// ---------------------------------------------------------------------------
+
+/// Bit `i` of a big-endian 64-bit bit string starting at 64-bit word `at` (crypto/s390x_arch.h:
+/// `S390X_CAPBIT(i)` is `1ULL << (63 - i % 64)`), as a bit of the driver's 32-bit words.
+const fn s390x_bit(name: &'static str, at: usize, i: usize) -> CapBit {
+    let (word64, pos) = (at + i / 64, 63 - (i % 64) as u32);
+    CapBit { name, word: 2 * word64 + if pos >= 32 { 0 } else { 1 }, bit: pos % 32 }
+}
+
+// Facility bits of STFLE (word 0) and function codes of each CPACF instruction's query, at the
+// 64-bit word of its S390X_* offset (KIMD 0x20, KLMD 0x30, KM 0x40, KMA 0xb0, KDSA 0xd0).
+pub const S390X_MSA: CapBit = s390x_bit("MSA", 0, 17);
+pub const S390X_VX: CapBit = s390x_bit("VX", 0, 129);
+pub const S390X_KIMD_SHA512: CapBit = s390x_bit("KIMD-SHA-512", 4, 3);
+pub const S390X_KIMD_GHASH: CapBit = s390x_bit("KIMD-GHASH", 4, 65);
+pub const S390X_KLMD_SHA512: CapBit = s390x_bit("KLMD-SHA-512", 6, 3);
+pub const S390X_KM_AES128: CapBit = s390x_bit("KM-AES-128", 8, 18);
+pub const S390X_KMA_AES128: CapBit = s390x_bit("KMA-GCM-AES-128", 22, 18);
+pub const S390X_KDSA_P256_SIGN: CapBit = s390x_bit("KDSA-ECDSA-SIGN-P256", 26, 9);
+
+// What OPENSSL_s390xcap_P selects, in OpenSSL 3.6.3: AES (aes-s390x: KM/KMC per key length,
+// KMA for GCM, KMCTR; the providers' cipher_aes_*_s390x too), GHASH (ghash-s390x: KIMD-GHASH),
+// SHA-1/256/512 (sha*-s390x: KIMD per function), SHA-3 (sha3.c and the provider: KIMD/KLMD),
+// ChaCha20 and Poly1305 (their s390x files: the VX bit for the vector code), HMAC (hmac_s390x.c:
+// KMAC-HMAC), P-256/384/521 (ecp_s390x_nistp.c: PCC and KDSA) and X25519/Ed25519 (ecx: PCC,
+// KDSA). qemu 7.2 has the vector facility and, of CPACF, KIMD/KLMD SHA-512 and PRNO's TRNG.
+const S390X_NO_VECTOR: &str = "without the vector facility only ChaCha20 and Poly1305 change \
+    (to their scalar code); AES, GHASH, SHA and the bignum code read no vector bit";
+const S390X_PLAIN: &[&str] = &["chacha20_poly1305", "hmac"];
+const S390X_ONLY_EMULATED: &str = "without any facility ChaCha20 and Poly1305 take their scalar \
+    code and SHA-384/512 sha512-s390x's instead of KIMD's (the digests and HMAC check it); \
+    qemu emulates no CPACF function that the other families' code reads";
+/// What qemu-user 7.2 lacks for CPACF's other functions.
+const QEMU_NO_CPACF: &str = "of CPACF it emulates only KIMD/KLMD SHA-512 and PRNO's TRNG: not \
+    KM/KMA/KMCTR (AES, AES-GCM), KIMD-GHASH, KMAC, PCC or KDSA (P-256/384/521, X25519, \
+    Ed25519)";
+
+#[rustfmt::skip]
+pub const S390X_CODE_PATHS: &[CodePath] = &[
+    // qemu-s390x 7.2's default CPU: the vector facility, KIMD/KLMD SHA-512, no AES function.
+    CodePath { name: "default", cap: None, qemu_cpu: None, qemu_lacks: None, cpu_needs: &[],
+        takes: "vector ChaCha20 and Poly1305, KIMD's SHA-512, table-driven AES and GHASH",
+        observe: &[Bits(&[S390X_MSA, S390X_VX, S390X_KIMD_SHA512, S390X_KLMD_SHA512], true, ""),
+                   Bits(&[S390X_KM_AES128, S390X_KMA_AES128, S390X_KIMD_GHASH], false,
+                        "qemu emulates no CPACF AES or GHASH")],
+        families: DriverFamilies::All },
+    // A z15's own default: CPACF for AES-GCM, GHASH and the NIST and Edwards curves.
+    CodePath { name: "CPACF", cap: None, qemu_cpu: None, qemu_lacks: Some(QEMU_NO_CPACF),
+        cpu_needs: &[],
+        takes: "CPACF's KMA AES-GCM, KM AES, KIMD GHASH and SHA, KDSA/PCC ECDSA and EdDSA",
+        observe: &[Bits(&[S390X_VX, S390X_KM_AES128, S390X_KMA_AES128, S390X_KIMD_GHASH,
+                          S390X_KDSA_P256_SIGN], true, "")],
+        families: DriverFamilies::All },
+    CodePath { name: "no-vector", cap: Some("stfle:~0:~0:~0x4000000000000000"), qemu_cpu: None,
+        qemu_lacks: None, cpu_needs: &[],
+        takes: "scalar ChaCha20 and Poly1305, KIMD's SHA-512",
+        observe: &[Bit(S390X_VX, false, ""),
+                   Bits(&[S390X_MSA, S390X_KIMD_SHA512, S390X_KLMD_SHA512], true, "")],
+        families: DriverFamilies::Only(&["chacha20_poly1305"], S390X_NO_VECTOR) },
+    CodePath { name: "plain", cap: Some("stfle:0:0:0"), qemu_cpu: None, qemu_lacks: None,
+        cpu_needs: &[],
+        takes: "z/Architecture's integer instructions only",
+        observe: &[Bits(&[S390X_MSA, S390X_VX, S390X_KIMD_SHA512, S390X_KLMD_SHA512], false, "")],
+        families: DriverFamilies::Only(S390X_PLAIN, S390X_ONLY_EMULATED) },
 ];
 
 #[cfg(test)]
@@ -608,6 +688,20 @@ mod tests {
 
     /// Each architecture's first path leaves the variable unset and runs every family; an
     /// exact value is what the symbol becomes, so the bits a path expects must agree with it;
+    /// Hand-checked against crypto/s390x_arch.h's offsets and qemu-s390x's report (word 4 was
+    /// 0x71202800 by default, 0x31202800 with the VX mask).
+    #[test]
+    fn s390x_bits_are_read_big_endian() {
+        let at = |b: CapBit| (b.word, b.bit);
+        assert_eq!(at(S390X_MSA), (0, 14));
+        assert_eq!(at(S390X_VX), (4, 30));
+        assert_eq!(at(S390X_KIMD_SHA512), (8, 28));
+        assert_eq!(at(S390X_KIMD_GHASH), (10, 30));
+        assert_eq!(at(S390X_KM_AES128), (16, 13));
+        assert_eq!(at(S390X_KMA_AES128), (44, 13));
+        assert_eq!(at(S390X_KDSA_P256_SIGN), (52, 22));
+    }
+
     /// no bit is expected both set and clear.
     #[test]
     fn paths_agree_with_their_values() {

@@ -53,12 +53,22 @@ pub const PPC_PROBES: &[(Feature, &str)] = &[
     (Feature::Power10, ".machine \"any\"\nlxvp 32,0(3)\nstxvp 32,32(3)\nxxeval 0,1,2,3,4\nbrd 3,4\n"),
 ];
 
+/// s390x snippets, each under the `.machine` that brought its facility (keccak1600-s390x says
+/// `.machine "z10"`); without it GNU as and clang-19 both refuse the vector ones.
+#[rustfmt::skip]
+pub const S390X_PROBES: &[(Feature, &str)] = &[
+    (Feature::Z10, ".machine \"z10\"\ncijne %r6,0,1f\n1:\nrisbg %r1,%r2,0,63,0\n"),
+    (Feature::S390xVector, ".machine \"z13\"\nvl %v0,0(%r2)\nvperm %v0,%v1,%v2,%v3\nverllf %v0,%v1,7\nvst %v0,0(%r2)\n"),
+    (Feature::S390xMsa, ".machine \"z14\"\nkm %r2,%r4\nkimd %r0,%r2\nkma %r4,%r6,%r8\nkmctr %r2,%r4,%r6\nprno %r2,%r4\n"),
+];
+
 /// The C-compiler-driven probes of an architecture.
 pub fn gas_probes(arch: Arch) -> &'static [(Feature, &'static str)] {
     match arch {
         Arch::X86_64 => GAS_PROBES,
         Arch::Aarch64 => ARM_PROBES,
         Arch::Ppc64le => PPC_PROBES,
+        Arch::S390x => S390X_PROBES,
     }
 }
 

@@ -426,7 +426,9 @@ sub emit_objs { my ($name, $bin) = @_;
       my @words = $src =~ /\.s$/ ? () : ((map { "-I$_" } @incs), (map { "-D$_" } @defs));
       print join("\t", "unit", $lib, $src, @words), "\n";
     }
-    for (@srcs, @{$u->{depends}{$obj} // []}) { $gen{$_} = 1 if $u->{generate}{$_}; }
+    # Hand-written asm (s390x's crypto/bn/asm/s390x.S) is kept in the set as if generated, so
+    # it is scanned, locked and chosen per file like the rest.
+    for (@srcs, @{$u->{depends}{$obj} // []}) { $gen{$_} = 1 if $u->{generate}{$_} || /\.[sS]$/; }
   } }
 for my $lib (['crypto', 'libcrypto'], ['ssl', 'libssl'], ['apps', 'apps/openssl']) {
   my ($name, $bin) = @$lib;

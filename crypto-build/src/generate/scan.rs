@@ -7,6 +7,9 @@ use anyhow::{bail, Context, Result};
 use std::collections::BTreeSet;
 
 mod ppc;
+mod s390x;
+
+pub use s390x::preprocessed as s390x_preprocessed;
 
 /// One instruction line, without comment or label.
 struct Insn<'a> {
@@ -194,9 +197,10 @@ fn features_at(text: &str, syntax: AsmSyntax, arch: Arch) -> Vec<(Feature, usize
                 }
             }
         }
-        Arch::Ppc64le => {
-            for (n, mnemonic, line) in ppc::instructions(text) {
-                if let Some(f) = ppc::classify(mnemonic) {
+        Arch::Ppc64le | Arch::S390x => {
+            let classify = if arch == Arch::S390x { s390x::classify } else { ppc::classify };
+            for (n, mnemonic, line) in hash_comment_instructions(text) {
+                if let Some(f) = classify(mnemonic) {
                     add(f, n, line);
                 }
             }
@@ -204,6 +208,45 @@ fn features_at(text: &str, syntax: AsmSyntax, arch: Arch) -> Vec<(Feature, usize
     }
     found.sort();
     found
+}
+
+/// Mnemonic tables by class, for the readers that look every mnemonic up (POWER, s390x).
+type Classes = [(Option<Feature>, &'static [&'static str])];
+
+/// How a mnemonic is classed: `Some(None)` base, `Some(Some(f))` feature `f`, `None` unknown.
+/// POWER's record forms and branch hints are read without their `.`, `+` or `-`.
+fn mnemonic_class(classes: &Classes, mnemonic: &str) -> Option<Option<Feature>> {
+    let m = mnemonic.to_ascii_lowercase();
+    let m = m.trim_end_matches(['+', '-']).trim_end_matches('.');
+    classes.iter().find(|(_, table)| table.contains(&m)).map(|(f, _)| *f)
+}
+
+#[cfg(test)]
+fn assert_tables_disjoint(classes: &Classes) {
+    let mut seen = BTreeSet::new();
+    for (_, table) in classes {
+        for m in *table {
+            assert!(seen.insert(m), "{m} is in two tables");
+        }
+    }
+}
+
+/// Instruction lines of GNU as source where `#` starts a comment (POWER, s390x; a `.S` file's
+/// `#include` too): labels, directives and the lines that invoke a `.macro` of the file (whose
+/// body is read where it is defined) dropped. Each with its 1-based number, mnemonic and text.
+fn hash_comment_instructions(text: &str) -> impl Iterator<Item = (usize, &str, &str)> {
+    let macros: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix(".macro"))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .collect();
+    text.lines().enumerate().filter_map(move |(n, raw)| {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        let line = after_label(line);
+        let mnemonic = line.split_whitespace().next()?;
+        let skip = mnemonic.starts_with('.') || macros.contains(&mnemonic);
+        (!skip).then_some((n + 1, mnemonic, line))
+    })
 }
 
 /// A GNU-as line without its leading `label:` (a first word ending in `:`), trimmed.
@@ -331,6 +374,7 @@ pub fn unclassed(text: &str, syntax: AsmSyntax, arch: Arch) -> Option<(usize, &s
             .map(|(n, _, line)| (n, line)),
         Arch::X86_64 => instructions(text, syntax).find(unclassed_x86).map(|i| (i.number, i.line)),
         Arch::Ppc64le => ppc::unclassed(text),
+        Arch::S390x => s390x::unclassed(text),
     }
 }
 

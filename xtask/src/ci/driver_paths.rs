@@ -155,10 +155,11 @@ fn check_report(report: &Report, asm: Option<Arch>, plan: &BuildFacts) -> Result
 }
 
 /// Why `tc`'s runner cannot run a code path, if it cannot: a path of a named CPU needs qemu,
-/// which emulates it; on this machine's own CPU (natively, wine) the path needs its features.
+/// which emulates it unless the path says what qemu lacks; on this machine's own CPU
+/// (natively, wine) the path needs its features.
 fn cannot_run(tc: &Toolchain, path: &CodePath) -> Option<String> {
     if tc.runner.is_qemu() {
-        return None;
+        return path.qemu_lacks.map(|why| format!("qemu 7.2 cannot run it: {why}"));
     }
     if path.qemu_cpu.is_some() {
         return Some("the CPU is only chosen under qemu".into());

@@ -217,6 +217,7 @@ mod tests {
             let want = match row.triple().arch {
                 "x86_64" => Arch::X86_64,
                 "powerpc64le" => Arch::Ppc64le,
+                "s390x" => Arch::S390x,
                 _ => Arch::Aarch64,
             };
             assert_eq!(row.driver().unwrap().asm, Some(want), "{row:?}");
@@ -225,6 +226,7 @@ mod tests {
         assert_eq!(asm_define(Arch::X86_64), "-DDRIVER_X86_64_ASM");
         assert_eq!(asm_define(Arch::Aarch64), "-DDRIVER_AARCH64_ASM");
         assert_eq!(asm_define(Arch::Ppc64le), "-DDRIVER_PPC64LE_ASM");
+        assert_eq!(asm_define(Arch::S390x), "-DDRIVER_S390X_ASM");
     }
 
     /// Every family a code path names is one the driver has, once; the default path (the

@@ -5,6 +5,7 @@
 //! (aes-gcm-ppc, ecp_nistp384/521-ppc64), are what the assembler must know. Every file says
 //! `.machine "any"`, so GNU as takes any level it knows.
 
+use super::mnemonic_class;
 use crate::data::Feature;
 
 /// The base 64-bit integer, branch, floating-point and cache instructions every ppc64le
@@ -69,39 +70,16 @@ const CLASSES: &[(Option<Feature>, &[&str])] = &[
     (Some(Feature::Power10), POWER10),
 ];
 
-/// How a mnemonic is classed: `Some(None)` base, `Some(Some(f))` feature `f`, `None` unknown.
-fn class(mnemonic: &str) -> Option<Option<Feature>> {
-    let m = mnemonic.to_ascii_lowercase();
-    let m = m.trim_end_matches(['+', '-']).trim_end_matches('.');
-    CLASSES.iter().find(|(_, table)| table.contains(&m)).map(|(f, _)| *f)
-}
-
-/// Instruction lines: `#` comments, labels, directives and the lines that invoke a `.macro`
-/// of the file (whose body is read where it is defined) dropped. Each with its 1-based number,
-/// mnemonic and text.
-pub fn instructions(text: &str) -> impl Iterator<Item = (usize, &str, &str)> {
-    let macros: Vec<&str> = text
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix(".macro"))
-        .filter_map(|rest| rest.split_whitespace().next())
-        .collect();
-    text.lines().enumerate().filter_map(move |(n, raw)| {
-        let line = raw.split('#').next().unwrap_or("").trim();
-        let line = super::after_label(line);
-        let mnemonic = line.split_whitespace().next()?;
-        let skip = mnemonic.starts_with('.') || macros.contains(&mnemonic);
-        (!skip).then_some((n + 1, mnemonic, line))
-    })
-}
-
 /// The feature class a mnemonic needs (`None`: base, or not known; see [`unclassed`]).
 pub fn classify(mnemonic: &str) -> Option<Feature> {
-    class(mnemonic).flatten()
+    mnemonic_class(CLASSES, mnemonic).flatten()
 }
 
 /// The first instruction no table has.
 pub fn unclassed(text: &str) -> Option<(usize, &str)> {
-    instructions(text).find(|(_, m, _)| class(m).is_none()).map(|(n, _, line)| (n, line))
+    super::hash_comment_instructions(text)
+        .find(|(_, m, _)| mnemonic_class(CLASSES, m).is_none())
+        .map(|(n, _, line)| (n, line))
 }
 
 #[cfg(test)]
@@ -117,18 +95,14 @@ mod tests {
         assert_eq!(classify("vcipherlast"), Some(Feature::Power8Crypto));
         assert_eq!(classify("stxvb16x"), Some(Feature::Power9));
         assert_eq!(classify("lxvp"), Some(Feature::Power10));
-        let mut seen = std::collections::BTreeSet::new();
-        for (_, table) in CLASSES {
-            for m in *table {
-                assert!(seen.insert(m), "{m} is in two tables");
-            }
-        }
+        super::super::assert_tables_disjoint(CLASSES);
     }
 
     #[test]
     fn reads_macros_labels_and_refuses_an_unknown_mnemonic() {
         let text = ".macro SHR o\n\tsrdi\t\\o,\\o,1\n.endm\nL1:\tSHR\t9\n\tvpmsumd 0,1,2 # x\n\t.long 0x10000508\n";
-        let found: Vec<(usize, &str)> = instructions(text).map(|(n, m, _)| (n, m)).collect();
+        let found: Vec<(usize, &str)> =
+            super::super::hash_comment_instructions(text).map(|(n, m, _)| (n, m)).collect();
         assert_eq!(found, [(2, "srdi"), (5, "vpmsumd")]);
         assert_eq!(unclassed(text), None);
         assert_eq!(unclassed("\tadd 3,3,4\n\txvf32ger 0,1,2\n"), Some((2, "xvf32ger 0,1,2")));
