@@ -9,9 +9,10 @@
  *
  * Build with -DDRIVER_X86_64_ASM when the prefix has x86_64 asm: only then do
  * OPENSSL_ia32cap_P and the asm's eligibility functions exist to be reported. Likewise
- * -DDRIVER_AARCH64_ASM for aarch64 asm and OPENSSL_armcap_P (crypto/armcap.c), and
- * -DDRIVER_PPC64LE_ASM for ppc64le asm and OPENSSL_ppccap_P (crypto/ppccap.c), and
- * -DDRIVER_S390X_ASM for s390x asm and OPENSSL_s390xcap_P (crypto/s390xcap.c).
+ * -DDRIVER_AARCH64_ASM for aarch64 asm and OPENSSL_armcap_P (crypto/armcap.c),
+ * -DDRIVER_PPC64LE_ASM for ppc64le asm and OPENSSL_ppccap_P (crypto/ppccap.c),
+ * -DDRIVER_S390X_ASM for s390x asm and OPENSSL_s390xcap_P (crypto/s390xcap.c), and
+ * -DDRIVER_RISCV64_ASM for riscv64 asm and OPENSSL_riscvcap_P (crypto/riscvcap.c).
  */
 /* EC_GROUP_method_of and the EC_GFp_*_method functions are deprecated, but still the only way
  * to see which EC_METHOD a curve got: nistp, or the generic Montgomery arithmetic (with bn
@@ -41,6 +42,9 @@ extern unsigned int OPENSSL_ppccap_P;
 /* struct OPENSSL_s390xcap_st (crypto/s390x_arch.h): 28 64-bit words, read as 32-bit words in
  * memory order, so a big-endian word's high half comes first. */
 extern unsigned int OPENSSL_s390xcap_P[56];
+#elif defined(DRIVER_RISCV64_ASM)
+/* include/crypto/riscv_arch.h: every capability is a bit of its word 0. */
+extern unsigned int OPENSSL_riscvcap_P[];
 #endif
 
 void path_report(void)
@@ -74,6 +78,9 @@ void path_report(void)
     for (i = 0; i < 56; i++)
         printf(" 0x%08x", OPENSSL_s390xcap_P[i]);
     printf("\n");
+#elif defined(DRIVER_RISCV64_ASM)
+    /* Likewise: OPENSSL_riscvcap's ISA string (Debian 12's headers have no hwprobe). */
+    printf("path asm riscv64\npath riscvcap_P 0x%08x\n", OPENSSL_riscvcap_P[0]);
 #else
     printf("path asm none\n");
 #endif

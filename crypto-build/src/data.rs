@@ -190,7 +190,7 @@ pub const SETS: &[AsmSet] = &[
     AsmSet { name: "asm", configure: &[], identity: GAS_2_40, rank: 0,
              allowed: &[Avx2, AdxBmi2, ShaNi, Avx512, Vaes512, Vpclmul512, Avx512Ifma, AvxIfma, Gfni,
                         Neon, ArmCrypto, AltivecVsx, Power8Crypto, Power9, Power10, Z10, S390xVector,
-                        S390xMsa] },
+                        S390xMsa, Zbb, Zbc, Zbkb, Zkn, RiscvV] },
     AsmSet { name: "asm_avx2", configure: &[], identity: GAS_2_23, rank: 1,
              allowed: &[Avx2, AdxBmi2, ShaNi] },
     AsmSet { name: "no_asm", configure: &["no-asm"], identity: GAS_2_40, rank: 2, allowed: &[] },
@@ -258,6 +258,8 @@ pub enum Arch {
     Ppc64le,
     /// z/Architecture, big-endian.
     S390x,
+    /// RV64GC, little-endian.
+    Riscv64,
 }
 
 /// A Configure target. A new target is a new row here.
@@ -452,6 +454,23 @@ const GCC_S390X_LINUX: &[(&str, &str)] = &[
     ("__BYTE_ORDER__", "__ORDER_BIG_ENDIAN__"),
 ];
 
+/// gcc-riscv64-linux-gnu 12 (rv64gc: no B, K or V extension).
+const GCC_RISCV64_LINUX: &[(&str, &str)] = &[
+    ("__GNUC__", "12"),
+    ("__GNUC_MINOR__", "2"),
+    ("__riscv", "1"),
+    ("__riscv_xlen", "64"),
+    ("__riscv_compressed", "1"),
+    ("__riscv_float_abi_double", "1"),
+    ("__ELF__", "1"),
+    ("__linux__", "1"),
+    ("__unix__", "1"),
+    ("__LP64__", "1"),
+    ("__SIZEOF_INT128__", "16"),
+    ("__ORDER_LITTLE_ENDIAN__", "1234"),
+    ("__BYTE_ORDER__", "__ORDER_LITTLE_ENDIAN__"),
+];
+
 /// Apple's clang, as clang-19 with `-target arm64-apple-macos11` reports it.
 const CLANG_ARM64_DARWIN: &[(&str, &str)] = &[
     ("__clang__", "1"),
@@ -515,6 +534,14 @@ const BIG_ENDIAN_NISTP: &str = "the variant needs a little-endian target (INSTAL
 const S390X_FAST_PATHS: &[FastPath] = &[
     FastPath { file: "crypto/aes/aes-s390x.S", symbol: "AES_encrypt" },
     FastPath { file: "crypto/modes/ghash-s390x.S", symbol: "gcm_ghash_4bit" },
+];
+
+/// The scalar crypto AES (Zkne/Zknd) and the carry-less-multiply GHASH (Zbc), in `asm`;
+/// no_asm has none of it.
+#[rustfmt::skip]
+const RISCV64_FAST_PATHS: &[FastPath] = &[
+    FastPath { file: "crypto/aes/aes-riscv64-zkn.s", symbol: "rv64i_zkne_encrypt" },
+    FastPath { file: "crypto/modes/ghash-riscv64.s", symbol: "gcm_gmult_rv64i_zbc" },
 ];
 
 /// POWER8's in-core AES and GHASH, in `asm`; no_asm has none of it.
@@ -582,6 +609,16 @@ pub const TARGETS: &[Target] = &[
              c_variants: &[], refused_variants: &[(NISTP, BIG_ENDIAN_NISTP)], cc_owned_flags: &[],
              triples: &["s390x-unknown-linux-gnu", "s390x-unknown-linux-musl"],
              fast_paths: S390X_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
+    Target { name: "linux64-riscv64", arch: Arch::Riscv64, sets: ARM_SETS, symbol_prefix: "",
+             syntaxes: &[Gas], default_syntax: Gas, nasm_format: "",
+             cc_hint: "install gcc for riscv64 (Debian: apt install gcc-riscv64-linux-gnu \
+                       libc6-dev-riscv64-cross), or name a compiler in \
+                       CC_riscv64gc_unknown_linux_gnu",
+             noexecstack: true,
+             predefined: GCC_RISCV64_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
+             c_variants: C_VARIANTS, refused_variants: &[], cc_owned_flags: &[],
+             triples: &["riscv64gc-unknown-linux-gnu", "riscv64gc-unknown-linux-musl"],
+             fast_paths: RISCV64_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
     // Generated and assembled here; built only on macOS (no SDK on Linux).
     Target { name: "darwin64-arm64-cc", arch: Arch::Aarch64, sets: ARM_SETS, symbol_prefix: "_",
              syntaxes: &[Gas], default_syntax: Gas, nasm_format: "",
@@ -728,6 +765,16 @@ pub enum Feature {
     S390xVector,
     /// CPACF, the message-security assists, written as mnemonics (`km`, `kimd`, `kma`).
     S390xMsa,
+    /// RISC-V's Zbb (basic bit manipulation: `rev8`, `rori`, `andn`).
+    Zbb,
+    /// RISC-V's Zbc (carry-less multiplication: `clmul`, `clmulh`).
+    Zbc,
+    /// RISC-V's Zbkb (bit manipulation for cryptography: `pack`, `brev8`).
+    Zbkb,
+    /// RISC-V's scalar crypto Zkne, Zknd and Zknh (`aes64es`, `sha256sig0`).
+    Zkn,
+    /// RISC-V's vector extension V 1.0 (`vsetivli`, `vle32.v`).
+    RiscvV,
 }
 
 impl Feature {
@@ -750,6 +797,11 @@ impl Feature {
         Z10,
         S390xVector,
         S390xMsa,
+        Zbb,
+        Zbc,
+        Zbkb,
+        Zkn,
+        RiscvV,
     ];
 
     pub fn name(self) -> &'static str {
@@ -772,6 +824,11 @@ impl Feature {
             Z10 => "z10",
             S390xVector => "s390x-vector",
             S390xMsa => "s390x-msa",
+            Zbb => "zbb",
+            Zbc => "zbc",
+            Zbkb => "zbkb",
+            Zkn => "zkn",
+            RiscvV => "riscv-v",
         }
     }
 
@@ -909,7 +966,7 @@ mod tests {
     fn lookups_reject_unknown_names_with_the_accepted_list() {
         let e = set_by_name("fast").unwrap_err().to_string();
         assert!(e.contains("asm, asm_avx2, no_asm"), "{e}");
-        let e = target_for("riscv64gc-unknown-linux-gnu").unwrap_err().to_string();
+        let e = target_for("loongarch64-unknown-linux-gnu").unwrap_err().to_string();
         for t in ["x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu", "aarch64-apple-darwin"] {
             assert!(e.contains(t), "{e}");
         }

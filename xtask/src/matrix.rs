@@ -65,6 +65,7 @@ const MSVC: &str = "x86_64-pc-windows-msvc";
 const ARM: &str = "aarch64-unknown-linux-gnu";
 const PPC: &str = "powerpc64le-unknown-linux-gnu";
 const S390X: &str = "s390x-unknown-linux-gnu";
+const RISCV64: &str = "riscv64gc-unknown-linux-gnu";
 const MAC_X86: &str = "x86_64-apple-darwin";
 const MAC_ARM: &str = "aarch64-apple-darwin";
 const ALL: &[&str] = &["asm", "asm_avx2", "no_asm"];
@@ -176,6 +177,17 @@ pub const ROWS: &[Row] = &[
         c_variant: NO_C_VARIANT,
         why: "gcc's build is linked and run; a second s390x C compile is another ~80 s",
         ..row(S390X, "clang-19", "clang-19", How::Qemu)
+    },
+    Row {
+        full_sets: NO_ASM,
+        why: "each riscv64 C compile is ~80 s alone here, more beside other steps",
+        ..row(RISCV64, "riscv64-linux-gnu-gcc", "gcc-riscv64-linux-gnu", How::Qemu)
+    },
+    Row {
+        sets: &[],
+        full_sets: &["auto", "no_asm"],
+        why: "gcc's build is linked and run; a second riscv64 C compile is another ~80 s",
+        ..row(RISCV64, "clang-19", "clang-19", How::Qemu)
     },
     Row {
         sets: ALL,

@@ -39,6 +39,8 @@ pub const QEMU_USERS: &[QemuUser] = &[
                sysroot: "/usr/powerpc64le-linux-gnu", libc_package: "libc6-dev-ppc64el-cross" },
     QemuUser { arch: "s390x", program: "qemu-s390x", sysroot: "/usr/s390x-linux-gnu",
                libc_package: "libc6-dev-s390x-cross" },
+    QemuUser { arch: "riscv64gc", program: "qemu-riscv64", sysroot: "/usr/riscv64-linux-gnu",
+               libc_package: "libc6-dev-riscv64-cross" },
 ];
 
 impl QemuUser {
@@ -320,8 +322,8 @@ int main(int argc, char **argv)
     #[test]
     fn each_triple_gets_its_runner_or_the_reason_there_is_none() {
         assert_eq!(Runner::for_triple("x86_64-unknown-linux-gnu"), Ok(Runner::Native));
-        let e = Runner::for_triple("riscv64gc-unknown-linux-gnu").unwrap_err();
-        assert_eq!(e, "no way to run riscv64gc-unknown-linux-gnu programs on this machine");
+        let e = Runner::for_triple("loongarch64-unknown-linux-gnu").unwrap_err();
+        assert_eq!(e, "no way to run loongarch64-unknown-linux-gnu programs on this machine");
         match (wine(), Runner::for_triple("x86_64-pc-windows-gnu")) {
             (Ok(_), runner) => assert_eq!(runner, Ok(Runner::Wine)),
             (Err(_), runner) => assert_eq!(runner.unwrap_err(), "wine not found: install wine64"),

@@ -28,7 +28,8 @@ impl<'a> Triple<'a> {
     }
 
     /// What clang's `--target` calls this target: Debian's cross sysroots for Linux, mingw's
-    /// for Windows, and macOS 11 (the first with arm64) for Apple.
+    /// for Windows, and macOS 11 (the first with arm64) for Apple; Rust's `riscv64gc` is
+    /// clang's `riscv64`, whose default for Linux is rv64gc.
     pub fn clang_target(&self) -> String {
         match (self.os, self.env) {
             ("windows", "gnu") => format!("{}-w64-mingw32", self.arch),
@@ -36,7 +37,7 @@ impl<'a> Triple<'a> {
                 let arch = if self.arch == "aarch64" { "arm64" } else { self.arch };
                 format!("{arch}-apple-macos11")
             }
-            (os, env) => format!("{}-{os}-{env}", self.arch),
+            (os, env) => format!("{}-{os}-{env}", self.arch.trim_end_matches("gc")),
         }
     }
 }
@@ -50,6 +51,8 @@ mod tests {
         let t = Triple::parse("aarch64-unknown-linux-gnu").unwrap();
         assert_eq!((t.arch, t.vendor, t.os, t.env), ("aarch64", "unknown", "linux", "gnu"));
         assert_eq!(t.clang_target(), "aarch64-linux-gnu");
+        let rv = Triple::parse("riscv64gc-unknown-linux-gnu").unwrap();
+        assert_eq!(rv.clang_target(), "riscv64-linux-gnu");
         let mac = Triple::parse("aarch64-apple-darwin").unwrap();
         assert_eq!(
             (mac.os, mac.env, mac.clang_target().as_str()),

@@ -222,18 +222,18 @@ fn a_file_changed_with_its_manifest_entry_is_caught_by_the_lock() {
 #[test]
 fn xtask_build_for_an_unsupported_target_lists_the_supported_ones() {
     let o = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(["build", "--target", "riscv64gc-unknown-linux-gnu"])
+        .args(["build", "--target", "loongarch64-unknown-linux-gnu"])
         .output()
         .unwrap();
     let t = text(&o);
     assert!(!o.status.success(), "{t}");
     let lines: Vec<&str> = t.lines().collect();
     assert_eq!(lines.len(), 1, "one line:\n{t}");
-    for piece in ["riscv64gc-unknown-linux-gnu", "supported", TRIPLE, "x86_64-pc-windows-gnu"] {
+    for piece in ["loongarch64-unknown-linux-gnu", "supported", TRIPLE, "x86_64-pc-windows-gnu"] {
         assert!(lines[0].contains(piece), "`{piece}` missing from `{}`", lines[0]);
     }
     println!("{}", lines[0]);
-    assert!(!root().join("target/riscv64gc-unknown-linux-gnu").exists(), "{t}");
+    assert!(!root().join("target/loongarch64-unknown-linux-gnu").exists(), "{t}");
 }
 
 /// `--prefix` onto a file, or onto a directory that is not ours: one line, before anything is
@@ -302,6 +302,7 @@ fn xtask_build_for_a_cross_target_with_a_missing_compiler_names_the_package() {
         ("aarch64-unknown-linux-gnu", "gcc-aarch64-linux-gnu libc6-dev-arm64-cross"),
         ("powerpc64le-unknown-linux-gnu", "gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross"),
         ("s390x-unknown-linux-gnu", "gcc-s390x-linux-gnu libc6-dev-s390x-cross"),
+        ("riscv64gc-unknown-linux-gnu", "gcc-riscv64-linux-gnu libc6-dev-riscv64-cross"),
     ];
     for (triple, packages) in cases {
         let prefix =

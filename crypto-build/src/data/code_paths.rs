@@ -39,8 +39,14 @@ pub const PPCCAP: CapVar =
 pub const S390XCAP: CapVar =
     CapVar { env: "OPENSSL_s390xcap", symbol: "s390xcap_P", words: 56, value_is_exact: false };
 
+/// crypto/riscvcap.c: an ISA string (`rv64gc_zbb_v`) whose `_EXT` parts set bits of word 0;
+/// without it, the kernel's hwprobe, which Debian 12's headers lack (so nothing is set).
+pub const RISCVCAP: CapVar =
+    CapVar { env: "OPENSSL_riscvcap", symbol: "riscvcap_P", words: 1, value_is_exact: false };
+
 impl Arch {
-    pub const ALL: &'static [Arch] = &[Arch::X86_64, Arch::Aarch64, Arch::Ppc64le, Arch::S390x];
+    pub const ALL: &'static [Arch] =
+        &[Arch::X86_64, Arch::Aarch64, Arch::Ppc64le, Arch::S390x, Arch::Riscv64];
 
     /// Its name where the C driver reports its asm (`path asm x86_64`, `-DDRIVER_X86_64_ASM`).
     pub fn name(self) -> &'static str {
@@ -49,6 +55,7 @@ impl Arch {
             Arch::Aarch64 => "aarch64",
             Arch::Ppc64le => "ppc64le",
             Arch::S390x => "s390x",
+            Arch::Riscv64 => "riscv64",
         }
     }
 
@@ -59,6 +66,7 @@ impl Arch {
             Arch::Aarch64 => &ARMCAP,
             Arch::Ppc64le => &PPCCAP,
             Arch::S390x => &S390XCAP,
+            Arch::Riscv64 => &RISCVCAP,
         }
     }
 
@@ -70,6 +78,7 @@ impl Arch {
             Arch::Aarch64 => AARCH64_CODE_PATHS,
             Arch::Ppc64le => PPC64LE_CODE_PATHS,
             Arch::S390x => S390X_CODE_PATHS,
+            Arch::Riscv64 => RISCV64_CODE_PATHS,
         }
     }
 }
@@ -665,6 +674,72 @@ pub const S390X_CODE_PATHS: &[CodePath] = &[
         takes: "z/Architecture's integer instructions only",
         observe: &[Bits(&[S390X_MSA, S390X_VX, S390X_KIMD_SHA512, S390X_KLMD_SHA512], false, "")],
         families: DriverFamilies::Only(S390X_PLAIN, S390X_ONLY_EMULATED) },
+];
+
+// ---------------------------------------------------------------------------
+// riscv64: the OPENSSL_riscvcap string and qemu CPU that give each path, and its bits
+// ---------------------------------------------------------------------------
+
+// Bits of OPENSSL_riscvcap_P[0] (include/crypto/riscv_arch.def's bit offsets).
+pub const RV_ZBB: CapBit = CapBit { name: "ZBB", word: 0, bit: 1 };
+pub const RV_ZBC: CapBit = CapBit { name: "ZBC", word: 0, bit: 2 };
+pub const RV_ZBKB: CapBit = CapBit { name: "ZBKB", word: 0, bit: 4 };
+pub const RV_ZKND: CapBit = CapBit { name: "ZKND", word: 0, bit: 7 };
+pub const RV_ZKNE: CapBit = CapBit { name: "ZKNE", word: 0, bit: 8 };
+pub const RV_ZKNH: CapBit = CapBit { name: "ZKNH", word: 0, bit: 9 };
+pub const RV_V: CapBit = CapBit { name: "V", word: 0, bit: 14 };
+pub const RV_ZVKNED: CapBit = CapBit { name: "ZVKNED", word: 0, bit: 19 };
+pub const RV_ZVKG: CapBit = CapBit { name: "ZVKG", word: 0, bit: 18 };
+const RV_SCALAR: &[CapBit] = &[RV_ZBB, RV_ZBC, RV_ZBKB, RV_ZKND, RV_ZKNE, RV_ZKNH, RV_V];
+
+/// Every extension OpenSSL's riscv64 asm uses that qemu-riscv64 7.2 emulates: the string only
+/// tells OpenSSL, so the emulated CPU must have each one (or the asm faults).
+const RV_CPU: &str = "rv64,v=true,vlen=128,elen=64,vext_spec=v1.0,zbb=true,zbc=true,zbkb=true,\
+    zkne=true,zknd=true,zknh=true";
+
+// What OPENSSL_riscvcap_P selects, in OpenSSL 3.6.3: AES (aes_platform.h: Zkne and Zknd for
+// aes-riscv64-zkn, V with Zvkned (and Zvkb, Zvbb, Zvkg) for the vector files), GHASH (gcm128.c:
+// Zbc for ghash-riscv64, with Zbkb for its __zbkb code; Zvkg or Zvkb with Zvbc for the vector
+// ones), ChaCha20 (chacha_riscv.c: V and Zbb, VLEN >= 128; Zvkb too for the zvkb file),
+// SHA-256/512 and MD5 (sha_riscv.c, md5_riscv.c: Zbb; V with Zvkb and Zvknha/b for SHA-2).
+// Poly1305, the curves and RSA have no riscv64 asm.
+const RV_ONLY_SHA: &str = "with Zbb alone only SHA-2 and MD5 change (to their Zbb code), which \
+    the digests and HMAC check; no cipher, curve or bignum code reads Zbb alone";
+const RV_ONLY_GHASH: &str = "with Zbc alone only GHASH changes (to its clmul code); the other \
+    families read no Zbc";
+/// What qemu-user 7.2 lacks for the vector crypto paths.
+const QEMU_NO_ZVK: &str = "qemu gained the vector crypto extensions (Zvbb, Zvbc, Zvkb, Zvkg, \
+    Zvkned, Zvknha/b, Zvksed, Zvksh) in 8.2";
+
+#[rustfmt::skip]
+pub const RISCV64_CODE_PATHS: &[CodePath] = &[
+    // No string and no hwprobe: nothing is set, whatever the CPU.
+    CodePath { name: "default", cap: None, qemu_cpu: None, qemu_lacks: None, cpu_needs: &[],
+        takes: "RV64GC's integer code: table AES, 4-bit GHASH, plain SHA-2 and ChaCha20",
+        observe: &[Bits(RV_SCALAR, false, "no ISA string, and no hwprobe in Debian 12's headers")],
+        families: DriverFamilies::All },
+    CodePath { name: "vector-crypto", cap: Some("rv64gc_v_zbb_zvbb_zvbc_zvkb_zvkg_zvkned_zvknha_zvknhb_zvksed_zvksh"),
+        qemu_cpu: None, qemu_lacks: Some(QEMU_NO_ZVK), cpu_needs: &[],
+        takes: "Zvkned AES and AES-GCM, Zvkg GHASH, Zvknhb SHA-2, Zvkb ChaCha20",
+        observe: &[Bits(&[RV_V, RV_ZVKNED, RV_ZVKG], true, "")],
+        families: DriverFamilies::All },
+    CodePath { name: "scalar-crypto+V", cap: Some("rv64gc_zbb_zbc_zbkb_zkne_zknd_zknh_v"),
+        qemu_cpu: Some(RV_CPU), qemu_lacks: None, cpu_needs: &[],
+        takes: "Zkne/Zknd AES, Zbc+Zbkb GHASH, Zbb SHA-2 and MD5, V+Zbb ChaCha20",
+        observe: &[Bits(RV_SCALAR, true, "")],
+        families: DriverFamilies::All },
+    CodePath { name: "Zbb", cap: Some("rv64gc_zbb"), qemu_cpu: Some(RV_CPU), qemu_lacks: None,
+        cpu_needs: &[],
+        takes: "Zbb SHA-2 and MD5, the default path's code elsewhere",
+        observe: &[Bit(RV_ZBB, true, ""),
+                   Bits(&[RV_ZBC, RV_ZBKB, RV_ZKND, RV_ZKNE, RV_ZKNH, RV_V], false, "")],
+        families: DriverFamilies::Only(&["hmac"], RV_ONLY_SHA) },
+    CodePath { name: "Zbc", cap: Some("rv64gc_zbc"), qemu_cpu: Some(RV_CPU), qemu_lacks: None,
+        cpu_needs: &[],
+        takes: "clmul GHASH without Zbkb, the default path's code elsewhere",
+        observe: &[Bit(RV_ZBC, true, ""),
+                   Bits(&[RV_ZBB, RV_ZBKB, RV_ZKND, RV_ZKNE, RV_ZKNH, RV_V], false, "")],
+        families: DriverFamilies::Only(&["aes_gcm"], RV_ONLY_GHASH) },
 ];
 
 #[cfg(test)]

@@ -62,6 +62,17 @@ pub const S390X_PROBES: &[(Feature, &str)] = &[
     (Feature::S390xMsa, ".machine \"z14\"\nkm %r2,%r4\nkimd %r0,%r2\nkma %r4,%r6,%r8\nkmctr %r2,%r4,%r6\nprno %r2,%r4\n"),
 ];
 
+/// RISC-V snippets, each enabling its extension with `.option arch` (rv64gc is the cross
+/// compilers' default; without it GNU as and clang-19 both refuse `andn`).
+#[rustfmt::skip]
+pub const RISCV_PROBES: &[(Feature, &str)] = &[
+    (Feature::Zbb, ".option arch, +zbb\nandn a0,a1,a2\nrev8 a0,a1\nrori a0,a1,7\nroriw a0,a1,7\nclz a0,a1\n"),
+    (Feature::Zbc, ".option arch, +zbc\nclmul a0,a1,a2\nclmulh a0,a1,a2\n"),
+    (Feature::Zbkb, ".option arch, +zbkb\npack a0,a1,a2\npackh a0,a1,a2\nbrev8 a0,a1\n"),
+    (Feature::Zkn, ".option arch, +zkne, +zknd, +zknh\naes64es a0,a1,a2\naes64esm a0,a1,a2\naes64ds a0,a1,a2\naes64ks1i a0,a1,1\naes64ks2 a0,a1,a2\naes64im a0,a1\nsha256sig0 a0,a1\nsha512sum1 a0,a1\n"),
+    (Feature::RiscvV, ".option arch, +v\nvsetivli zero,4,e32,m1,ta,ma\nvle32.v v1,(a0)\nvadd.vv v1,v1,v2\nvxor.vv v1,v1,v2\nvsll.vi v1,v1,7\nvse32.v v1,(a0)\n"),
+];
+
 /// The C-compiler-driven probes of an architecture.
 pub fn gas_probes(arch: Arch) -> &'static [(Feature, &'static str)] {
     match arch {
@@ -69,6 +80,7 @@ pub fn gas_probes(arch: Arch) -> &'static [(Feature, &'static str)] {
         Arch::Aarch64 => ARM_PROBES,
         Arch::Ppc64le => PPC_PROBES,
         Arch::S390x => S390X_PROBES,
+        Arch::Riscv64 => RISCV_PROBES,
     }
 }
 

@@ -629,7 +629,7 @@ fn scan_asm(config: &Config, out: &Path, asm_paths: &[String]) -> Result<Vec<Asm
             let text = match target.arch {
                 Arch::Aarch64 => scan::preprocessed(&text, target).context(p.clone())?,
                 Arch::S390x => scan::s390x_preprocessed(&text).context(p.clone())?,
-                Arch::X86_64 | Arch::Ppc64le => text,
+                Arch::X86_64 | Arch::Ppc64le | Arch::Riscv64 => text,
             };
             Ok((p.clone(), text))
         })

@@ -7,6 +7,7 @@ use anyhow::{bail, Context, Result};
 use std::collections::BTreeSet;
 
 mod ppc;
+mod riscv;
 mod s390x;
 
 pub use s390x::preprocessed as s390x_preprocessed;
@@ -197,8 +198,12 @@ fn features_at(text: &str, syntax: AsmSyntax, arch: Arch) -> Vec<(Feature, usize
                 }
             }
         }
-        Arch::Ppc64le | Arch::S390x => {
-            let classify = if arch == Arch::S390x { s390x::classify } else { ppc::classify };
+        Arch::Ppc64le | Arch::S390x | Arch::Riscv64 => {
+            let classify = match arch {
+                Arch::S390x => s390x::classify,
+                Arch::Riscv64 => riscv::classify,
+                _ => ppc::classify,
+            };
             for (n, mnemonic, line) in hash_comment_instructions(text) {
                 if let Some(f) = classify(mnemonic) {
                     add(f, n, line);
@@ -375,6 +380,7 @@ pub fn unclassed(text: &str, syntax: AsmSyntax, arch: Arch) -> Option<(usize, &s
         Arch::X86_64 => instructions(text, syntax).find(unclassed_x86).map(|i| (i.number, i.line)),
         Arch::Ppc64le => ppc::unclassed(text),
         Arch::S390x => s390x::unclassed(text),
+        Arch::Riscv64 => riscv::unclassed(text),
     }
 }
 

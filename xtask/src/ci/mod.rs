@@ -132,6 +132,8 @@ pub const STEPS: &[Step] = &[
            tier: Tier::Default, scope: Scope::Triple(qemu::PPC64LE), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::PPC64LE, false) },
     Step { name: "s390x", covers: "gcc: the C driver under qemu-s390x (big-endian) on every s390xcap path",
            tier: Tier::Default, scope: Scope::Triple(qemu::S390X), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::S390X, false) },
+    Step { name: "riscv64", covers: "gcc: the C driver under qemu-riscv64 on every riscvcap path qemu 7.2 can run",
+           tier: Tier::Default, scope: Scope::Triple(qemu::RISCV64), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::RISCV64, false) },
     Step { name: "assembled", covers: "rows the default run only assembles (a cross row's second compiler too): every asm file assembled, exports and fast paths checked",
            tier: Tier::Default, scope: Scope::Rows(How::Assembled), lane: Lane::Apart, run: |_, _| assembled::run() },
     Step { name: "package", covers: "the .crate files at another path, no perl, debug and release at once, same bytes",
@@ -146,6 +148,8 @@ pub const STEPS: &[Step] = &[
            tier: Tier::Full, scope: Scope::Triple(qemu::PPC64LE), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::PPC64LE, true) },
     Step { name: "s390x-full", covers: "clang-19's s390x build, and no_asm with gcc and clang-19, under qemu",
            tier: Tier::Full, scope: Scope::Triple(qemu::S390X), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::S390X, true) },
+    Step { name: "riscv64-full", covers: "clang-19's riscv64 build, and no_asm with gcc and clang-19, under qemu",
+           tier: Tier::Full, scope: Scope::Triple(qemu::RISCV64), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::RISCV64, true) },
     Step { name: "openssl-4.0", covers: "the second OpenSSL line (crypto-sys's openssl-4 feature, 4.0.3): crypto-sys's tests and the C driver, every x86_64 code path",
            tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: lines::run },
     Step { name: "rust-openssl", covers: "the openssl crate's own tests, unmodified, against a prefix through OPENSSL_DIR",
@@ -395,7 +399,7 @@ mod tests {
         assert!(default.contains(&"lint") && default.contains(&"aarch64"));
         assert!(!default.contains(&"aarch64-full") && !default.contains(&"msvc"));
         let full = names(test(&[], &[], true));
-        assert_eq!(full.len(), default.len() + 6);
+        assert_eq!(full.len(), default.len() + 7);
         let aarch64 = names(test(&[], &["aarch64-unknown-linux-gnu"], false));
         assert_eq!(aarch64, ["aarch64", "assembled"]);
         assert_eq!(
@@ -406,6 +410,8 @@ mod tests {
         assert_eq!(ppc, ["ppc64le", "assembled", "ppc64le-full"]);
         let s390x = names(test(&[], &["s390x-unknown-linux-gnu"], true));
         assert_eq!(s390x, ["s390x", "assembled", "s390x-full"]);
+        let riscv64 = names(test(&[], &["riscv64gc-unknown-linux-gnu"], true));
+        assert_eq!(riscv64, ["riscv64", "assembled", "riscv64-full"]);
         let msvc = names(test(&[], &["x86_64-pc-windows-msvc"], false));
         assert_eq!(msvc, ["assembled"]);
         assert_eq!(names(test(&["sccache", "sccache"], &[], false)), ["sccache", "sccache"]);

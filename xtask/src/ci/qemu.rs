@@ -1,4 +1,4 @@
-//! The steps of the targets qemu-user runs (`aarch64`, `ppc64le`, `s390x`): crypto-sys's build
+//! The steps of the targets qemu-user runs (`aarch64`, `ppc64le`, `s390x`, `riscv64`): crypto-sys's build
 //! pipeline for the triple (run without cargo, as this machine has only the host's Rust std)
 //! with each of its qemu rows of the matrix, every prefix checked by the C driver under qemu,
 //! an asm prefix on each code path of its architecture (`Arch::code_paths`). A row with no
@@ -15,6 +15,7 @@ use xshell::Shell;
 pub const AARCH64: &str = "aarch64-unknown-linux-gnu";
 pub const PPC64LE: &str = "powerpc64le-unknown-linux-gnu";
 pub const S390X: &str = "s390x-unknown-linux-gnu";
+pub const RISCV64: &str = "riscv64gc-unknown-linux-gnu";
 
 fn rows(triple: &str) -> impl Iterator<Item = &'static Row> + '_ {
     crate::matrix::rows(How::Qemu).filter(move |r| r.target == triple)

@@ -218,6 +218,7 @@ mod tests {
                 "x86_64" => Arch::X86_64,
                 "powerpc64le" => Arch::Ppc64le,
                 "s390x" => Arch::S390x,
+                "riscv64gc" => Arch::Riscv64,
                 _ => Arch::Aarch64,
             };
             assert_eq!(row.driver().unwrap().asm, Some(want), "{row:?}");
@@ -227,6 +228,7 @@ mod tests {
         assert_eq!(asm_define(Arch::Aarch64), "-DDRIVER_AARCH64_ASM");
         assert_eq!(asm_define(Arch::Ppc64le), "-DDRIVER_PPC64LE_ASM");
         assert_eq!(asm_define(Arch::S390x), "-DDRIVER_S390X_ASM");
+        assert_eq!(asm_define(Arch::Riscv64), "-DDRIVER_RISCV64_ASM");
     }
 
     /// Every family a code path names is one the driver has, once; the default path (the
