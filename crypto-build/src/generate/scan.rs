@@ -199,13 +199,9 @@ fn features_at(text: &str, syntax: AsmSyntax, arch: Arch) -> Vec<(Feature, usize
             }
         }
         Arch::Ppc64le | Arch::S390x | Arch::Riscv64 => {
-            let classify = match arch {
-                Arch::S390x => s390x::classify,
-                Arch::Riscv64 => riscv::classify,
-                _ => ppc::classify,
-            };
+            let classes = mnemonic_tables(arch);
             for (n, mnemonic, line) in hash_comment_instructions(text) {
-                if let Some(f) = classify(mnemonic) {
+                if let Some(Some(f)) = mnemonic_class(classes, mnemonic) {
                     add(f, n, line);
                 }
             }
@@ -224,6 +220,23 @@ fn mnemonic_class(classes: &Classes, mnemonic: &str) -> Option<Option<Feature>> 
     let m = mnemonic.to_ascii_lowercase();
     let m = m.trim_end_matches(['+', '-']).trim_end_matches('.');
     classes.iter().find(|(_, table)| table.contains(&m)).map(|(f, _)| *f)
+}
+
+/// The mnemonic tables of an architecture whose reader looks every mnemonic up.
+fn mnemonic_tables(arch: Arch) -> &'static Classes {
+    match arch {
+        Arch::Ppc64le => ppc::CLASSES,
+        Arch::S390x => s390x::CLASSES,
+        Arch::Riscv64 => riscv::CLASSES,
+        Arch::X86_64 | Arch::Aarch64 => unreachable!("{arch:?} is read by its own reader"),
+    }
+}
+
+/// The first instruction no table has: its line number (1-based) and text.
+fn unclassed_mnemonic<'a>(classes: &Classes, text: &'a str) -> Option<(usize, &'a str)> {
+    hash_comment_instructions(text)
+        .find(|(_, m, _)| mnemonic_class(classes, m).is_none())
+        .map(|(n, _, line)| (n, line))
 }
 
 #[cfg(test)]
@@ -378,9 +391,9 @@ pub fn unclassed(text: &str, syntax: AsmSyntax, arch: Arch) -> Option<(usize, &s
             .find(|(_, m, _)| ARM_UNCLASSED.iter().any(|u| m.eq_ignore_ascii_case(u)))
             .map(|(n, _, line)| (n, line)),
         Arch::X86_64 => instructions(text, syntax).find(unclassed_x86).map(|i| (i.number, i.line)),
-        Arch::Ppc64le => ppc::unclassed(text),
-        Arch::S390x => s390x::unclassed(text),
-        Arch::Riscv64 => riscv::unclassed(text),
+        Arch::Ppc64le | Arch::S390x | Arch::Riscv64 => {
+            unclassed_mnemonic(mnemonic_tables(arch), text)
+        }
     }
 }
 

@@ -5,7 +5,6 @@
 //! (aes-gcm-ppc, ecp_nistp384/521-ppc64), are what the assembler must know. Every file says
 //! `.machine "any"`, so GNU as takes any level it knows.
 
-use super::mnemonic_class;
 use crate::data::Feature;
 
 /// The base 64-bit integer, branch, floating-point and cache instructions every ppc64le
@@ -62,7 +61,7 @@ const POWER9: &[&str] = &[
 /// ISA 3.1 (POWER10).
 const POWER10: &[&str] = &["brd", "lxvp", "plxv", "pstxv", "stxvp", "xxeval"];
 
-const CLASSES: &[(Option<Feature>, &[&str])] = &[
+pub(super) const CLASSES: &[(Option<Feature>, &[&str])] = &[
     (None, BASE),
     (Some(Feature::AltivecVsx), ALTIVEC_VSX),
     (Some(Feature::Power8Crypto), POWER8),
@@ -70,21 +69,15 @@ const CLASSES: &[(Option<Feature>, &[&str])] = &[
     (Some(Feature::Power10), POWER10),
 ];
 
-/// The feature class a mnemonic needs (`None`: base, or not known; see [`unclassed`]).
-pub fn classify(mnemonic: &str) -> Option<Feature> {
-    mnemonic_class(CLASSES, mnemonic).flatten()
-}
-
-/// The first instruction no table has.
-pub fn unclassed(text: &str) -> Option<(usize, &str)> {
-    super::hash_comment_instructions(text)
-        .find(|(_, m, _)| mnemonic_class(CLASSES, m).is_none())
-        .map(|(n, _, line)| (n, line))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::generate::scan::{hash_comment_instructions, mnemonic_class, unclassed_mnemonic};
+
+    fn classify(m: &str) -> Option<Feature> {
+        mnemonic_class(CLASSES, m).flatten()
+    }
 
     #[test]
     fn classes_each_mnemonic_by_its_isa_level() {
@@ -95,16 +88,19 @@ mod tests {
         assert_eq!(classify("vcipherlast"), Some(Feature::Power8Crypto));
         assert_eq!(classify("stxvb16x"), Some(Feature::Power9));
         assert_eq!(classify("lxvp"), Some(Feature::Power10));
-        super::super::assert_tables_disjoint(CLASSES);
+        crate::generate::scan::assert_tables_disjoint(CLASSES);
     }
 
     #[test]
     fn reads_macros_labels_and_refuses_an_unknown_mnemonic() {
         let text = ".macro SHR o\n\tsrdi\t\\o,\\o,1\n.endm\nL1:\tSHR\t9\n\tvpmsumd 0,1,2 # x\n\t.long 0x10000508\n";
         let found: Vec<(usize, &str)> =
-            super::super::hash_comment_instructions(text).map(|(n, m, _)| (n, m)).collect();
+            hash_comment_instructions(text).map(|(n, m, _)| (n, m)).collect();
         assert_eq!(found, [(2, "srdi"), (5, "vpmsumd")]);
-        assert_eq!(unclassed(text), None);
-        assert_eq!(unclassed("\tadd 3,3,4\n\txvf32ger 0,1,2\n"), Some((2, "xvf32ger 0,1,2")));
+        assert_eq!(unclassed_mnemonic(CLASSES, text), None);
+        assert_eq!(
+            unclassed_mnemonic(CLASSES, "\tadd 3,3,4\n\txvf32ger 0,1,2\n"),
+            Some((2, "xvf32ger 0,1,2"))
+        );
     }
 }

@@ -5,7 +5,6 @@
 //! assembler takes. What stays a mnemonic is what the assembler must know; the vector crypto
 //! has no class, as no assembler is asked for it.
 
-use super::mnemonic_class;
 use crate::data::Feature;
 
 /// RV64I with M, Zicsr and the pseudo-instructions perlasm writes.
@@ -48,7 +47,7 @@ const V: &[&str] = &[
     "vsrl.vi", "vsrl.vx", "vsse32.v", "vsse64.v", "vxor.vv",
 ];
 
-const CLASSES: &[(Option<Feature>, &[&str])] = &[
+pub(super) const CLASSES: &[(Option<Feature>, &[&str])] = &[
     (None, BASE),
     (Some(Feature::Zbb), ZBB),
     (Some(Feature::Zbc), ZBC),
@@ -57,21 +56,15 @@ const CLASSES: &[(Option<Feature>, &[&str])] = &[
     (Some(Feature::RiscvV), V),
 ];
 
-/// The feature class a mnemonic needs (`None`: base, or not known; see [`unclassed`]).
-pub fn classify(mnemonic: &str) -> Option<Feature> {
-    mnemonic_class(CLASSES, mnemonic).flatten()
-}
-
-/// The first instruction no table has.
-pub fn unclassed(text: &str) -> Option<(usize, &str)> {
-    super::hash_comment_instructions(text)
-        .find(|(_, m, _)| mnemonic_class(CLASSES, m).is_none())
-        .map(|(n, _, line)| (n, line))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::generate::scan::{hash_comment_instructions, mnemonic_class, unclassed_mnemonic};
+
+    fn classify(m: &str) -> Option<Feature> {
+        mnemonic_class(CLASSES, m).flatten()
+    }
 
     #[test]
     fn classes_each_mnemonic_by_its_extension() {
@@ -81,16 +74,16 @@ mod tests {
         assert_eq!(classify("packh"), Some(Feature::Zbkb));
         assert_eq!(classify("aes64esm"), Some(Feature::Zkn));
         assert_eq!(classify("vsetivli"), Some(Feature::RiscvV));
-        super::super::assert_tables_disjoint(CLASSES);
+        crate::generate::scan::assert_tables_disjoint(CLASSES);
     }
 
     #[test]
     fn words_are_directives_and_vector_crypto_as_a_mnemonic_is_refused() {
         // riscv.pm's vaesem.vs, as it writes it, then as a mnemonic.
         let text = "\t.word 0xa6012077\n\tvaesem.vs v1, v2\n";
-        let found: Vec<&str> = super::super::hash_comment_instructions(text).map(|i| i.1).collect();
+        let found: Vec<&str> = hash_comment_instructions(text).map(|i| i.1).collect();
         assert_eq!(found, ["vaesem.vs"]);
-        assert_eq!(unclassed(text), Some((2, "vaesem.vs v1, v2")));
-        assert_eq!(unclassed("\tandn a0,a1,a2\n\tvle32.v v1,(a0)\n"), None);
+        assert_eq!(unclassed_mnemonic(CLASSES, text), Some((2, "vaesem.vs v1, v2")));
+        assert_eq!(unclassed_mnemonic(CLASSES, "\tandn a0,a1,a2\n\tvle32.v v1,(a0)\n"), None);
     }
 }

@@ -5,7 +5,6 @@
 //! comment, and the older scripts write CPACF's KM/KIMD as `.long` too: directives, which any
 //! assembler takes. What stays a mnemonic is what the assembler must know.
 
-use super::mnemonic_class;
 use crate::data::Feature;
 use anyhow::{bail, Result};
 
@@ -41,7 +40,7 @@ const VECTOR: &[&str] = &[
 const MSA: &[&str] =
     &["kdsa", "kimd", "klmd", "km", "kma", "kmac", "kmc", "kmctr", "kmf", "kmo", "pcc", "prno"];
 
-const CLASSES: &[(Option<Feature>, &[&str])] = &[
+pub(super) const CLASSES: &[(Option<Feature>, &[&str])] = &[
     (None, BASE),
     (Some(Feature::Z10), Z10),
     (Some(Feature::S390xVector), VECTOR),
@@ -84,21 +83,15 @@ pub fn preprocessed(text: &str) -> Result<String> {
     Ok(out)
 }
 
-/// The feature class a mnemonic needs (`None`: base, or not known; see [`unclassed`]).
-pub fn classify(mnemonic: &str) -> Option<Feature> {
-    mnemonic_class(CLASSES, mnemonic).flatten()
-}
-
-/// The first instruction no table has.
-pub fn unclassed(text: &str) -> Option<(usize, &str)> {
-    super::hash_comment_instructions(text)
-        .find(|(_, m, _)| mnemonic_class(CLASSES, m).is_none())
-        .map(|(n, _, line)| (n, line))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::generate::scan::{hash_comment_instructions, mnemonic_class, unclassed_mnemonic};
+
+    fn classify(m: &str) -> Option<Feature> {
+        mnemonic_class(CLASSES, m).flatten()
+    }
 
     #[test]
     fn classes_each_mnemonic_by_its_facility() {
@@ -107,7 +100,7 @@ mod tests {
         assert_eq!(classify("cijne"), Some(Feature::Z10));
         assert_eq!(classify("vperm"), Some(Feature::S390xVector));
         assert_eq!(classify("KMA"), Some(Feature::S390xMsa));
-        super::super::assert_tables_disjoint(CLASSES);
+        crate::generate::scan::assert_tables_disjoint(CLASSES);
     }
 
     #[test]
@@ -115,11 +108,11 @@ mod tests {
         let text =
             ".machine\t\"z10\"\n.Lx:\tcijne\t%r6,0,.Lx\n\t.word\t0xe700,0x0000,0x0036\t# vlm\n";
         let found: Vec<(usize, &str)> =
-            super::super::hash_comment_instructions(text).map(|(n, m, _)| (n, m)).collect();
+            hash_comment_instructions(text).map(|(n, m, _)| (n, m)).collect();
         assert_eq!(found, [(2, "cijne")]);
-        assert_eq!(unclassed(text), None);
+        assert_eq!(unclassed_mnemonic(CLASSES, text), None);
         let vector = "\tlgr %r1,%r2\n\tvfmadb %v1,%v2,%v3,%v4\n";
-        assert_eq!(unclassed(vector), Some((2, "vfmadb %v1,%v2,%v3,%v4")));
+        assert_eq!(unclassed_mnemonic(CLASSES, vector), Some((2, "vfmadb %v1,%v2,%v3,%v4")));
     }
 
     /// crypto/bn/asm/s390x.S's shape: its macro bodies are read, its invocations are not.
@@ -128,7 +121,7 @@ mod tests {
         let text = "// c\n#define zero\t%r0\n#define m(a,c1)\t\\\n\tlg\t%r7,a*8(%r3);\t\\\n\tcijne\tc1,0,1f\n\tm(0,%r1);\tm(1,%r2)\n\talgr\tzero,zero\t// x\n";
         let text = preprocessed(text).unwrap();
         let found: Vec<(usize, &str)> =
-            super::super::hash_comment_instructions(&text).map(|(n, m, _)| (n, m)).collect();
+            hash_comment_instructions(&text).map(|(n, m, _)| (n, m)).collect();
         assert_eq!(found, [(4, "lg"), (5, "cijne"), (7, "algr")]);
         let two = "#define m(a)\t\\\n\tlg %r7,0(%r3); lg %r8,0(%r3)\n";
         assert!(preprocessed(two).unwrap_err().to_string().contains("line 2"));
