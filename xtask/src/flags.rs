@@ -69,18 +69,18 @@ cargo xtask <command>
       report to docs/openssl-updates/.
   test [--list] [--step NAME]... [--target TRIPLE]... [--full]
       Every check CI runs, as named steps: fmt and clippy, the sets against generate.lock,
-      the workspace's tests, crypto-sys's suites with each set on every code path, the
-      other toolchains, the prefix and its consumers, the sanitizers, Windows under wine,
-      aarch64, ppc64le, s390x and riscv64 under qemu, the rows only assembled, the packaged
-      crate at another path, and the CI workflow against this registry. --list prints each step, what it covers, its
-      targets and its time in the last run here. --step runs only the steps named (again as
-      often as named); --target only those that check that triple's toolchain rows; --full
-      adds the steps CI's default run leaves out (no_asm for Windows, aarch64, ppc64le,
-      s390x and riscv64, clang-19's runs under qemu, the second OpenSSL line, and the openssl crate's own
-      tests against a prefix of each line). Steps run side by side: those that build through cargo
-      in turn, beside them those that never call cargo, one per core (and, once the cargo
-      steps are done, in their lane too), each line tagged with its step. A table of each
-      step's time ends the run.
+      the workspace's tests, crypto-sys's suites with each set on every code path, the other
+      toolchains, the prefix and its consumers, the sanitizers, Windows under wine, aarch64,
+      ppc64le, s390x and riscv64 under qemu, the rows only assembled, the packaged crate at
+      another path, and the CI workflow against this registry. --list prints each step, what
+      it covers, its targets and its time in the last run here. --step runs only the steps
+      named (again as often as named); --target only those that check that triple's
+      toolchain rows; --full adds the steps CI's default run leaves out (no_asm for Windows,
+      aarch64, ppc64le, s390x and riscv64, clang-19's runs under qemu, the second OpenSSL
+      line, and the openssl crate's own tests against a prefix of each line). Steps run side
+      by side: those that build through cargo in turn, beside them those that never call
+      cargo, one per core (and, once the cargo steps are done, in their lane too), each line
+      tagged with its step. A table of each step's time ends the run.
 ";
 
 pub enum Command {

@@ -175,18 +175,18 @@ pub const ROWS: &[Row] = &[
         sets: &[],
         full_sets: &["auto", "no_asm"],
         c_variant: NO_C_VARIANT,
-        why: "gcc's build is linked and run; a second s390x C compile is another ~80 s",
+        why: "gcc's build is linked and run; a second s390x C compile is another ~130 s",
         ..row(S390X, "clang-19", "clang-19", How::Qemu)
     },
     Row {
         full_sets: NO_ASM,
-        why: "each riscv64 C compile is ~80 s alone here, more beside other steps",
+        why: "each riscv64 C compile is ~90 s alone here, more beside other steps",
         ..row(RISCV64, "riscv64-linux-gnu-gcc", "gcc-riscv64-linux-gnu", How::Qemu)
     },
     Row {
         sets: &[],
         full_sets: &["auto", "no_asm"],
-        why: "gcc's build is linked and run; a second riscv64 C compile is another ~80 s",
+        why: "gcc's build is linked and run; a second riscv64 C compile is another ~90 s",
         ..row(RISCV64, "clang-19", "clang-19", How::Qemu)
     },
     Row {

@@ -37,7 +37,10 @@ impl<'a> Triple<'a> {
                 let arch = if self.arch == "aarch64" { "arm64" } else { self.arch };
                 format!("{arch}-apple-macos11")
             }
-            (os, env) => format!("{}-{os}-{env}", self.arch.trim_end_matches("gc")),
+            (os, env) => {
+                let arch = if self.arch == "riscv64gc" { "riscv64" } else { self.arch };
+                format!("{arch}-{os}-{env}")
+            }
         }
     }
 }

@@ -211,7 +211,7 @@ fn features_at(text: &str, syntax: AsmSyntax, arch: Arch) -> Vec<(Feature, usize
     found
 }
 
-/// Mnemonic tables by class, for the readers that look every mnemonic up (POWER, s390x).
+/// Mnemonic tables by class, for the readers that look every mnemonic up (POWER, s390x, RISC-V).
 type Classes = [(Option<Feature>, &'static [&'static str])];
 
 /// How a mnemonic is classed: `Some(None)` base, `Some(Some(f))` feature `f`, `None` unknown.
@@ -249,7 +249,7 @@ fn assert_tables_disjoint(classes: &Classes) {
     }
 }
 
-/// Instruction lines of GNU as source where `#` starts a comment (POWER, s390x; a `.S` file's
+/// Instruction lines of GNU as source where `#` starts a comment (POWER, s390x, RISC-V; a `.S` file's
 /// `#include` too): labels, directives and the lines that invoke a `.macro` of the file (whose
 /// body is read where it is defined) dropped. Each with its 1-based number, mnemonic and text.
 fn hash_comment_instructions(text: &str) -> impl Iterator<Item = (usize, &str, &str)> {

@@ -1,5 +1,6 @@
-//! The steps of the targets qemu-user runs (`aarch64`, `ppc64le`, `s390x`, `riscv64`): crypto-sys's build
-//! pipeline for the triple (run without cargo, as this machine has only the host's Rust std)
+//! The steps of the targets qemu-user runs (`aarch64`, `ppc64le`, `s390x`, `riscv64`):
+//! crypto-sys's build pipeline for the triple (run without cargo, as this machine has only the
+//! host's Rust std)
 //! with each of its qemu rows of the matrix, every prefix checked by the C driver under qemu,
 //! an asm prefix on each code path of its architecture (`Arch::code_paths`). A row with no
 //! default sets runs only with `--full`; the `assembled` step assembles its asm meanwhile.
