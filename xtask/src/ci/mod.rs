@@ -59,7 +59,8 @@ pub enum Scope {
 pub enum Lane {
     /// Builds through cargo in the workspace's target directory.
     Cargo,
-    /// Never calls cargo: generation, builds without cargo into their own directories.
+    /// Never builds in the workspace's target directory: generation, builds without cargo
+    /// or with their own target directory.
     Apart,
 }
 
@@ -99,9 +100,10 @@ impl Step {
     }
 }
 
-/// In run order within each lane: `workspace` (whose tests detect and build for the other
-/// targets) and `no_asm` come once `lock` has most likely generated what they need, which
-/// they would otherwise wait for.
+/// In run order within each lane: `toolchains` and `workspace`, which detect for every
+/// target, come last, once `lock` has most likely generated what they need, which they would
+/// otherwise wait for with the cargo lane idle. `sanitize` builds in its own target directory,
+/// so it runs beside the cargo lane.
 #[rustfmt::skip]
 pub const STEPS: &[Step] = &[
     Step { name: "lint", covers: "cargo fmt --check, clippy -D warnings", tier: Tier::Default,
@@ -114,18 +116,14 @@ pub const STEPS: &[Step] = &[
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::auto },
     Step { name: "asm_avx2", covers: "set asm_avx2: crypto-sys's tests, verify, every code path",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::asm_avx2 },
-    Step { name: "toolchains", covers: "the other host rows built and tested (clang-14, without legacy); docs/toolchains.md against detect",
-           tier: Tier::Default, scope: Scope::Rows(How::Rust), lane: Lane::Cargo, run: sets::toolchains },
     Step { name: "prefix", covers: "xtask build --prefix --apps: openssl-sys, pkg-config, CMake, bin/openssl with the installed config, --openssldir, the C driver natively",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: prefix::run },
-    Step { name: "sanitize", covers: "OpenSSL and the C driver by clang-19 with ASan and UBSan, every code path",
-           tier: Tier::Default, scope: Scope::Rows(How::Sanitizer), lane: Lane::Cargo, run: |sh, _| sanitize::run(sh) },
-    Step { name: "workspace", covers: "cargo test --workspace (xtask's tests, crypto-sys's suites)",
-           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::workspace },
     Step { name: "no_asm", covers: "set no_asm by a C compiler that fails the C variant's probe: tests, verify, every mask ignored, --strict",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::no_asm },
     Step { name: "windows", covers: "mingw gcc with GNU as and with nasm: the C driver under wine on every code path",
            tier: Tier::Default, scope: Scope::Rows(How::Wine), lane: Lane::Apart, run: |sh, _| windows::run(sh, false) },
+    Step { name: "sanitize", covers: "OpenSSL and the C driver by clang-19 with ASan and UBSan, every code path",
+           tier: Tier::Default, scope: Scope::Rows(How::Sanitizer), lane: Lane::Apart, run: |sh, _| sanitize::run(sh) },
     Step { name: "aarch64", covers: "gcc: the C driver under qemu-aarch64 on every armcap path",
            tier: Tier::Default, scope: Scope::Triple(qemu::AARCH64), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::AARCH64, false) },
     Step { name: "ppc64le", covers: "gcc: the C driver under qemu-ppc64le on every ppccap path",
@@ -140,6 +138,10 @@ pub const STEPS: &[Step] = &[
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: package::run },
     Step { name: "sccache", covers: "RUSTC_WRAPPER=sccache routes OpenSSL's C through sccache",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sccache::run },
+    Step { name: "toolchains", covers: "the other host rows built and tested (clang-14, without legacy); docs/toolchains.md against detect",
+           tier: Tier::Default, scope: Scope::Rows(How::Rust), lane: Lane::Cargo, run: sets::toolchains },
+    Step { name: "workspace", covers: "cargo test --workspace (xtask's tests, crypto-sys's suites)",
+           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::workspace },
     Step { name: "windows-no-asm", covers: "no_asm for Windows (OpenSSL's plain C on LLP64) under wine",
            tier: Tier::Full, scope: Scope::Rows(How::Wine), lane: Lane::Apart, run: |sh, _| windows::run(sh, true) },
     Step { name: "aarch64-full", covers: "clang-19's aarch64 build, and no_asm with gcc and clang-19, under qemu",
