@@ -5,6 +5,7 @@
 mod identity;
 pub mod lock;
 mod openssl;
+mod recipes;
 pub mod scan;
 
 pub use openssl::{copy_tree, ConfigData, HostTools};
@@ -573,7 +574,7 @@ fn stage_config(
     let mut probed = true;
     if make_c {
         scratch.forget_probes()?;
-        scratch.make(&shared.c_outputs, &[], jobs).context(Check::Make)?;
+        scratch.make_c(&shared.c_outputs).context(Check::Make)?;
         probed = scratch.probed();
     }
     // A variant shares its set's asm, so only its C outputs are made and kept.

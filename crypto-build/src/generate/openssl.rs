@@ -312,6 +312,23 @@ impl<'a> Scratch<'a> {
         run(&mut cmd, "OpenSSL's generation rules (make)").map(drop)
     }
 
+    /// OpenSSL's recipes for its generated C files and headers, as make spells them
+    /// (`make -n`), run in order by one perl (see [`super::recipes`]).
+    pub fn make_c(&self, files: &[String]) -> Result<()> {
+        let mut cmd = self.command(&self.tools.make);
+        cmd.arg("-n").args(files);
+        cmd.arg(format!("PLATFORM={}", self.target.name));
+        let make_n = capture(&mut cmd, "OpenSSL's generation rules (make -n)")?;
+        let perl = self.tools.perl.to_str().context("perl's path is not UTF-8")?;
+        let input = super::recipes::records(&make_n, perl)?;
+        let runner = self.dir.join(".crypto-build-recipes.pl");
+        fs::write(&runner, super::recipes::RUNNER)?;
+        let mut cmd = self.command(&self.tools.perl);
+        cmd.arg(&runner);
+        let what = "OpenSSL's generation rules (their recipes in one perl)";
+        run_with_input(&mut cmd, input.as_bytes(), what).map(drop)
+    }
+
     /// Renders Configure's asm files again in another syntax, through the same Makefile rules
     /// with perlasm's flavour overridden; returns the new files' paths (renamed to the
     /// syntax's extension). The originals must have been collected already: they are replaced.
@@ -470,6 +487,32 @@ fn run(cmd: &mut Command, what: &str) -> Result<String> {
             tail(&out.stderr)
         );
     }
+    Ok(String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// [`run`] with `input` on the tool's standard input.
+fn run_with_input(cmd: &mut Command, input: &[u8], what: &str) -> Result<String> {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().with_context(|| format!("starting {what}: {cmd:?}"))?;
+    let mut stdin = child.stdin.take().context("the tool's standard input")?;
+    // Written from a thread: a tool that fills its output pipe before reading all its input
+    // would otherwise wait on this process forever.
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().with_context(|| format!("running {what}"))?;
+    let written = writer.join().map_err(|_| anyhow::anyhow!("writing to {what} panicked"))?;
+    if !out.status.success() {
+        bail!(
+            "{what} failed ({}): {:?}\n{}{}",
+            out.status,
+            cmd,
+            tail(&out.stdout),
+            tail(&out.stderr)
+        );
+    }
+    written.with_context(|| format!("writing to {what}"))?;
     Ok(String::from_utf8_lossy(&out.stderr).into_owned())
 }
 

@@ -1,8 +1,8 @@
 //! Several steps at a time, so that no core idles while a step waits on one process: the
 //! steps that build through cargo in the workspace's target directory run one after another
 //! (cargo's lock on it would serialise them anyway), and beside them, as many at once as
-//! there are cores, the steps that never call cargo (generation, the cross builds, the rows
-//! only assembled), each in its own directories. Once the cargo steps are done, their lane
+//! there are cores, the steps that never build there (generation, the cross builds, the rows
+//! only assembled, a build in a target directory of its own), each in its own directories. Once the cargo steps are done, their lane
 //! takes the next of the others too. Each step runs as a child `xtask test --step NAME`, its
 //! lines printed tagged with its name; a failure lets the running steps finish and starts no
 //! more.

@@ -27,6 +27,7 @@ mod workflow;
 use crate::flags::Test;
 use crate::matrix::{How, ROWS};
 use anyhow::{bail, Context, Result};
+use crypto_build::data::{OpensslLine, DEFAULT_LINE};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -123,7 +124,7 @@ pub const STEPS: &[Step] = &[
     Step { name: "windows", covers: "mingw gcc with GNU as and with nasm: the C driver under wine on every code path",
            tier: Tier::Default, scope: Scope::Rows(How::Wine), lane: Lane::Apart, run: |sh, _| windows::run(sh, false) },
     Step { name: "sanitize", covers: "OpenSSL and the C driver by clang-19 with ASan and UBSan, every code path",
-           tier: Tier::Default, scope: Scope::Rows(How::Sanitizer), lane: Lane::Apart, run: |sh, _| sanitize::run(sh) },
+           tier: Tier::Default, scope: Scope::Rows(How::Sanitizer), lane: Lane::Apart, run: |sh, _| sanitize::run(sh, DEFAULT_LINE) },
     Step { name: "aarch64", covers: "gcc: the C driver under qemu-aarch64 on every armcap path",
            tier: Tier::Default, scope: Scope::Triple(qemu::AARCH64), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::AARCH64, false) },
     Step { name: "ppc64le", covers: "gcc: the C driver under qemu-ppc64le on every ppccap path",
@@ -154,6 +155,8 @@ pub const STEPS: &[Step] = &[
            tier: Tier::Full, scope: Scope::Triple(qemu::RISCV64), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::RISCV64, true) },
     Step { name: "openssl-4.0", covers: "the second OpenSSL line (crypto-sys's openssl-4 feature, 4.0.3): crypto-sys's tests and the C driver, every x86_64 code path",
            tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: lines::run },
+    Step { name: "sanitize-4.0", covers: "the sanitizer step on the second OpenSSL line (4.0.3)",
+           tier: Tier::Full, scope: Scope::Rows(How::Sanitizer), lane: Lane::Apart, run: |sh, _| sanitize::run(sh, OpensslLine::by_name("4.0")?) },
     Step { name: "rust-openssl", covers: "the openssl crate's own tests, unmodified, against a prefix through OPENSSL_DIR",
            tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: rust_openssl::run },
     Step { name: "msvc", covers: "MSVC with nasm: crypto-sys's tests on every code path, the prefix and openssl.exe",

@@ -2,14 +2,16 @@
 //! clang-19 with AddressSanitizer and UndefinedBehaviorSanitizer, asm left in place as in
 //! OpenSSL's own `enable-asan enable-ubsan` builds, then checked by the C driver built with
 //! the same flags on every code path this CPU can run. Through the C driver because Rust's
-//! sanitizer support needs a nightly toolchain.
+//! sanitizer support needs a nightly toolchain. One step per OpenSSL line
+//! (`data::OPENSSL_LINES`), each in directories of its own.
 
 use crate::driver::{self, Invocation, Toolchain};
 use crate::matrix::{How, Row};
 use anyhow::{bail, ensure, Context, Result};
+use crypto_build::data::OpensslLine;
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use xshell::{cmd, Shell};
 
@@ -34,43 +36,64 @@ const ENV: &[(&str, &str)] = &[
     ("UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1:exitcode=86"),
 ];
 
-/// The matrix's sanitizer row, its driver built with the sanitizers' flags and options.
-fn row() -> Result<(&'static Row, Toolchain)> {
+/// The matrix's sanitizer row, its driver built with the sanitizers' flags and options (named
+/// for the line, so that two lines' drivers build apart).
+fn row(line: &OpensslLine) -> Result<(&'static Row, Toolchain)> {
     let row = crate::matrix::rows(How::Sanitizer).next().context("a sanitizer row")?;
     let plain = row.driver()?;
     let flags = plain.flags.iter().cloned().chain(FLAGS.iter().map(|f| f.to_string())).collect();
-    let name = format!("{}-asan-ubsan", plain.name);
+    let name = format!("{}-asan-ubsan{}", plain.name, Dirs::suffix(line));
     Ok((row, Toolchain { name, flags, env: ENV, ..plain }))
 }
 
-const PREFIX: &str = "target/prefix-san";
-/// Its own cargo target directory: with CC and CFLAGS unlike any other step's, sharing one
-/// would rerun crypto-sys's build script in every step after this one.
-const TARGET_DIR: &str = "target/san";
-/// Where the controls are built.
-const SCRATCH: &str = "target/driver/sanitizer-controls";
+/// One line's directories.
+struct Dirs {
+    prefix: PathBuf,
+    /// Its own cargo target directory: with CC and CFLAGS unlike any other step's, sharing
+    /// one would rerun crypto-sys's build script in every step after this one.
+    target: PathBuf,
+    /// Where the controls are built.
+    scratch: PathBuf,
+}
 
-pub fn run(sh: &Shell) -> Result<()> {
+impl Dirs {
+    fn suffix(line: &OpensslLine) -> String {
+        line.feature.map_or(String::new(), |_| format!("-openssl-{}", line.name))
+    }
+
+    fn of(line: &OpensslLine) -> Dirs {
+        let (root, suffix) = (crate::cargo::project_root(), Dirs::suffix(line));
+        Dirs {
+            prefix: root.join(format!("target/prefix-san{suffix}")),
+            target: root.join(format!("target/san{suffix}")),
+            scratch: root.join(format!("target/driver/sanitizer-controls{suffix}")),
+        }
+    }
+}
+
+pub fn run(sh: &Shell, line: &OpensslLine) -> Result<()> {
     let started = Instant::now();
-    let root = crate::cargo::project_root();
-    let prefix = root.join(PREFIX);
-    let (row, driver) = row()?;
-    runtimes_link(sh, &driver)?;
-    build_prefix(sh, &driver, &prefix)?;
-    row.check_prefix_plan(&prefix)?;
-    every_c_object_instrumented(sh, &prefix)?;
-    findings_fail(sh, &driver, &prefix).context("the sanitizer controls")?;
-    super::driver_paths::check_prefix(sh, &driver, &prefix)?;
-    println!("sanitizers: the driver passed under ASan and UBSan in {:.0?}", started.elapsed());
+    let dirs = Dirs::of(line);
+    let (row, driver) = row(line)?;
+    runtimes_link(sh, &driver, &dirs.scratch)?;
+    build_prefix(sh, &driver, line, &dirs)?;
+    let prefix = &dirs.prefix;
+    row.check_prefix_plan(prefix)?;
+    every_c_object_instrumented(sh, prefix)?;
+    findings_fail(sh, &driver, prefix, &dirs.scratch).context("the sanitizer controls")?;
+    super::driver_paths::check_prefix(sh, &driver, prefix)?;
+    let (version, took) = (line.version, started.elapsed());
+    println!(
+        "sanitizers: the driver passed under ASan and UBSan on OpenSSL {version} in {took:.0?}"
+    );
     Ok(())
 }
 
 /// clang-19 ships its sanitizer runtimes apart (Debian's libclang-rt-19-dev): without them
 /// every link fails, which is one line here rather than a linker's screenful.
-fn runtimes_link(sh: &Shell, driver: &Toolchain) -> Result<()> {
+fn runtimes_link(sh: &Shell, driver: &Toolchain, dir: &Path) -> Result<()> {
     crate::driver::require_cc(driver)?;
-    let dir = crate::cargo::project_root().join(SCRATCH);
-    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let (src, exe) = (dir.join("empty.c"), dir.join("empty"));
     fs::write(&src, "int main(void) { return 0; }\n")?;
     let cc = driver.cc;
@@ -83,17 +106,20 @@ fn runtimes_link(sh: &Shell, driver: &Toolchain) -> Result<()> {
     Ok(())
 }
 
-/// `CC=clang-19 CFLAGS=<FLAGS> cargo xtask build --prefix target/prefix-san`, the default
-/// (fastest) plan; through the run's xtask binary, which `cargo xtask` would build again in
-/// the step's target directory (with the sanitizers' CC and CFLAGS) first.
-fn build_prefix(sh: &Shell, driver: &Toolchain, prefix: &Path) -> Result<()> {
+/// `CC=clang-19 CFLAGS=<FLAGS> cargo xtask build [--openssl LINE] --prefix target/prefix-san…`,
+/// the default (fastest) plan; through the run's xtask binary, which `cargo xtask` would
+/// build again in the step's target directory (with the sanitizers' CC and CFLAGS) first.
+fn build_prefix(sh: &Shell, driver: &Toolchain, line: &OpensslLine, dirs: &Dirs) -> Result<()> {
     let _cc = sh.push_env("CC", driver.cc);
     let _cflags = sh.push_env("CFLAGS", FLAGS.join(" "));
-    let _target = sh.push_env("CARGO_TARGET_DIR", crate::cargo::project_root().join(TARGET_DIR));
+    let _target = sh.push_env("CARGO_TARGET_DIR", &dirs.target);
     let xtask = crate::cargo::xtask_binary()?;
-    cmd!(sh, "{xtask} build --prefix {prefix}")
+    let prefix = &dirs.prefix;
+    // The default line as every other step builds it: no --openssl.
+    let openssl = line.feature.map(|_| ["--openssl", line.name]).into_iter().flatten();
+    cmd!(sh, "{xtask} build {openssl...} --prefix {prefix}")
         .run()
-        .context("building OpenSSL with the sanitizers")
+        .with_context(|| format!("building OpenSSL {} with the sanitizers", line.version))
 }
 
 /// CFLAGS reach every C compile: each object of libcrypto.a the compiler made (it names its
@@ -203,8 +229,7 @@ int main(int argc, char **argv)
 
 /// Each sanitizer must end a run that has a finding, with its report: otherwise a clean
 /// driver run would prove nothing.
-fn findings_fail(sh: &Shell, driver: &Toolchain, prefix: &Path) -> Result<()> {
-    let dir = crate::cargo::project_root().join(SCRATCH);
+fn findings_fail(sh: &Shell, driver: &Toolchain, prefix: &Path, dir: &Path) -> Result<()> {
     let (src, exe) = (dir.join("control.c"), dir.join("control"));
     fs::write(&src, CONTROL_C)?;
     let (cflags, libs) = driver::pkg_config(sh, prefix, "libcrypto")?;
@@ -221,7 +246,7 @@ fn findings_fail(sh: &Shell, driver: &Toolchain, prefix: &Path) -> Result<()> {
     for (mode, want) in cases {
         let log = dir.join(format!("control-{mode}"));
         let timeout = Duration::from_secs(60);
-        let inv = Invocation { exe: &exe, args: &[mode], cwd: &dir, env: ENV, log: &log, timeout };
+        let inv = Invocation { exe: &exe, args: &[mode], cwd: dir, env: ENV, log: &log, timeout };
         let out = driver.runner.run(&inv)?;
         ensure!(
             out.status.code() == Some(status) && out.stderr.contains(want),
