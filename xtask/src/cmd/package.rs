@@ -1,10 +1,11 @@
 //! `cargo xtask package`: crypto-build and crypto-sys `.crate` files, crypto-sys carrying the
-//! pre-generated sets (checked against generate.lock) so it builds without perl.
+//! pre-generated sets (generated where missing, checked against generate.lock) so it builds
+//! without perl.
 
 use crate::flags::Package;
 use anyhow::{bail, Context, Result};
 use crypto_build::data::{SETS, TARGETS};
-use crypto_build::generate::{copy_tree, lock, Config};
+use crypto_build::generate::{self, copy_tree, lock, Config};
 use std::fs;
 use std::path::{Path, PathBuf};
 use xshell::{cmd, Shell};
@@ -35,25 +36,13 @@ impl Package {
     }
 }
 
-/// Every set must be on disk and match the lock: a package never ships unchecked outputs.
+/// Every set on disk and equal to the lock: a package never ships unchecked outputs. A set
+/// not yet generated is made here (after any generation under way, which it may find made).
 fn check_sets(root: &Path) -> Result<()> {
-    let committed = lock::Lock::load(root)?;
-    for config in all_configs() {
-        let dir = config.dir(root);
-        if !dir.exists() {
-            bail!("{} is missing; run `cargo xtask generate` first", dir.display());
-        }
-        let key = config.key();
-        let diff = lock::Lock::diff(&committed.of_key(&key), &lock::of_disk(&dir)?);
-        if !diff.is_empty() {
-            bail!(
-                "{key} does not match {}: {}; run `cargo xtask generate`",
-                lock::FILE_NAME,
-                diff[0]
-            );
-        }
-    }
-    Ok(())
+    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let progress = crate::progress::generation;
+    generate::ensure_all(root, &generate::Source::pinned(), &all_configs(), jobs, Some(&progress))
+        .with_context(|| format!("the packaged sets against {}", lock::FILE_NAME))
 }
 
 /// The sets and the lock: the packaged build checks every set against the lock it carries.
