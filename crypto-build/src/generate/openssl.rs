@@ -478,16 +478,7 @@ print "disabled	$_	$disabled{$_}
 /// Runs a tool to success; returns its standard error.
 fn run(cmd: &mut Command, what: &str) -> Result<String> {
     let out = cmd.output().with_context(|| format!("starting {what}: {cmd:?}"))?;
-    if !out.status.success() {
-        bail!(
-            "{what} failed ({}): {:?}\n{}{}",
-            out.status,
-            cmd,
-            tail(&out.stdout),
-            tail(&out.stderr)
-        );
-    }
-    Ok(String::from_utf8_lossy(&out.stderr).into_owned())
+    succeeded(cmd, out, what)
 }
 
 /// [`run`] with `input` on the tool's standard input.
@@ -503,6 +494,13 @@ fn run_with_input(cmd: &mut Command, input: &[u8], what: &str) -> Result<String>
     let writer = std::thread::spawn(move || stdin.write_all(&input));
     let out = child.wait_with_output().with_context(|| format!("running {what}"))?;
     let written = writer.join().map_err(|_| anyhow::anyhow!("writing to {what} panicked"))?;
+    let stderr = succeeded(cmd, out, what)?;
+    written.with_context(|| format!("writing to {what}"))?;
+    Ok(stderr)
+}
+
+/// A finished tool's standard error, or its failure with the tails of both its outputs.
+fn succeeded(cmd: &Command, out: std::process::Output, what: &str) -> Result<String> {
     if !out.status.success() {
         bail!(
             "{what} failed ({}): {:?}\n{}{}",
@@ -512,7 +510,6 @@ fn run_with_input(cmd: &mut Command, input: &[u8], what: &str) -> Result<String>
             tail(&out.stderr)
         );
     }
-    written.with_context(|| format!("writing to {what}"))?;
     Ok(String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
