@@ -2,19 +2,17 @@
 //! where the value is `n/a` for a figure the measured library cannot do.
 //!
 //! One backend per binary: OpenSSL through its C API (feature `ours` for crypto-sys, `vendored`
-//! for openssl-src's build), or ring or aws-lc-rs through their own Rust APIs. Each library
-//! carries its own copy of much of the same C, so they are never linked into one binary.
+//! for openssl-src's build, `vendored-openssl-4` for openssl-src 400's), or ring or aws-lc-rs
+//! through their own Rust APIs. Each library carries its own copy of much of the same C, so they
+//! are never linked into one binary.
 // Without any backend the binary only says so.
-#![cfg_attr(
-    not(any(feature = "ours", feature = "vendored", feature = "ring", feature = "aws-lc-rs")),
-    allow(dead_code)
-)]
+#![cfg_attr(not(any(openssl_c_api, feature = "ring", feature = "aws-lc-rs")), allow(dead_code))]
 
 #[cfg(feature = "aws-lc-rs")]
 mod aws_lc_backend;
-#[cfg(any(feature = "ours", feature = "vendored"))]
+#[cfg(openssl_c_api)]
 mod ffi;
-#[cfg(any(feature = "ours", feature = "vendored"))]
+#[cfg(openssl_c_api)]
 mod openssl;
 #[cfg(feature = "ring")]
 mod ring_backend;
@@ -28,7 +26,7 @@ type Figure = (String, &'static str, Option<f64>);
 type Backend = (&'static str, fn(Duration) -> Vec<Figure>);
 
 const BACKENDS: &[Backend] = &[
-    #[cfg(any(feature = "ours", feature = "vendored"))]
+    #[cfg(openssl_c_api)]
     ("OpenSSL", openssl::figures),
     #[cfg(feature = "ring")]
     ("ring", ring_backend::figures),
@@ -87,7 +85,7 @@ impl Buf {
         Buf { raw, start, len }
     }
     // Only the OpenSSL backend hands out raw pointers.
-    #[cfg_attr(not(any(feature = "ours", feature = "vendored")), allow(dead_code))]
+    #[cfg_attr(not(openssl_c_api), allow(dead_code))]
     fn ptr(&mut self) -> *mut u8 {
         self.raw[self.start..].as_mut_ptr()
     }
@@ -103,8 +101,8 @@ fn main() {
         let names: Vec<&str> = BACKENDS.iter().map(|b| b.0).collect();
         eprintln!(
             "crypto-bench measures one library per binary; this one has [{}]: build it with \
-             exactly one of the features ours, vendored, ring, aws-lc-rs (and \
-             --no-default-features for the last two)",
+             exactly one of the features ours, vendored, vendored-openssl-4, ring, aws-lc-rs \
+             (and --no-default-features for the last three)",
             names.join(", ")
         );
         std::process::exit(2);

@@ -38,14 +38,15 @@ cargo xtask <command>
       Print the toolchain cc would use (honouring CC, CFLAGS, ...), its assembler and C
       probe results and the plan (per-file sets, C variant), without building anything.
   bench [--sets asm,asm_avx2,no_asm] [--against openssl-src,ring,aws-lc-rs] [--cc COMPILER]
-        [--windows] [--json FILE] [--plot FILE] [--rounds N] [--seconds S]
+        [--windows] [--json FILE] [--plot FILE] [--rounds N] [--seconds S] [--openssl 3.6|4.0]
       Build the benchmark harness with each set (and with each --against library: OpenSSL's
       own build, ring and aws-lc-rs through their own APIs, any subset), run them interleaved
       for N rounds, and print each figure with its ratio to asm, then ours against
       openssl-src built the same way and against ring and aws-lc-rs (n/a where a library
       lacks a figure), then clean build times. --cc adds asm and openssl-src built with
       CC=COMPILER. --windows instead compares the C driver's figures under wine (GNU as and
-      nasm objects) with the native Linux build.
+      nasm objects) with the native Linux build. --openssl 4.0 measures the second OpenSSL
+      line, against openssl-src 400's own build of it.
   package
       Make crypto-build and crypto-sys .crate files (crypto-sys carrying the pre-generated
       sets, checked against generate.lock) and run `cargo publish --dry-run` on them.
@@ -113,6 +114,7 @@ pub struct Bench {
     pub seconds: Option<f64>,
     pub cc: Option<String>,
     pub windows: bool,
+    pub openssl: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -264,6 +266,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
                     "--seconds" => b.seconds = Some(v.take()?.parse().context("--seconds")?),
                     "--cc" => b.cc = Some(v.take()?),
                     "--windows" => b.windows = true,
+                    "--openssl" => b.openssl = Some(v.take()?),
                     _ => return Ok(false),
                 }
                 Ok(true)

@@ -7,6 +7,7 @@ mod windows;
 use crate::flags::Bench;
 use anyhow::{bail, Context, Result};
 use crypto_build::config::{SetChoice, ASM_SET_VAR};
+use crypto_build::data::OpensslLine;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
@@ -74,6 +75,32 @@ impl Compiler {
     }
 }
 
+/// The OpenSSL line measured: crypto-sys with the line's feature, and openssl-src's own build
+/// of the same release, each in target directories of the line's own.
+#[derive(Clone, Copy)]
+struct Line(&'static OpensslLine);
+
+impl Line {
+    /// crypto-bench's features for crypto-sys on this line (the default: none).
+    fn ours(self) -> Vec<&'static str> {
+        self.0.feature.map(|f| ["--features", f]).into_iter().flatten().collect()
+    }
+
+    /// crypto-bench's feature for openssl-src's build: openssl-sys's vendored one for the
+    /// default line, `vendored-<crypto-sys's feature>` for another.
+    fn vendored(self) -> String {
+        self.0.feature.map_or("vendored".into(), |f| format!("vendored-{f}"))
+    }
+
+    /// `base`, or for another line than the default, `base-openssl-NAME`.
+    fn dir(self, base: &str) -> String {
+        match self.0.feature {
+            None => base.into(),
+            Some(_) => format!("{base}-openssl-{}", self.0.name),
+        }
+    }
+}
+
 /// (ours, theirs): a crypto-sys build and the openssl-src build made the same way.
 type Pair = (String, String);
 
@@ -83,7 +110,11 @@ type Results = BTreeMap<String, (String, BTreeMap<String, f64>)>;
 
 impl Bench {
     pub fn run(self, sh: &Shell) -> Result<()> {
+        let line = Line(OpensslLine::chosen(self.openssl.as_deref())?);
         if self.windows {
+            if line.0.feature.is_some() {
+                bail!("--windows: OpenSSL {} has no Windows sets", line.0.version);
+            }
             return windows::run(sh, self.rounds.unwrap_or(5), self.seconds.unwrap_or(1.0));
         }
         let sets: Vec<String> = match &self.sets {
@@ -97,22 +128,22 @@ impl Bench {
         let against = self.against.as_deref().map(parse_against).transpose()?.unwrap_or_default();
         let cc = self.cc.as_deref().map(Compiler::find).transpose()?;
         let (cost, libraries) =
-            if against.is_empty() { Default::default() } else { build_cost(sh, &against)? };
+            if against.is_empty() { Default::default() } else { build_cost(sh, &against, line)? };
         let mut contenders = Vec::new();
         for set in &sets {
-            contenders.push(build_set(sh, set, Profile::Release, None)?);
+            contenders.push(build_set(sh, set, Profile::Release, None, line)?);
         }
         if sets.iter().any(|s| s == "asm") {
             // OpenSSL's C is built at -O3 in every profile: a debug build must be as fast.
-            contenders.push(build_set(sh, "asm", Profile::Debug, None)?);
+            contenders.push(build_set(sh, "asm", Profile::Debug, None, line)?);
         }
         if let Some(cc) = &cc {
-            contenders.push(build_set(sh, "asm", Profile::Release, Some(cc))?);
+            contenders.push(build_set(sh, "asm", Profile::Release, Some(cc), line)?);
         }
         if against.contains(&Library::OpensslSrc) {
-            contenders.push(build_openssl_src(sh, None)?);
+            contenders.push(build_openssl_src(sh, None, line)?);
             if let Some(cc) = &cc {
-                contenders.push(build_openssl_src(sh, Some(cc))?);
+                contenders.push(build_openssl_src(sh, Some(cc), line)?);
             }
         }
         // Built (from clean, timed) by build_cost.
@@ -121,13 +152,14 @@ impl Bench {
             measure(sh, &contenders, self.rounds.unwrap_or(3), self.seconds.unwrap_or(0.3))?;
         let labels: Vec<&str> = contenders.iter().map(|c| c.label.as_str()).collect();
         let (pairs, others) = (pairs(&labels), library_pairs(&labels));
+        println!("OpenSSL {}", line.0.version);
         print!("{}", table(&results, &labels));
         print!("{}", pair_table(&results, &pairs));
         print!("{}", library_table(&results, &others));
         print!("{}", cost_table(&cost));
         if let Some(path) = &self.json {
             let all: Vec<Pair> = pairs.into_iter().chain(others).collect();
-            fs::write(path, json(&results, &cost, &all))
+            fs::write(path, json(line.0.version, &results, &cost, &all))
                 .with_context(|| format!("writing {}", path.display()))?;
         }
         if let Some(path) = &self.plot {
@@ -145,12 +177,14 @@ type Cost = Vec<(&'static str, f64)>;
 /// asm_avx2 and a no-op rebuild, then each library asked for: openssl-sys's vendored build
 /// (openssl-src), and the harness on ring and on aws-lc-rs, whose binaries are kept as their
 /// contenders (they are built nowhere else).
-fn build_cost(sh: &Shell, against: &[Library]) -> Result<(Cost, Vec<Contender>)> {
+fn build_cost(sh: &Shell, against: &[Library], line: Line) -> Result<(Cost, Vec<Contender>)> {
     let cargo = cargo();
-    let root = crate::cargo::project_root().join("target/bench-cost");
+    let root = crate::cargo::project_root().join(line.dir("target/bench-cost"));
     let _ = fs::remove_dir_all(&root);
-    let ours = root.join("crypto-sys");
-    let ours = || cmd!(sh, "{cargo} build -q --release -p crypto-bench --target-dir {ours}");
+    let (ours, features) = (root.join("crypto-sys"), line.ours());
+    let features = &features;
+    let ours =
+        || cmd!(sh, "{cargo} build -q --release -p crypto-bench {features...} --target-dir {ours}");
     let mut cost = vec![
         ("crypto-sys clean build (asm)", timed(sh, Some("asm"), ours())?),
         ("crypto-sys set switch (asm -> asm_avx2)", timed(sh, Some("asm_avx2"), ours())?),
@@ -161,7 +195,7 @@ fn build_cost(sh: &Shell, against: &[Library]) -> Result<(Cost, Vec<Contender>)>
         let dir = root.join(lib.name()).display().to_string();
         match lib {
             Library::OpensslSrc => {
-                let theirs = vendored_build(sh, &dir).arg("-q");
+                let theirs = vendored_build(sh, &dir, line).arg("-q");
                 cost.push(("openssl-src clean build (vendored)", timed(sh, None, theirs)?));
             }
             Library::Ring | Library::AwsLcRs => {
@@ -213,41 +247,50 @@ enum Profile {
 
 /// Builds the harness against crypto-sys with one set and keeps a copy. With a compiler, the
 /// build gets its own target directory so that it does not invalidate the default ones.
-fn build_set(sh: &Shell, set: &str, profile: Profile, cc: Option<&Compiler>) -> Result<Contender> {
+fn build_set(
+    sh: &Shell,
+    set: &str,
+    profile: Profile,
+    cc: Option<&Compiler>,
+    line: Line,
+) -> Result<Contender> {
     let cargo = cargo();
     let _set = sh.push_env(ASM_SET_VAR, set);
     let _cc = cc.map(|c| sh.push_env("CC", &c.path));
     let (dir, label) = match cc {
-        None => ("target/bench".to_string(), set.to_string()),
-        Some(c) => (format!("target/bench-cc-{}", c.name), format!("{set}-{}", c.name)),
+        None => (line.dir("target/bench"), set.to_string()),
+        Some(c) => (line.dir(&format!("target/bench-cc-{}", c.name)), format!("{set}-{}", c.name)),
     };
     let (release, built, label) = match profile {
         Profile::Release => (Some("--release"), "release", label),
         Profile::Debug => (None, "debug", format!("{label}-debug")),
     };
-    let build = cmd!(sh, "{cargo} build {release...} -p crypto-bench --target-dir {dir}");
+    let features = line.ours();
+    let build =
+        cmd!(sh, "{cargo} build {release...} -p crypto-bench {features...} --target-dir {dir}");
     build_and_keep(build, &format!("{dir}/{built}"), &label)
 }
 
 /// The same harness against OpenSSL built by its own Configure and make (openssl-src),
 /// optionally with another compiler in its own target directory.
-fn build_openssl_src(sh: &Shell, cc: Option<&Compiler>) -> Result<Contender> {
+fn build_openssl_src(sh: &Shell, cc: Option<&Compiler>, line: Line) -> Result<Contender> {
     let _cc = cc.map(|c| sh.push_env("CC", &c.path));
     let (dir, label) = match cc {
-        None => ("target/bench-openssl-src".to_string(), OPENSSL_SRC.to_string()),
-        Some(c) => {
-            (format!("target/bench-openssl-src-cc-{}", c.name), format!("{OPENSSL_SRC}-{}", c.name))
-        }
+        None => (line.dir("target/bench-openssl-src"), OPENSSL_SRC.to_string()),
+        Some(c) => (
+            line.dir(&format!("target/bench-openssl-src-cc-{}", c.name)),
+            format!("{OPENSSL_SRC}-{}", c.name),
+        ),
     };
-    build_and_keep(vendored_build(sh, &dir), &format!("{dir}/release"), &label)
+    build_and_keep(vendored_build(sh, &dir, line), &format!("{dir}/release"), &label)
 }
 
-/// A release build of the harness against openssl-sys's vendored OpenSSL.
-fn vendored_build<'a>(sh: &'a Shell, target_dir: &str) -> xshell::Cmd<'a> {
-    let cargo = cargo();
+/// A release build of the harness against openssl-src's own build of the line's release.
+fn vendored_build<'a>(sh: &'a Shell, target_dir: &str, line: Line) -> xshell::Cmd<'a> {
+    let (cargo, feature) = (cargo(), line.vendored());
     cmd!(
         sh,
-        "{cargo} build --release -p crypto-bench --no-default-features --features vendored --target-dir {target_dir}"
+        "{cargo} build --release -p crypto-bench --no-default-features --features {feature} --target-dir {target_dir}"
     )
 }
 
@@ -458,7 +501,7 @@ fn json_num(x: f64, decimals: usize) -> String {
     }
 }
 
-fn json(results: &Results, cost: &Cost, pairs: &[Pair]) -> String {
+fn json(openssl: &str, results: &Results, cost: &Cost, pairs: &[Pair]) -> String {
     let figures: Vec<String> = results
         .iter()
         .map(|(figure, (unit, values))| {
@@ -491,7 +534,7 @@ fn json(results: &Results, cost: &Cost, pairs: &[Pair]) -> String {
         .collect();
     let cost: Vec<String> = cost.iter().map(|(l, s)| format!("\"{l}\":{s:.1}")).collect();
     format!(
-        "{{\"figures\":[\n{}\n],\n\"pairs\":[\n{}\n],\n\"build_seconds\":{{{}}}}}\n",
+        "{{\"openssl\":\"{openssl}\",\n\"figures\":[\n{}\n],\n\"pairs\":[\n{}\n],\n\"build_seconds\":{{{}}}}}\n",
         figures.join(",\n"),
         pairs.join(",\n"),
         cost.join(",")
@@ -619,6 +662,34 @@ mod tests {
         assert_eq!(cells(&t, "geometric mean"), ["1.00", "0.90"], "{t}");
     }
 
+    /// Each line's harness features are crypto-bench's, and only the default line shares the
+    /// default target directories.
+    #[test]
+    fn each_line_names_features_the_harness_has() {
+        let manifest = crate::cargo::project_root().join("bench/Cargo.toml");
+        let text = fs::read_to_string(manifest).unwrap();
+        let has = |f: &str| text.lines().any(|l| l.starts_with(&format!("{f} = ")));
+        for l in crypto_build::data::OPENSSL_LINES {
+            let line = Line(l);
+            assert!(has(&line.vendored()), "bench/Cargo.toml lacks {}", line.vendored());
+            for f in line.ours().iter().filter(|f| !f.starts_with("--")) {
+                assert!(has(f), "bench/Cargo.toml lacks {f}");
+            }
+        }
+        let default = Line(crypto_build::data::DEFAULT_LINE);
+        assert_eq!(
+            (default.dir("target/bench"), default.vendored()),
+            ("target/bench".into(), "vendored".into())
+        );
+        assert!(default.ours().is_empty());
+        let four = Line(OpensslLine::by_name("4.0").unwrap());
+        assert_eq!(four.dir("target/bench"), "target/bench-openssl-4.0");
+        assert_eq!(
+            (four.ours(), four.vendored()),
+            (vec!["--features", "openssl-4"], "vendored-openssl-4".into())
+        );
+    }
+
     #[test]
     fn compiler_label_is_its_file_name() {
         let exe = std::env::current_exe().unwrap();
@@ -635,7 +706,7 @@ mod tests {
             ("crypto-sys clean build (asm)", 70.0),
             ("openssl-src clean build (vendored)", 88.0),
         ];
-        let j = json(&sample(), &cost, &[]);
+        let j = json("3.6.3", &sample(), &cost, &[]);
         assert!(j.contains("\"pairs\":[\n\n]"), "{j}");
         assert!(j.contains("\"asm\":200.0") && j.contains("\"asm_avx2\":50.0"), "{j}");
         assert!(j.contains("\"crypto-sys clean build (asm)\":70.0"), "{j}");
@@ -650,7 +721,7 @@ mod tests {
     #[test]
     fn json_carries_the_pairs() {
         let (r, p) = paired();
-        let j = json(&r, &Cost::new(), &p);
+        let j = json("3.6.3", &r, &Cost::new(), &p);
         assert!(j.contains("{\"figure\":\"X25519 derive\",\"unit\":\"op/s\",\"values\":{\"asm\":100.0,\"asm-clang-19\":50.0,\"openssl-src\":125.0}}"), "{j}");
         assert!(j.contains("{\"ours\":\"asm\",\"theirs\":\"openssl-src\",\"geomean\":1.000,\"ratios\":{\"ECDH P-384 derive\":1.250,\"X25519 derive\":0.800}}"), "{j}");
         // JSON has no NaN: a missing figure is null.
@@ -768,7 +839,7 @@ mod tests {
     #[test]
     fn missing_cells_are_null_in_json_and_n_a_in_the_chart() {
         let (r, labels) = with_libraries();
-        let j = json(&r, &Cost::new(), &library_pairs(&labels));
+        let j = json("3.6.3", &r, &Cost::new(), &library_pairs(&labels));
         assert!(j.contains("{\"figure\":\"Poly1305 16 KiB\",\"unit\":\"MB/s\",\"values\":{\"asm\":12000.0,\"aws-lc-rs\":null,\"ring\":null}}"), "{j}");
         assert!(j.contains("\"ours\":\"asm\",\"theirs\":\"ring\",\"geomean\":2.000,\"ratios\":{\"ECDSA P-521 sign\":null,\"Poly1305 16 KiB\":null,\"X25519 derive\":2.000}"), "{j}");
         let s = svg(&r, &labels);
