@@ -68,6 +68,12 @@ impl OpensslLine {
         )
     }
 
+    /// What a directory of this line's own builds adds to the default line's name: nothing
+    /// for the default, `-openssl-NAME` for another, so that the lines never share one.
+    pub fn dir_suffix(&self) -> String {
+        self.feature.map_or(String::new(), |_| format!("-openssl-{}", self.name))
+    }
+
     /// Its sets' root under `workspace`.
     pub fn root(&self, workspace: &std::path::Path) -> std::path::PathBuf {
         workspace.join(self.dir)

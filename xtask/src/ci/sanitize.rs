@@ -42,7 +42,7 @@ fn row(line: &OpensslLine) -> Result<(&'static Row, Toolchain)> {
     let row = crate::matrix::rows(How::Sanitizer).next().context("a sanitizer row")?;
     let plain = row.driver()?;
     let flags = plain.flags.iter().cloned().chain(FLAGS.iter().map(|f| f.to_string())).collect();
-    let name = format!("{}-asan-ubsan{}", plain.name, Dirs::suffix(line));
+    let name = format!("{}-asan-ubsan{}", plain.name, line.dir_suffix());
     Ok((row, Toolchain { name, flags, env: ENV, ..plain }))
 }
 
@@ -57,12 +57,8 @@ struct Dirs {
 }
 
 impl Dirs {
-    fn suffix(line: &OpensslLine) -> String {
-        line.feature.map_or(String::new(), |_| format!("-openssl-{}", line.name))
-    }
-
     fn of(line: &OpensslLine) -> Dirs {
-        let (root, suffix) = (crate::cargo::project_root(), Dirs::suffix(line));
+        let (root, suffix) = (crate::cargo::project_root(), line.dir_suffix());
         Dirs {
             prefix: root.join(format!("target/prefix-san{suffix}")),
             target: root.join(format!("target/san{suffix}")),

@@ -94,10 +94,7 @@ impl Line {
 
     /// `base`, or for another line than the default, `base-openssl-NAME`.
     fn dir(self, base: &str) -> String {
-        match self.0.feature {
-            None => base.into(),
-            Some(_) => format!("{base}-openssl-{}", self.0.name),
-        }
+        format!("{base}{}", self.0.dir_suffix())
     }
 }
 
