@@ -10,6 +10,7 @@ mod ppc;
 mod riscv;
 mod s390x;
 
+pub use riscv::preprocessed as riscv_preprocessed;
 pub use s390x::preprocessed as s390x_preprocessed;
 
 /// One instruction line, without comment or label.
