@@ -30,7 +30,7 @@ pub struct OpensslLine {
 pub const OPENSSL_LINES: &[OpensslLine] = &[
     OpensslLine { name: "3.6", version: OPENSSL_VERSION, feature: None, dir: "", targets: None },
     OpensslLine { name: "4.0", version: "4.0.3", feature: Some("openssl-4"), dir: "openssl-4.0",
-                  targets: Some(&["linux-x86_64"]) },
+                  targets: None },
 ];
 
 pub const DEFAULT_LINE: &OpensslLine = &OPENSSL_LINES[0];
