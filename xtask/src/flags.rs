@@ -50,10 +50,11 @@ cargo xtask <command>
   package
       Make crypto-build and crypto-sys .crate files (crypto-sys carrying the pre-generated
       sets, checked against generate.lock) and run `cargo publish --dry-run` on them.
-  verify [--no-legacy]
+  verify [--no-legacy] [--openssl 3.6|4.0]
       Build, then check the linked libcrypto.a: fast paths taken from asm are real code,
       downgraded ones are stubs, the legacy provider is linked (or, with --no-legacy, left
       out as asked), and the eligibility functions are true where the CPU allows.
+      --openssl 4.0 builds and checks the second OpenSSL line, against its own manifests.
   toolchains [--check]
       Write docs/toolchains.md: each tested toolchain against the plan chosen for it.
   update-openssl VERSION [--report-only]
@@ -68,7 +69,7 @@ cargo xtask <command>
       only when there is none, then moves the pin: Cargo.toml, generate.lock and the sets,
       data::OPENSSL_VERSION, the version checks and the README, all or nothing, and the
       report to docs/openssl-updates/.
-  test [--list] [--step NAME]... [--target TRIPLE]... [--full]
+  test [--list] [--step NAME]... [--target TRIPLE]... [--full] [--openssl 3.6|4.0]
       Every check CI runs, as named steps: fmt and clippy, the sets against generate.lock,
       the workspace's tests, crypto-sys's suites with each set on every code path, the other
       toolchains, the prefix and its consumers, the sanitizers, Windows under wine, aarch64,
@@ -81,7 +82,9 @@ cargo xtask <command>
       line, and the openssl crate's own tests against a prefix of each line). Steps run side
       by side: those that build through cargo in turn, beside them those that never call
       cargo, one per core (and, once the cargo steps are done, in their lane too), each line
-      tagged with its step. A table of each step's time ends the run.
+      tagged with its step. A table of each step's time ends the run. --openssl 4.0 runs
+      the steps on the second OpenSSL line (crypto-sys's `openssl-4` feature): those whose
+      checks depend on the line, each other one named once with the reason it is left out.
 ";
 
 pub enum Command {
@@ -123,6 +126,7 @@ pub struct Package {}
 #[derive(Debug, Default)]
 pub struct Verify {
     pub no_legacy: bool,
+    pub openssl: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -147,6 +151,7 @@ pub struct Test {
     pub steps: Vec<String>,
     pub targets: Vec<String>,
     pub full: bool,
+    pub openssl: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -279,10 +284,14 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
         }
         "verify" => {
             let mut v = Verify::default();
-            options("verify", args, |opt, _| {
+            options("verify", args, |opt, val| {
                 Ok(match opt {
                     "--no-legacy" => {
                         v.no_legacy = true;
+                        true
+                    }
+                    "--openssl" => {
+                        v.openssl = Some(val.take()?);
                         true
                     }
                     _ => false,
@@ -298,6 +307,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
                     "--step" => t.steps.push(v.take()?),
                     "--target" => t.targets.push(v.take()?),
                     "--full" => t.full = true,
+                    "--openssl" => t.openssl = Some(v.take()?),
                     _ => return Ok(false),
                 }
                 Ok(true)

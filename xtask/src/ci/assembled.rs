@@ -110,11 +110,15 @@ pub fn run() -> Result<()> {
     for tool in rows.iter().map(|r| r.tool).chain([NM, OBJDUMP]) {
         ensure!(which::which(tool).is_ok(), "{tool} is not installed; .ci/run installs it");
     }
-    let root = crate::cargo::project_root();
-    let src_root = crypto_build::openssl_source_dir();
+    // The sets and the OpenSSL tree of the line the run tests.
+    let line = super::line();
+    let workspace = crate::cargo::project_root();
+    let root = line.root(&workspace);
+    let src_root = crypto_build::line_source_dir(line)?;
+    let assembled = workspace.join(format!("target/assembled{}", line.dir_suffix()));
     for row in &rows {
         let target = row.target;
-        let out = root.join("target/assembled").join(format!("{}-{}", target.name, row.tool));
+        let out = assembled.join(format!("{}-{}", target.name, row.tool));
         // Generated where missing, and every file equal to the committed lock; the twin's too.
         let sets: Vec<&'static AsmSet> = target.sets().collect();
         let mut targets = vec![target];
@@ -125,7 +129,7 @@ pub fn run() -> Result<()> {
         let progress = crate::progress::generation;
         generate::ensure_all(
             &root,
-            &generate::Source::pinned(),
+            &generate::Source::of_line(line)?,
             &Config::expand(&targets, &sets),
             jobs,
             Some(&progress),

@@ -20,9 +20,10 @@ use std::time::{Duration, Instant};
 /// Where a child step writes its time and cores busy, for the parent's table.
 pub const RESULT_VAR: &str = "XTASK_TEST_RESULT";
 
-/// Whether `chosen` has steps in both lanes, so running them side by side gains anything.
+/// Whether running `chosen` side by side gains anything: two steps or more, one of them
+/// apart from the cargo lane (cargo steps alone would run one after another anyway).
 pub fn worth_it(chosen: &[&Step]) -> bool {
-    Lane::ALL.iter().all(|l| chosen.iter().any(|s| s.lane == *l))
+    chosen.len() > 1 && chosen.iter().any(|s| s.lane == Lane::Apart)
 }
 
 /// Runs `chosen` in the lanes; the outcomes in `chosen`'s order, the ones not started
@@ -88,6 +89,7 @@ fn spawn_and_tag(exe: &Path, name: &str, result_file: &Path) -> Result<()> {
     let _ = std::fs::remove_file(result_file);
     let mut child = Command::new(exe)
         .args(["test", "--step", name])
+        .args(super::line_args())
         .env(RESULT_VAR, result_file)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -145,5 +147,7 @@ mod tests {
         let default: Vec<&Step> = STEPS.iter().filter(|s| s.tier == Tier::Default).collect();
         assert!(worth_it(&default));
         assert!(!worth_it(&default[..1]));
+        let cargo: Vec<&Step> = default.iter().copied().filter(|s| s.lane == Lane::Cargo).collect();
+        assert!(!worth_it(&cargo));
     }
 }

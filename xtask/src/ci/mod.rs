@@ -69,13 +69,45 @@ impl Lane {
     pub const ALL: [Lane; 2] = [Lane::Cargo, Lane::Apart];
 }
 
+/// Which OpenSSL lines a step can test (`--openssl`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lines {
+    /// The line the run tests, whichever it is (`line()`).
+    Any,
+    /// The default line only, and why not the others.
+    Default(&'static str),
+}
+
 pub struct Step {
     pub name: &'static str,
     pub covers: &'static str,
     pub tier: Tier,
     pub scope: Scope,
     pub lane: Lane,
+    pub lines: Lines,
     run: fn(&Shell, &str) -> Result<()>,
+}
+
+/// The OpenSSL line this run tests: `--openssl`'s, else the default.
+static LINE: std::sync::OnceLock<&'static OpensslLine> = std::sync::OnceLock::new();
+
+pub fn line() -> &'static OpensslLine {
+    LINE.get().copied().unwrap_or(DEFAULT_LINE)
+}
+
+/// cargo's words for crypto-sys on the run's line: none for the default.
+pub fn line_features() -> Vec<&'static str> {
+    line().feature.map_or(Vec::new(), |f| vec!["--features", f])
+}
+
+/// `cargo xtask build`'s (and `verify`'s) words for the run's line: none for the default.
+pub fn line_args() -> Vec<&'static str> {
+    let line = line();
+    if line.feature.is_some() {
+        vec!["--openssl", line.name]
+    } else {
+        Vec::new()
+    }
 }
 
 impl std::fmt::Debug for Step {
@@ -108,66 +140,95 @@ impl Step {
 #[rustfmt::skip]
 pub const STEPS: &[Step] = &[
     Step { name: "lint", covers: "cargo fmt --check, clippy -D warnings", tier: Tier::Default,
-           scope: Scope::Workspace, lane: Lane::Cargo, run: |sh, cargo| lint::run(sh, cargo) },
+           scope: Scope::Workspace, lane: Lane::Cargo,
+           lines: Lines::Default("fmt and clippy read the same source whatever the line"), run: |sh, cargo| lint::run(sh, cargo) },
     Step { name: "lock", covers: "every configuration of every target generated and equal to generate.lock",
-           tier: Tier::Default, scope: Scope::Workspace, lane: Lane::Apart, run: |_, _| lock::run() },
+           tier: Tier::Default, scope: Scope::Workspace, lane: Lane::Apart,
+           lines: Lines::Any, run: |_, _| lock::run() },
     Step { name: "workflow", covers: "actionlint on .github/workflows/ci.yml; its jobs run exactly these steps",
-           tier: Tier::Default, scope: Scope::Workspace, lane: Lane::Cargo, run: |_, _| check_workflow() },
+           tier: Tier::Default, scope: Scope::Workspace, lane: Lane::Cargo,
+           lines: Lines::Default("the workflow file is the same whatever the line"), run: |_, _| check_workflow() },
     Step { name: "auto", covers: "set auto: verify, crypto-sys's suites on every x86_64 code path",
-           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::auto },
+           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
+           lines: Lines::Any, run: sets::auto },
     Step { name: "asm_avx2", covers: "set asm_avx2: crypto-sys's tests, verify, every code path",
-           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::asm_avx2 },
+           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
+           lines: Lines::Any, run: sets::asm_avx2 },
     Step { name: "prefix", covers: "xtask build --prefix --apps: openssl-sys, pkg-config, CMake, bin/openssl with the installed config, --openssldir, the C driver natively",
-           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: prefix::run },
+           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
+           lines: Lines::Default("the openssl-4.0 step builds a prefix of the other lines and runs the C driver on it; rust-openssl, openssl-sys through it"), run: prefix::run },
     Step { name: "no_asm", covers: "set no_asm by a C compiler that fails the C variant's probe: tests, verify, every mask ignored, --strict",
-           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::no_asm },
+           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
+           lines: Lines::Any, run: sets::no_asm },
     Step { name: "windows", covers: "mingw gcc with GNU as and with nasm: the C driver under wine on every code path",
-           tier: Tier::Default, scope: Scope::Rows(How::Wine), lane: Lane::Apart, run: |sh, _| windows::run(sh, false) },
+           tier: Tier::Default, scope: Scope::Rows(How::Wine), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| windows::run(sh, false) },
     Step { name: "sanitize", covers: "OpenSSL and the C driver by clang-19 with ASan and UBSan, every code path",
-           tier: Tier::Default, scope: Scope::Rows(How::Sanitizer), lane: Lane::Apart, run: |sh, _| sanitize::run(sh, DEFAULT_LINE) },
+           tier: Tier::Default, scope: Scope::Rows(How::Sanitizer), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| sanitize::run(sh, line()) },
     Step { name: "aarch64", covers: "gcc: the C driver under qemu-aarch64 on every armcap path",
-           tier: Tier::Default, scope: Scope::Triple(qemu::AARCH64), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::AARCH64, false) },
+           tier: Tier::Default, scope: Scope::Triple(qemu::AARCH64), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::AARCH64, false) },
     Step { name: "ppc64le", covers: "gcc: the C driver under qemu-ppc64le on every ppccap path",
-           tier: Tier::Default, scope: Scope::Triple(qemu::PPC64LE), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::PPC64LE, false) },
+           tier: Tier::Default, scope: Scope::Triple(qemu::PPC64LE), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::PPC64LE, false) },
     Step { name: "s390x", covers: "gcc: the C driver under qemu-s390x (big-endian) on every s390xcap path",
-           tier: Tier::Default, scope: Scope::Triple(qemu::S390X), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::S390X, false) },
+           tier: Tier::Default, scope: Scope::Triple(qemu::S390X), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::S390X, false) },
     Step { name: "riscv64", covers: "gcc: the C driver under qemu-riscv64 on every riscvcap path qemu 7.2 can run",
-           tier: Tier::Default, scope: Scope::Triple(qemu::RISCV64), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::RISCV64, false) },
+           tier: Tier::Default, scope: Scope::Triple(qemu::RISCV64), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::RISCV64, false) },
     Step { name: "assembled", covers: "rows the default run only assembles (a cross row's second compiler too): every asm file assembled, exports and fast paths checked",
-           tier: Tier::Default, scope: Scope::Rows(How::Assembled), lane: Lane::Apart, run: |_, _| assembled::run() },
+           tier: Tier::Default, scope: Scope::Rows(How::Assembled), lane: Lane::Apart,
+           lines: Lines::Any, run: |_, _| assembled::run() },
     Step { name: "package", covers: "the .crate files at another path, no perl, debug and release at once, same bytes",
-           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: package::run },
+           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
+           lines: Lines::Default("the packaged crate carries the default line's sets"), run: package::run },
     Step { name: "sccache", covers: "RUSTC_WRAPPER=sccache routes OpenSSL's C through sccache",
-           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sccache::run },
+           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
+           lines: Lines::Default("what sccache is given does not depend on the line"), run: sccache::run },
     Step { name: "toolchains", covers: "the other host rows built and tested (clang-14, without legacy); docs/toolchains.md against detect",
-           tier: Tier::Default, scope: Scope::Rows(How::Rust), lane: Lane::Cargo, run: sets::toolchains },
+           tier: Tier::Default, scope: Scope::Rows(How::Rust), lane: Lane::Cargo,
+           lines: Lines::Any, run: sets::toolchains },
     Step { name: "workspace", covers: "cargo test --workspace (xtask's tests, crypto-sys's suites)",
-           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: sets::workspace },
+           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
+           lines: Lines::Default("xtask's and crypto-build's tests cover every line in one run"), run: sets::workspace },
     Step { name: "windows-no-asm", covers: "no_asm for Windows (OpenSSL's plain C on LLP64) under wine",
-           tier: Tier::Full, scope: Scope::Rows(How::Wine), lane: Lane::Apart, run: |sh, _| windows::run(sh, true) },
+           tier: Tier::Full, scope: Scope::Rows(How::Wine), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| windows::run(sh, true) },
     Step { name: "aarch64-full", covers: "clang-19's aarch64 build, and no_asm with gcc and clang-19, under qemu",
-           tier: Tier::Full, scope: Scope::Triple(qemu::AARCH64), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::AARCH64, true) },
+           tier: Tier::Full, scope: Scope::Triple(qemu::AARCH64), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::AARCH64, true) },
     Step { name: "ppc64le-full", covers: "clang-19's ppc64le build, and no_asm with gcc and clang-19, under qemu",
-           tier: Tier::Full, scope: Scope::Triple(qemu::PPC64LE), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::PPC64LE, true) },
+           tier: Tier::Full, scope: Scope::Triple(qemu::PPC64LE), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::PPC64LE, true) },
     Step { name: "s390x-full", covers: "clang-19's s390x build, and no_asm with gcc and clang-19, under qemu",
-           tier: Tier::Full, scope: Scope::Triple(qemu::S390X), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::S390X, true) },
+           tier: Tier::Full, scope: Scope::Triple(qemu::S390X), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::S390X, true) },
     Step { name: "riscv64-full", covers: "clang-19's riscv64 build, and no_asm with gcc and clang-19, under qemu",
-           tier: Tier::Full, scope: Scope::Triple(qemu::RISCV64), lane: Lane::Apart, run: |sh, _| qemu::run(sh, qemu::RISCV64, true) },
+           tier: Tier::Full, scope: Scope::Triple(qemu::RISCV64), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::RISCV64, true) },
     Step { name: "openssl-4.0", covers: "the second OpenSSL line (crypto-sys's openssl-4 feature, 4.0.3): crypto-sys's tests and the C driver, every x86_64 code path",
-           tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: lines::run },
+           tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
+           lines: Lines::Default("it tests every other line itself"), run: lines::run },
     Step { name: "sanitize-4.0", covers: "the sanitizer step on the second OpenSSL line (4.0.3)",
-           tier: Tier::Full, scope: Scope::Rows(How::Sanitizer), lane: Lane::Apart, run: |sh, _| sanitize::run(sh, OpensslLine::by_name("4.0")?) },
+           tier: Tier::Full, scope: Scope::Rows(How::Sanitizer), lane: Lane::Apart,
+           lines: Lines::Default("it is the sanitize step on the second line; --openssl 4.0 runs sanitize"), run: |sh, _| sanitize::run(sh, OpensslLine::by_name("4.0")?) },
     Step { name: "rust-openssl", covers: "the openssl crate's own tests, unmodified, against a prefix through OPENSSL_DIR",
-           tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo, run: rust_openssl::run },
+           tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
+           lines: Lines::Default("it tests a prefix of each line itself"), run: rust_openssl::run },
     Step { name: "msvc", covers: "MSVC with nasm: crypto-sys's tests on every code path, the prefix and openssl.exe",
            tier: Tier::Runner("windows-latest"), scope: Scope::Triple("x86_64-pc-windows-msvc"),
-           lane: Lane::Cargo, run: |sh, cargo| native::run(sh, cargo, "x86_64-pc-windows-msvc") },
+           lane: Lane::Cargo,
+           lines: Lines::Default("its runner builds the default line"), run: |sh, cargo| native::run(sh, cargo, "x86_64-pc-windows-msvc") },
     Step { name: "macos-arm64", covers: "macOS arm64 natively: crypto-sys's tests, the prefix and bin/openssl",
            tier: Tier::Runner("macos-14"), scope: Scope::Triple("aarch64-apple-darwin"),
-           lane: Lane::Cargo, run: |sh, cargo| native::run(sh, cargo, "aarch64-apple-darwin") },
+           lane: Lane::Cargo,
+           lines: Lines::Default("its runner builds the default line"), run: |sh, cargo| native::run(sh, cargo, "aarch64-apple-darwin") },
     Step { name: "macos-x86_64", covers: "macOS x86_64 natively: crypto-sys's tests on every code path, the prefix and bin/openssl",
            tier: Tier::Runner("macos-15-intel"), scope: Scope::Triple("x86_64-apple-darwin"),
-           lane: Lane::Cargo, run: |sh, cargo| native::run(sh, cargo, "x86_64-apple-darwin") },
+           lane: Lane::Cargo,
+           lines: Lines::Default("its runner builds the default line"), run: |sh, cargo| native::run(sh, cargo, "x86_64-apple-darwin") },
 ];
 
 /// Each step's time in the last run on this machine.
@@ -179,6 +240,8 @@ impl Test {
             print!("{}", list(&last_times()));
             return Ok(());
         }
+        let line = OpensslLine::chosen(self.openssl.as_deref())?;
+        LINE.set(line).expect("the line is set once");
         let chosen = self.chosen()?;
         let started = std::time::Instant::now();
         let _frozen = crate::cargo::freeze_xtask_binary()?;
@@ -238,6 +301,9 @@ impl Test {
         if !self.targets.is_empty() {
             chosen.retain(|s| s.targets().iter().any(|t| self.targets.iter().any(|w| w == t)));
         }
+        if line().feature.is_some() {
+            chosen = on_line(chosen, line(), !self.steps.is_empty())?;
+        }
         for s in &chosen {
             if let Tier::Runner(runner) = s.tier {
                 let host = crate::cargo::host_triple(&Shell::new()?)?;
@@ -256,6 +322,28 @@ impl Test {
     }
 }
 
+/// The steps of `chosen` that test `line`, a line other than the default: a step named with
+/// `--step` (`named`) that cannot is refused; of a whole run, the ones left out are named in
+/// one line each, with the reason.
+fn on_line(
+    chosen: Vec<&'static Step>,
+    line: &OpensslLine,
+    named: bool,
+) -> Result<Vec<&'static Step>> {
+    let version = line.version;
+    let mut kept = Vec::new();
+    for s in chosen {
+        match s.lines {
+            Lines::Any => kept.push(s),
+            Lines::Default(why) if named => {
+                bail!("step `{}` tests the default OpenSSL line only, not {version}: {why}", s.name)
+            }
+            Lines::Default(why) => println!("not on OpenSSL {version}: step `{}` ({why})", s.name),
+        }
+    }
+    Ok(kept)
+}
+
 /// `--list`: each step, what it covers, where it runs, and its last time here.
 fn list(times: &BTreeMap<String, f64>) -> String {
     let mut out = String::new();
@@ -269,9 +357,13 @@ fn list(times: &BTreeMap<String, f64>) -> String {
             times.get(s.name).map_or("not run here yet".into(), |t| format!("{t:.0} s last run"));
         let targets = s.targets();
         let targets = if targets.is_empty() { "workspace".into() } else { targets.join(", ") };
+        let lines = match s.lines {
+            Lines::Any => String::new(),
+            Lines::Default(why) => format!(" (the default OpenSSL line only: {why})"),
+        };
         let _ = writeln!(
             out,
-            "{:<15} {tier:<22} {last:<18} {targets}\n{:<15} {}",
+            "{:<15} {tier:<22} {last:<18} {targets}\n{:<15} {}{lines}",
             s.name, "", s.covers
         );
     }
@@ -391,7 +483,7 @@ mod tests {
 
     fn test(steps: &[&str], targets: &[&str], full: bool) -> Test {
         let owned = |v: &[&str]| v.iter().map(|s| s.to_string()).collect();
-        Test { list: false, steps: owned(steps), targets: owned(targets), full }
+        Test { list: false, steps: owned(steps), targets: owned(targets), full, openssl: None }
     }
 
     fn names(t: Test) -> Vec<&'static str> {
@@ -426,6 +518,24 @@ mod tests {
         assert!(e.contains("no step checks `sparc-sun-solaris`"), "{e}");
         let e = test(&["macos-arm64"], &[], false).chosen().unwrap_err().to_string();
         assert!(e.contains("runs on GitHub's `macos-14` runner"), "{e}");
+    }
+
+    #[test]
+    fn another_line_runs_the_steps_that_can_test_it_and_refuses_the_others_by_name() {
+        let line = OpensslLine::by_name("4.0").unwrap();
+        let default: Vec<&Step> = STEPS.iter().filter(|s| s.tier == Tier::Default).collect();
+        let kept: Vec<&str> =
+            on_line(default.clone(), line, false).unwrap().iter().map(|s| s.name).collect();
+        for name in ["lock", "windows", "aarch64", "s390x", "sanitize", "toolchains", "asm_avx2"] {
+            assert!(kept.contains(&name), "{name} should run on 4.0: {kept:?}");
+        }
+        for name in ["lint", "package", "prefix"] {
+            assert!(!kept.contains(&name), "{name} tests the default line only");
+        }
+        let lint = default.iter().copied().filter(|s| s.name == "lint").collect();
+        let e = on_line(lint, line, true).unwrap_err().to_string();
+        assert!(e.contains("step `lint` tests the default OpenSSL line only, not 4.0.3"), "{e}");
+        assert!(line_args().is_empty() && line_features().is_empty(), "no --openssl: the default");
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! crypto-sys's build pipeline for the triple (run without cargo, as this machine has only the
 //! host's Rust std)
 //! with each of its qemu rows of the matrix, every prefix checked by the C driver under qemu,
-//! an asm prefix on each code path of its architecture (`Arch::code_paths`). A row with no
-//! default sets runs only with `--full`; the `assembled` step assembles its asm meanwhile.
+//! an asm prefix on each code path of its architecture (`Arch::code_paths`), of the OpenSSL
+//! line the run tests. A row with no default sets runs only with `--full`; the `assembled`
+//! step assembles its asm meanwhile.
 
 use crate::matrix::{How, Row};
 use crate::runner::Runner;
@@ -53,7 +54,7 @@ pub fn run(sh: &Shell, triple: &str, full: bool) -> Result<()> {
                 let (cc, name) = (row.cc, row.name());
                 let prefix = prefix_dir(&format!("{name}-{set}"));
                 let started = Instant::now();
-                let args = ["--asm-set", set];
+                let args = [&["--asm-set", set][..], &super::line_args()].concat();
                 let out = crate::cargo::for_target(sh, triple, cc, &args, &prefix)
                     .with_context(|| format!("{arch} build with {cc}, set {set}"))?;
                 println!(
@@ -81,7 +82,8 @@ pub fn run(sh: &Shell, triple: &str, full: bool) -> Result<()> {
 }
 
 fn prefix_dir(name: &str) -> PathBuf {
-    crate::cargo::project_root().join("target/qemu-prefix").join(name)
+    let dir = format!("target/qemu-prefix{}", super::line().dir_suffix());
+    crate::cargo::project_root().join(dir).join(name)
 }
 
 /// The set asked for taken whole (asm: nothing downgraded), with the row's C variant and the

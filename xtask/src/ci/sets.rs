@@ -33,8 +33,9 @@ pub fn workspace(sh: &Shell, cargo: &str) -> Result<()> {
 /// `auto` (the default set): verify, and the known answers on every code path.
 pub fn auto(sh: &Shell, cargo: &str) -> Result<()> {
     let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, workspace_row().c_variant);
-    cmd!(sh, "{cargo} xtask verify").run()?;
-    known_answers_on_every_path(sh, cargo, "auto", &[])
+    let line = super::line_args();
+    cmd!(sh, "{cargo} xtask verify {line...}").run()?;
+    known_answers_on_every_path(sh, cargo, "auto", &super::line_features())
 }
 
 /// `asm_avx2`: crypto-sys's tests, verify (the wide entry points are stubs), every code path.
@@ -42,18 +43,23 @@ pub fn asm_avx2(sh: &Shell, cargo: &str) -> Result<()> {
     let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, workspace_row().c_variant);
     let _env = sh.push_env(ASM_SET_VAR, "asm_avx2");
     let _expect = sh.push_env(EXPECT_VAR, "");
-    cmd!(sh, "{cargo} test -p crypto-sys")
+    let (line, features): (_, &[&str]) = (super::line_args(), &super::line_features());
+    cmd!(sh, "{cargo} test -p crypto-sys {features...}")
         .run()
         .context("crypto-sys tests with the asm_avx2 set")?;
-    cmd!(sh, "{cargo} xtask verify").run().context("verify, set asm_avx2")?;
-    known_answers_on_every_path(sh, cargo, "asm_avx2", &[])
+    cmd!(sh, "{cargo} xtask verify {line...}").run().context("verify, set asm_avx2")?;
+    known_answers_on_every_path(sh, cargo, "asm_avx2", features)
 }
 
 /// The host rows of the matrix built with their own C compiler, then the docs of the
-/// matrix against `detect`.
+/// matrix against `detect` (which describe the default line).
 pub fn toolchains(sh: &Shell, cargo: &str) -> Result<()> {
     for row in crate::matrix::rows(How::Rust) {
         toolchain(sh, cargo, row).with_context(|| format!("crypto-sys with CC={}", row.cc))?;
+    }
+    if super::line().feature.is_some() {
+        println!("docs/toolchains.md describes the default line: checked by its run");
+        return Ok(());
     }
     cmd!(sh, "{cargo} xtask toolchains --check").run().map_err(Into::into)
 }
@@ -104,7 +110,7 @@ fn toolchain(sh: &Shell, cargo: &str, row: &Row) -> Result<()> {
     let _expect = sh.push_env(EXPECT_VAR, row.downgraded.join(","));
     let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, row.c_variant);
     // CC differs from the previous step's, so the build script reruns and warns afresh.
-    let features = row.cargo_features();
+    let features: &[&str] = &[row.cargo_features(), &super::line_features()].concat();
     let out = cmd!(sh, "{cargo} build -p crypto-sys {features...}").ignore_status().output()?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
@@ -123,8 +129,9 @@ fn toolchain(sh: &Shell, cargo: &str, row: &Row) -> Result<()> {
         println!("{w}");
     }
     cmd!(sh, "{cargo} test -p crypto-sys {features...}").run()?;
-    let no_legacy = (!features.is_empty()).then_some("--no-legacy");
-    cmd!(sh, "{cargo} xtask verify {no_legacy...}").run()?;
+    let no_legacy = (!row.legacy).then_some("--no-legacy");
+    let line = super::line_args();
+    cmd!(sh, "{cargo} xtask verify {no_legacy...} {line...}").run()?;
     Ok(())
 }
 
@@ -137,7 +144,7 @@ pub fn no_asm(sh: &Shell, cargo: &str) -> Result<()> {
     c_probe_refused(sh, cargo).context("a C compiler that fails the __uint128_t probe")?;
     let _cc = sh.push_env("CC", crate::cargo::project_root().join(CC_WITHOUT_INT128));
     let _expect = sh.push_env(EXPECT_VAR, "");
-    known_answers_on_every_path(sh, cargo, "no_asm", &[])
+    known_answers_on_every_path(sh, cargo, "no_asm", &super::line_features())
 }
 
 /// The default C configuration, reported once, when the C compiler fails the variant's probe;
@@ -145,7 +152,8 @@ pub fn no_asm(sh: &Shell, cargo: &str) -> Result<()> {
 fn c_probe_refused(sh: &Shell, cargo: &str) -> Result<()> {
     let cc = crate::cargo::project_root().join(CC_WITHOUT_INT128);
     let _cc = sh.push_env("CC", &cc);
-    let out = cmd!(sh, "{cargo} build -p crypto-sys").ignore_status().output()?;
+    let (line, features): (&[&str], &[&str]) = (&super::line_args(), &super::line_features());
+    let out = cmd!(sh, "{cargo} build -p crypto-sys {features...}").ignore_status().output()?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     let warnings: Vec<&str> =
         stderr.lines().filter(|l| l.starts_with("warning: crypto-sys")).collect();
@@ -157,10 +165,10 @@ fn c_probe_refused(sh: &Shell, cargo: &str) -> Result<()> {
     {
         let _expect = sh.push_env(EXPECT_VAR, "");
         let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, NO_C_VARIANT);
-        cmd!(sh, "{cargo} test -p crypto-sys").run()?;
+        cmd!(sh, "{cargo} test -p crypto-sys {features...}").run()?;
     }
-    cmd!(sh, "{cargo} xtask verify").run()?;
-    let out = cmd!(sh, "{cargo} xtask build --strict").ignore_status().output()?;
+    cmd!(sh, "{cargo} xtask verify {line...}").run()?;
+    let out = cmd!(sh, "{cargo} xtask build --strict {line...}").ignore_status().output()?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     if out.status.success() || !stderr.contains("strict mode: C variant") {
         bail!("--strict must refuse the default C configuration:\n{stderr}");

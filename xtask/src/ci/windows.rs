@@ -58,11 +58,12 @@ pub fn run(sh: &Shell, full: bool) -> Result<()> {
 }
 
 fn prefix_dir(name: &str) -> PathBuf {
-    crate::cargo::project_root().join("target/windows").join(name)
+    let dir = format!("target/windows{}", super::line().dir_suffix());
+    crate::cargo::project_root().join(dir).join(name)
 }
 
 /// `cargo xtask build --target x86_64-pc-windows-gnu --prefix …` with this compiler and
-/// assembler, as a user runs it.
+/// assembler, of the OpenSSL line the run tests, as a user runs it.
 fn build(
     sh: &Shell,
     cc: &str,
@@ -71,7 +72,7 @@ fn build(
     prefix: &Path,
 ) -> Result<String> {
     let asm = assembler.map(|a| ["--assembler", a]).into_iter().flatten();
-    let args: Vec<&str> = asm.chain(args.iter().copied()).collect();
+    let args: Vec<&str> = asm.chain(args.iter().copied()).chain(super::line_args()).collect();
     crate::cargo::for_target(sh, TRIPLE, cc, &args, prefix)
 }
 

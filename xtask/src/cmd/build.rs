@@ -170,6 +170,9 @@ fn build_without_cargo(
     // cc and nasm-rs size their own job pools from NUM_JOBS outside cargo.
     std::env::set_var("NUM_JOBS", jobs.to_string());
     let crate_dir = root.join("crypto-sys");
+    // nasm-rs reads it, and only cargo sets it: run from the xtask binary itself
+    // (`target/debug/xtask build`), a nasm build would panic without it.
+    std::env::set_var("CARGO_MANIFEST_DIR", &crate_dir);
     let mut config = BuildConfig::for_target(triple, out_dir.clone(), &crate_dir, jobs, o.line)?;
     config.choice = o.choice.unwrap_or(config.choice);
     config.variant = o.variant.unwrap_or(config.variant);

@@ -21,14 +21,16 @@ impl Verify {
     pub fn run(self, sh: &Shell) -> Result<()> {
         let triple = crate::cargo::host_triple(sh)?;
         let target = data::target_for(&triple)?;
-        let features: &[String] =
-            if self.no_legacy { &["--no-default-features".to_string()][..] } else { &[] };
-        let out_dir = super::build::build_crypto_sys(sh, Some(features), None, &triple)?;
+        let line = data::OpensslLine::chosen(self.openssl.as_deref())?;
+        let no_legacy = self.no_legacy.then(|| "--no-default-features".to_string());
+        let features: Vec<String> =
+            no_legacy.into_iter().chain(line.feature.map(|f| format!("--features={f}"))).collect();
+        let out_dir = super::build::build_crypto_sys(sh, Some(&features), None, &triple)?;
         let facts = BuildFacts::read(&out_dir)?;
         let plan: BTreeMap<String, String> =
             facts.asm_files.iter().map(|f| (f.path.clone(), f.set.clone())).collect();
         let sizes = symbol_sizes(sh, &out_dir.join("lib/libcrypto.a"))?;
-        let wide = wide_files(&crate::cargo::project_root(), target.name)?;
+        let wide = wide_files(&line.root(&crate::cargo::project_root()), target.name)?;
         let has_asm = !plan.is_empty();
         let mut problems = if has_asm {
             let mut p = check(target.fast_paths, &plan, &sizes);
