@@ -104,6 +104,20 @@ fn from_3_6_3_to_4_0_3() {
     assert_eq!(change(arm, "crypto/poly1305/poly1305-armv9-sve2.S"), Some("added"));
     let file = find(&arm["files"], "path", "crypto/poly1305/poly1305-armv9-sve2.S");
     assert_eq!(strings(&file["classes"]["new"]), ["neon"]);
+    // 4.0.3's crypto/ec/build.info: `$ECASM_riscv64=ecp_sm2p256.c ecp_sm2p256-riscv64.S`;
+    // 3.6.3's has no riscv64 line and no asm/ecp_sm2p256-riscv64.pl. Its `//` comments and
+    // `negw`/`zext.w` are read as the base ISA: no class.
+    let riscv = set(&r, "asm/linux64-riscv64");
+    assert_eq!(change(riscv, "crypto/ec/ecp_sm2p256-riscv64.S"), Some("added"));
+    let file = find(&riscv["files"], "path", "crypto/ec/ecp_sm2p256-riscv64.S");
+    assert!(strings(&file["classes"]["new"]).is_empty(), "{file:#}");
+    assert!(entry_points(riscv, "added").contains(&"ecp_sm2p256_mul".into()));
+    // ppc64le and s390x: the same 21 and 13 asm files in both releases.
+    for (key, same) in [("asm/linux-ppc64le", 21), ("asm/linux64-s390x", 13)] {
+        let s = set(&r, key);
+        assert!(s["files"].as_array().unwrap().is_empty(), "{key}: {s:#}");
+        assert_eq!(s["unchanged"].as_u64(), Some(same), "{key}");
+    }
     // crypto/arm64cpuid.pl: `_armv8_sve_get_vl_bytes` is 4.0.3's.
     let added = entry_points(arm, "added");
     assert!(added.contains(&"poly1305_blocks_sve2".into()), "{added:?}");
