@@ -68,6 +68,16 @@ impl OpensslLine {
         )
     }
 
+    /// Whether it is the default line, the one built without a crypto-sys feature.
+    pub fn is_default(&self) -> bool {
+        self.feature.is_none()
+    }
+
+    /// cargo's argument that builds crypto-sys on this line: none for the default.
+    pub fn cargo_feature_arg(&self) -> Option<String> {
+        self.feature.map(|f| format!("--features={f}"))
+    }
+
     /// What a directory of this line's own builds adds to the default line's name: nothing
     /// for the default, `-openssl-NAME` for another, so that the lines never share one.
     pub fn dir_suffix(&self) -> String {

@@ -115,7 +115,7 @@ pub fn run() -> Result<()> {
     let workspace = crate::cargo::project_root();
     let root = line.root(&workspace);
     let src_root = crypto_build::line_source_dir(line)?;
-    let assembled = workspace.join(format!("target/assembled{}", line.dir_suffix()));
+    let assembled = super::line_target_dir("assembled", line);
     for row in &rows {
         let target = row.target;
         let out = assembled.join(format!("{}-{}", target.name, row.tool));

@@ -24,8 +24,7 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
             .with_context(|| format!("crypto-sys's tests on OpenSSL {version}"))?;
         known_answers_on_every_path(sh, cargo, "auto", &features)
             .with_context(|| format!("OpenSSL {version}"))?;
-        let prefix =
-            crate::cargo::project_root().join(format!("target/prefix-openssl-{}", line.name));
+        let prefix = super::line_target_dir("prefix", line);
         let name = line.name;
         cmd!(sh, "{cargo} xtask build --openssl {name} --prefix {prefix}")
             .run()

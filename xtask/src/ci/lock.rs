@@ -21,7 +21,7 @@ pub fn run() -> Result<()> {
     order.sort_by_key(|name| host.is_none_or(|h| h.name != *name));
     let workspace = crate::cargo::project_root();
     for line in OPENSSL_LINES {
-        let whole = line.name == super::line().name;
+        let whole = line == super::line();
         let targets: Vec<_> = TARGETS
             .iter()
             .filter(|t| {

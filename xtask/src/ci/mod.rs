@@ -103,11 +103,16 @@ pub fn line_features() -> Vec<&'static str> {
 /// `cargo xtask build`'s (and `verify`'s) words for the run's line: none for the default.
 pub fn line_args() -> Vec<&'static str> {
     let line = line();
-    if line.feature.is_some() {
-        vec!["--openssl", line.name]
-    } else {
+    if line.is_default() {
         Vec::new()
+    } else {
+        vec!["--openssl", line.name]
     }
+}
+
+/// `target/BASE` of `line`'s own builds (`OpensslLine::dir_suffix`).
+pub fn line_target_dir(base: &str, line: &OpensslLine) -> std::path::PathBuf {
+    crate::cargo::project_root().join("target").join(format!("{base}{}", line.dir_suffix()))
 }
 
 impl std::fmt::Debug for Step {
@@ -298,7 +303,7 @@ impl Test {
         if !self.targets.is_empty() {
             chosen.retain(|s| s.targets().iter().any(|t| self.targets.iter().any(|w| w == t)));
         }
-        if line().feature.is_some() {
+        if !line().is_default() {
             chosen = on_line(chosen, line(), !self.steps.is_empty())?;
         }
         for s in &chosen {
@@ -392,8 +397,7 @@ fn check_workflow() -> Result<()> {
         std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     let jobs = workflow::jobs(&text)?;
     let registry = workflow_registry();
-    let names: Vec<(&str, Option<&str>)> = registry.iter().map(|(n, r)| (n.as_str(), *r)).collect();
-    workflow::check_against_registry(&jobs, &names)?;
+    workflow::check_against_registry(&jobs, &registry)?;
     println!(
         "workflow: actionlint passed; its {} jobs run each of the {} steps once, and {} of them \
          once more on each other OpenSSL line",
@@ -410,7 +414,7 @@ fn workflow_registry() -> Vec<(String, Option<&'static str>)> {
     let runner = |s: &Step| if let Tier::Runner(r) = s.tier { Some(r) } else { None };
     let mut out: Vec<(String, Option<&str>)> =
         STEPS.iter().map(|s| (s.name.to_string(), runner(s))).collect();
-    for line in crypto_build::data::OPENSSL_LINES.iter().filter(|l| l.feature.is_some()) {
+    for line in crypto_build::data::OPENSSL_LINES.iter().filter(|l| !l.is_default()) {
         for s in STEPS.iter().filter(|s| s.tier == Tier::Default && s.lines == Lines::Any) {
             out.push((workflow::on_line(s.name, line.name), runner(s)));
         }
@@ -468,8 +472,11 @@ fn report(outcomes: &[Outcome], wall: Duration, side_by_side: bool) {
         if o.result.is_ok() {
             // Another line's time is its own: `--list` shows the default line's.
             let line = line();
-            let key =
-                line.feature.map_or(o.name.to_string(), |_| workflow::on_line(o.name, line.name));
+            let key = if line.is_default() {
+                o.name.to_string()
+            } else {
+                workflow::on_line(o.name, line.name)
+            };
             record_time(&key, o.took);
         }
     }
@@ -573,9 +580,8 @@ mod tests {
         let root = crate::cargo::project_root();
         let text = std::fs::read_to_string(root.join(workflow::WORKFLOW)).unwrap();
         let registry = workflow_registry();
-        let names: Vec<(&str, Option<&str>)> =
-            registry.iter().map(|(n, r)| (n.as_str(), *r)).collect();
-        assert!(names.contains(&("windows@4.0", None)) && !names.contains(&("lint@4.0", None)));
-        workflow::check_against_registry(&workflow::jobs(&text).unwrap(), &names).unwrap();
+        let has = |name: &str| registry.iter().any(|(n, r)| n == name && r.is_none());
+        assert!(has("windows@4.0") && !has("lint@4.0"));
+        workflow::check_against_registry(&workflow::jobs(&text).unwrap(), &registry).unwrap();
     }
 }

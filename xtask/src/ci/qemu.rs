@@ -82,8 +82,7 @@ pub fn run(sh: &Shell, triple: &str, full: bool) -> Result<()> {
 }
 
 fn prefix_dir(name: &str) -> PathBuf {
-    let dir = format!("target/qemu-prefix{}", super::line().dir_suffix());
-    crate::cargo::project_root().join(dir).join(name)
+    super::line_target_dir("qemu-prefix", super::line()).join(name)
 }
 
 /// The set asked for taken whole (asm: nothing downgraded), with the row's C variant and the

@@ -58,8 +58,7 @@ pub fn run(sh: &Shell, full: bool) -> Result<()> {
 }
 
 fn prefix_dir(name: &str) -> PathBuf {
-    let dir = format!("target/windows{}", super::line().dir_suffix());
-    crate::cargo::project_root().join(dir).join(name)
+    super::line_target_dir("windows", super::line()).join(name)
 }
 
 /// `cargo xtask build --target x86_64-pc-windows-gnu --prefix …` with this compiler and

@@ -370,7 +370,10 @@ pub fn on_line(step: &str, line: &str) -> String {
 /// Fails, naming every difference, unless each registry step is in exactly one job, every
 /// step named is in the registry, and each runs where the registry says: `Some(label)` on
 /// the runner with that label, `None` on an `ubuntu-*` one.
-pub fn check_against_registry(jobs: &[Job], registry: &[(&str, Option<&str>)]) -> Result<()> {
+pub fn check_against_registry(
+    jobs: &[Job],
+    registry: &[(impl AsRef<str>, Option<&str>)],
+) -> Result<()> {
     let mut placed: BTreeMap<&str, Vec<&Job>> = BTreeMap::new();
     for job in jobs {
         for step in &job.steps {
@@ -378,7 +381,8 @@ pub fn check_against_registry(jobs: &[Job], registry: &[(&str, Option<&str>)]) -
         }
     }
     let mut errors = Vec::new();
-    for &(step, runner) in registry {
+    for (step, runner) in registry {
+        let (step, runner) = (step.as_ref(), *runner);
         let in_jobs = placed.get(step).map_or(&[][..], Vec::as_slice);
         match in_jobs {
             [] => errors.push(format!("step `{step}` is in no job")),
@@ -402,7 +406,7 @@ pub fn check_against_registry(jobs: &[Job], registry: &[(&str, Option<&str>)]) -
         }
     }
     for (step, in_jobs) in &placed {
-        if !registry.iter().any(|&(known, _)| known == *step) {
+        if !registry.iter().any(|(known, _)| known.as_ref() == *step) {
             for job in in_jobs {
                 errors.push(format!(
                     "job `{}` runs step `{step}`, which the registry lacks",

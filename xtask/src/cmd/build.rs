@@ -54,7 +54,7 @@ impl Build {
             let target = self.target.as_ref().map(|t| format!("--target={t}"));
             let release = self.release.then(|| "--release".to_string());
             let no_legacy = self.no_legacy.then(|| "--no-default-features".to_string());
-            let line = line.feature.map(|f| format!("--features={f}"));
+            let line = line.cargo_feature_arg();
             let cargo_args: Vec<String> =
                 target.into_iter().chain(release).chain(no_legacy).chain(line).collect();
             build_crypto_sys(sh, Some(&cargo_args), choice, &triple)?

@@ -23,8 +23,7 @@ impl Verify {
         let target = data::target_for(&triple)?;
         let line = data::OpensslLine::chosen(self.openssl.as_deref())?;
         let no_legacy = self.no_legacy.then(|| "--no-default-features".to_string());
-        let features: Vec<String> =
-            no_legacy.into_iter().chain(line.feature.map(|f| format!("--features={f}"))).collect();
+        let features: Vec<String> = no_legacy.into_iter().chain(line.cargo_feature_arg()).collect();
         let out_dir = super::build::build_crypto_sys(sh, Some(&features), None, &triple)?;
         let facts = BuildFacts::read(&out_dir)?;
         let plan: BTreeMap<String, String> =
