@@ -82,7 +82,9 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
             build.include(&buildinf_dir);
         }
         let cflags = if own_dir { &own_cflags } else { &m.cflags };
-        for f in cflags.iter().filter(|f| !owned_by_cc(job.target, f)).chain(&prefix_maps) {
+        let speed = if is_asm { &[][..] } else { job.target.speed_cflags };
+        let own = cflags.iter().filter(|f| !owned_by_cc(job.target, f)).map(String::as_str);
+        for f in own.chain(prefix_maps.iter().map(String::as_str)).chain(speed.iter().copied()) {
             build.flag(f);
         }
         for word in &m.groups[group] {

@@ -6,7 +6,7 @@
 use crate::matrix::{How, Row};
 use anyhow::{bail, ensure, Context, Result};
 use std::path::{Path, PathBuf};
-use xshell::Shell;
+use xshell::{cmd, Shell};
 
 const TRIPLE: &str = "x86_64-pc-windows-gnu";
 const MINGW: &str = "x86_64-w64-mingw32-gcc";
@@ -36,6 +36,7 @@ pub fn run(sh: &Shell, full: bool) -> Result<()> {
             if *set == "auto" {
                 row.check_prefix_plan(&prefix)?;
             }
+            links_whole(sh, row.cc, &prefix).with_context(|| format!("{name}, set {set}"))?;
             super::driver_paths::check_prefix(sh, &tc, &prefix)
                 .with_context(|| format!("{name}, set {set}, under wine"))?;
             if apps {
@@ -59,6 +60,25 @@ pub fn run(sh: &Shell, full: bool) -> Result<()> {
 
 fn prefix_dir(name: &str) -> PathBuf {
     super::line_target_dir("windows", super::line()).join(name)
+}
+
+/// Links every object of the prefix's archives into one DLL. A program links only the
+/// objects it needs, so an object calling what nothing defines (an intrinsic whose header
+/// `Target::speed_cflags` skipped) would otherwise go unseen.
+fn links_whole(sh: &Shell, cc: &str, prefix: &Path) -> Result<()> {
+    let (_, libs) = crate::driver::pkg_config(sh, prefix, "libssl")?;
+    let lib = prefix.join("lib");
+    let archives = [lib.join("libssl.a"), lib.join("libcrypto.a")];
+    let dll = prefix_dir("whole-archive.dll");
+    cmd!(
+        sh,
+        "{cc} -shared -o {dll} -Wl,--whole-archive {archives...} -Wl,--no-whole-archive {libs...}"
+    )
+    .quiet()
+    .run()
+    .context("linking every object of libssl.a and libcrypto.a into a DLL")?;
+    println!("windows: every object of {} links", prefix.display());
+    Ok(())
 }
 
 /// `cargo xtask build --target x86_64-pc-windows-gnu --prefix …` with this compiler and
@@ -89,6 +109,7 @@ fn nasm_without_zmm(sh: &Shell) -> Result<()> {
         "expected one warning line downgrading files to asm_avx2, got {w:?}"
     );
     println!("{}", w[0]);
+    links_whole(sh, MINGW, &prefix)?;
     let facts = crate::prefix::facts(&prefix)?;
     let downgraded = facts.files_from("asm_avx2");
     for file in ["crypto/modes/aes-gcm-avx512.asm", "crypto/bn/rsaz-2k-avx512.asm"] {
