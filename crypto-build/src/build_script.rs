@@ -245,8 +245,8 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
 }
 
 /// crypto/buildinf.h naming what was built, for `OpenSSL_version(OPENSSL_PLATFORM)` and
-/// `OPENSSL_CFLAGS` (`openssl version -a`, with the library flags `cflags` as compiled). No
-/// date and no path, so the build stays reproducible.
+/// `OPENSSL_CFLAGS` (`openssl version -a`: the library flags `cflags` and the target's speed
+/// flags, as compiled). No date and no path, so the build stays reproducible.
 fn buildinf(
     c: &BuildConfig,
     plan: &Plan,
@@ -264,7 +264,9 @@ fn buildinf(
         if c.legacy { "built in" } else { "left out" },
     );
     let name = cc.path().file_name().map_or("cc".into(), |n| n.to_string_lossy());
-    let compiler = format!("compiler: {name} {}", cflags.join(" "));
+    let flags: Vec<&str> =
+        cflags.iter().map(String::as_str).chain(c.target.speed_cflags.iter().copied()).collect();
+    let compiler = format!("compiler: {name} {}", flags.join(" "));
     // ASCII throughout, so Rust's quoting is C's.
     let quoted = |s: &str| format!("{s:?}");
     format!(
