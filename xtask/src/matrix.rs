@@ -121,7 +121,7 @@ pub const ROWS: &[Row] = &[
         sets: AUTO_AVX2,
         full_sets: NO_ASM,
         apps: true,
-        why: "no_asm's mingw C compile alone takes an eighth of CI",
+        why: "no_asm's own mingw C compile is about 265 core-seconds of CI",
         ..row(WIN, "x86_64-w64-mingw32-gcc", "gcc-mingw-w64-x86-64", How::Wine)
     },
     Row {
