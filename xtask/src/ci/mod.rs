@@ -165,7 +165,7 @@ pub const STEPS: &[Step] = &[
     Step { name: "no_asm", covers: "set no_asm by a C compiler that fails the C variant's probe: tests, verify, every mask ignored, --strict",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Any, run: sets::no_asm },
-    Step { name: "windows", covers: "mingw gcc with GNU as and with nasm: the C driver under wine on every code path",
+    Step { name: "windows", covers: "mingw gcc with GNU as and with nasm: the C driver under wine on every code path, every object of each prefix linked",
            tier: Tier::Default, scope: Scope::Rows(How::Wine), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| windows::run(sh, false) },
     Step { name: "sanitize", covers: "OpenSSL and the C driver by clang-19 with ASan and UBSan, every code path",
