@@ -313,8 +313,8 @@ pub struct Target {
     /// quietly (no downgrade), and naming it is refused with this reason.
     pub refused_variants: &'static [(&'static str, &'static str)],
     /// Flags that only make the C compile faster, its objects the same bytes. mingw's
-    /// windows.h includes intrin.h, and it every x86 intrinsic header: half of each unit's
-    /// time, for declarations OpenSSL's C never uses. gcc's include guard skips them (clang's
+    /// windows.h includes intrin.h, which includes every x86 intrinsic header: half of each
+    /// unit's time, for declarations OpenSSL's C never uses. gcc's include guard skips them (clang's
     /// headers do not read it). The windows step links every object of the archives, so an
     /// intrinsic a unit did call fails there as an undefined reference.
     pub speed_cflags: &'static [&'static str],
@@ -623,7 +623,8 @@ pub const TARGETS: &[Target] = &[
                        CC_powerpc64le_unknown_linux_gnu",
              noexecstack: true,
              predefined: GCC_PPC64LE_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
-             c_variants: &[], refused_variants: &[(NISTP, PPC64_NISTP_ASM)], cc_owned_flags: &[], speed_cflags: &[],
+             c_variants: &[], refused_variants: &[(NISTP, PPC64_NISTP_ASM)], cc_owned_flags: &[],
+             speed_cflags: &[],
              triples: &["powerpc64le-unknown-linux-gnu", "powerpc64le-unknown-linux-musl"],
              fast_paths: PPC64LE_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
     Target { name: "linux64-s390x", arch: Arch::S390x, sets: ARM_SETS, symbol_prefix: "",
@@ -632,7 +633,8 @@ pub const TARGETS: &[Target] = &[
                        libc6-dev-s390x-cross), or name a compiler in CC_s390x_unknown_linux_gnu",
              noexecstack: true,
              predefined: GCC_S390X_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
-             c_variants: &[], refused_variants: &[(NISTP, BIG_ENDIAN_NISTP)], cc_owned_flags: &[], speed_cflags: &[],
+             c_variants: &[], refused_variants: &[(NISTP, BIG_ENDIAN_NISTP)], cc_owned_flags: &[],
+             speed_cflags: &[],
              triples: &["s390x-unknown-linux-gnu", "s390x-unknown-linux-musl"],
              fast_paths: S390X_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
     Target { name: "linux64-riscv64", arch: Arch::Riscv64, sets: ARM_SETS, symbol_prefix: "",
