@@ -63,13 +63,20 @@ pub enum AssemblerChoice {
 }
 
 impl AssemblerChoice {
+    /// Every choice, in the order messages and `--help` list them.
+    pub const ALL: [AssemblerChoice; 3] =
+        [AssemblerChoice::Gas, AssemblerChoice::Clang, AssemblerChoice::Nasm];
+
     pub fn parse(s: &str) -> Result<Option<AssemblerChoice>> {
-        match s {
-            "" => Ok(None),
-            "gas" => Ok(Some(AssemblerChoice::Gas)),
-            "clang" => Ok(Some(AssemblerChoice::Clang)),
-            "nasm" => Ok(Some(AssemblerChoice::Nasm)),
-            other => bail!("unknown assembler `{other}`; accepted: gas, clang, nasm"),
+        if s.is_empty() {
+            return Ok(None);
+        }
+        match AssemblerChoice::ALL.into_iter().find(|a| a.name() == s) {
+            Some(a) => Ok(Some(a)),
+            None => {
+                let names: Vec<&str> = AssemblerChoice::ALL.iter().map(|a| a.name()).collect();
+                bail!("unknown assembler `{s}`; accepted: {}", names.join(", "))
+            }
         }
     }
 
