@@ -1,424 +1,478 @@
-//! The command line: every subcommand's options, parsed into plain structs.
+//! The command line, declared with clap: one struct per command, its doc comments the help;
+//! the options several commands share are one struct each, flattened into them; every value a
+//! table defines (sets, OpenSSL lines, C variants, assemblers, test steps) is parsed against
+//! that table, so the commands get typed values and a name the table lacks is refused here.
 
-use anyhow::{bail, Context, Result};
+use crate::ci::{Step, STEPS};
+use clap::builder::{PossibleValue, TypedValueParser};
+use clap::{Args, Parser, Subcommand};
+use crypto_build::config::{AssemblerChoice, SetChoice, VariantChoice};
+use crypto_build::data::{self, AsmSet, CVariant, OpensslLine, Target};
+use std::ffi::OsStr;
 use std::path::PathBuf;
 
-pub const HELP: &str = "\
-cargo xtask <command>
+/// crypto-sys's orchestrator: generates OpenSSL's asm sets, builds crypto-sys with them,
+/// checks and measures the result.
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask", arg_required_else_help = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
 
-  generate [--check] [--set S]... [--target T]... [--c-variant V]... [--root DIR]
-           [--openssl 3.6|4.0]
-      Generate the asm sets from OpenSSL's perlasm (all sets, targets and C variants by
-      default; `--c-variant none` is OpenSSL's default C configuration alone).
-      --check regenerates in a scratch directory and compares with generate.lock and with
-      the outputs on disk, changing nothing. --root works on another copy of the sets.
-      --openssl 4.0: the second OpenSSL line's sets, in openssl-4.0/ with its own lock.
-  build [--asm-set auto|asm|asm_avx2|no_asm] [--c-variant auto|none|ec_nistp_64_gcc_128]
-        [--assembler gas|clang|nasm] [--strict] [--allow-downgrade] [--target TRIPLE]
-        [--release] [--prefix DIR] [--no-legacy] [--apps] [--openssldir DIR]
-        [--openssl 3.6|4.0]
-      Build crypto-sys with that set and print one summary line. The options map to the
-      variables CRYPTO_SYS_ASM_SET, CRYPTO_SYS_C_VARIANT, CRYPTO_SYS_ASSEMBLER,
-      CRYPTO_SYS_STRICT and CRYPTO_SYS_ALLOW_DOWNGRADE, which plain cargo builds read.
-      --no-legacy leaves the legacy provider out (crypto-sys without its `legacy` feature).
-      --apps also links the `openssl` program (CRYPTO_SYS_APPS=1) and runs `openssl version
-      -a` where the target's programs can run here. --prefix also installs an OpenSSL-style
-      prefix (include/openssl, lib/libcrypto.a, lib/libssl.a, lib/pkgconfig,
-      lib/cmake/OpenSSL, and bin/openssl with --apps), usable as OPENSSL_DIR for openssl-sys
-      with OPENSSL_STATIC=1, or through PKG_CONFIG_PATH, and what `make install_ssldirs`
-      installs: openssl.cnf (never over an existing one), openssl.cnf.dist, ct_log_list.cnf,
-      certs/ and private/, in OPENSSLDIR when it lies under the prefix, else in its ssl/.
-      --openssldir sets OPENSSLDIR, where OpenSSL looks for openssl.cnf, certificates and
-      keys (CRYPTO_SYS_OPENSSLDIR, absolute); a relative DIR lies under the prefix, as with
-      Configure, and needs --prefix. By default it is /usr/local/ssl, as in openssl-sys's
-      vendored build, and the libraries do not depend on the prefix. --openssl 4.0 builds
-      the second OpenSSL line (crypto-sys's `openssl-4` feature).
-  detect [--target T] [--asm-set S] [--c-variant V] [--assembler gas|clang|nasm] [--strict]
-         [--allow-downgrade] [--json]
-      Print the toolchain cc would use (honouring CC, CFLAGS, ...), its assembler and C
-      probe results and the plan (per-file sets, C variant), without building anything.
-  bench [--sets asm,asm_avx2,no_asm] [--against openssl-src,ring,aws-lc-rs] [--cc COMPILER]
-        [--windows] [--json FILE] [--plot FILE] [--rounds N] [--seconds S] [--openssl 3.6|4.0]
-      Build the benchmark harness with each set (and with each --against library: OpenSSL's
-      own build, ring and aws-lc-rs through their own APIs, any subset), run them interleaved
-      for N rounds, and print each figure with its ratio to asm, then ours against
-      openssl-src built the same way and against ring and aws-lc-rs (n/a where a library
-      lacks a figure), then clean build times. --cc adds asm and openssl-src built with
-      CC=COMPILER. --windows instead compares the C driver's figures under wine (GNU as and
-      nasm objects) with the native Linux build. --openssl 4.0 measures the second OpenSSL
-      line, against openssl-src 400's own build of it.
-  package
-      Make crypto-build and crypto-sys .crate files (crypto-sys carrying the pre-generated
-      sets, checked against generate.lock) and run `cargo publish --dry-run` on them.
-  verify [--no-legacy] [--openssl 3.6|4.0]
-      Build, then check the linked libcrypto.a: fast paths taken from asm are real code,
-      downgraded ones are stubs, the legacy provider is linked (or, with --no-legacy, left
-      out as asked), and the eligibility functions are true where the CPU allows.
-      --openssl 4.0 builds and checks the second OpenSSL line, against its own manifests.
-  toolchains [--check]
-      Write docs/toolchains.md: each tested toolchain against the plan chosen for it.
-  update-openssl VERSION [--report-only]
-      Fetch openssl-src VERSION through cargo (a crate version, 400.0.2, or an OpenSSL
-      release, 4.0.3: the newest crate of its line, which must hold it), generate every
-      configuration from it in scratch space and compare with generate.lock and the
-      manifests: per target and set, asm files, entry points and instruction classes added
-      and removed, the oldest assembler each set takes, Configure's defines, disabled
-      features and generated headers, the C variants still accepted, and every failed
-      configuration or check as a finding. Writes target/update-openssl/FROM-to-TO.md and
-      .json; fails after writing them when there is a finding. Without --report-only, and
-      only when there is none, then moves the pin: Cargo.toml, generate.lock and the sets,
-      data::OPENSSL_VERSION, the version checks and the README, all or nothing, and the
-      report to docs/openssl-updates/.
-  test [--list] [--step NAME]... [--target TRIPLE]... [--full] [--openssl 3.6|4.0]
-      Every check CI runs, as named steps: fmt and clippy, the sets against generate.lock,
-      the workspace's tests, crypto-sys's suites with each set on every code path, the other
-      toolchains, the prefix and its consumers, the sanitizers, Windows under wine, aarch64,
-      ppc64le, s390x and riscv64 under qemu, the rows only assembled, the packaged crate at
-      another path, and the CI workflow against this registry. --list prints each step, what
-      it covers, its targets and its time in the last run here. --step runs only the steps
-      named (again as often as named); --target only those that check that triple's
-      toolchain rows; --full adds the steps CI's default run leaves out (no_asm for Windows,
-      aarch64, ppc64le, s390x and riscv64, clang-19's runs under qemu, the second OpenSSL
-      line, and the openssl crate's own tests against a prefix of each line). Steps run side
-      by side: those that build through cargo in turn, beside them those that never call
-      cargo, one per core (and, once the cargo steps are done, in their lane too), each line
-      tagged with its step. A table of each step's time ends the run. --openssl 4.0 runs
-      the steps on the second OpenSSL line (crypto-sys's `openssl-4` feature): those whose
-      checks depend on the line, each other one named once with the reason it is left out.
-";
-
+#[derive(Debug, Subcommand)]
 pub enum Command {
-    /// The whole help, or one command's part of it.
-    Help(Option<String>),
     Generate(Generate),
     Build(Build),
-    Test(Test),
     Detect(Detect),
-    Toolchains(Toolchains),
-    Verify(Verify),
-    Package(Package),
     Bench(Bench),
+    Package(Package),
+    Verify(Verify),
+    Toolchains(Toolchains),
     UpdateOpenssl(UpdateOpenssl),
+    Test(Test),
 }
 
-#[derive(Debug, Default)]
-pub struct UpdateOpenssl {
-    pub version: String,
-    pub report_only: bool,
+/// The OpenSSL line a command works on (`data::OPENSSL_LINES`).
+#[derive(Debug, Clone, Copy, Args)]
+pub struct Openssl {
+    /// The OpenSSL line: its own sets and generate.lock, and crypto-sys's feature that builds
+    /// it
+    #[arg(
+        long = "openssl",
+        value_name = "LINE",
+        default_value = data::DEFAULT_LINE.name,
+        value_parser = lines(),
+    )]
+    pub line: &'static OpensslLine,
 }
 
-#[derive(Debug, Default)]
-pub struct Bench {
-    pub sets: Option<String>,
-    pub against: Option<String>,
-    pub json: Option<PathBuf>,
-    pub plot: Option<PathBuf>,
-    pub rounds: Option<usize>,
-    pub seconds: Option<f64>,
-    pub cc: Option<String>,
-    pub windows: bool,
-    pub openssl: Option<String>,
-}
-
-#[derive(Debug, Default)]
-pub struct Package {}
-
-#[derive(Debug, Default)]
-pub struct Verify {
-    pub no_legacy: bool,
-    pub openssl: Option<String>,
-}
-
-#[derive(Debug, Default)]
-pub struct Toolchains {
-    pub check: bool,
-}
-
-#[derive(Debug, Default)]
-pub struct Detect {
-    pub target: Option<String>,
-    pub asm_set: Option<String>,
-    pub c_variant: Option<String>,
-    pub assembler: Option<String>,
+/// How a build chooses its asm and C, shared by `build` and `detect`. Each option says which
+/// of the variables that plain cargo builds read it stands for.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct Selection {
+    /// The asm set; `auto` takes, file by file, the fastest set the assembler can take
+    /// (CRYPTO_SYS_ASM_SET)
+    #[arg(long, value_name = "SET", value_parser = set_choices())]
+    pub asm_set: Option<SetChoice>,
+    /// The C variant; `auto` takes one whose probe compiles with the C compiler, `none` is
+    /// OpenSSL's default C configuration (CRYPTO_SYS_C_VARIANT)
+    #[arg(long, value_name = "VARIANT", value_parser = variant_choices())]
+    pub c_variant: Option<VariantChoice>,
+    /// The assembler, instead of the one behind the C compiler (CRYPTO_SYS_ASSEMBLER)
+    #[arg(long, value_name = "ASSEMBLER", value_parser = assemblers())]
+    pub assembler: Option<AssemblerChoice>,
+    /// Under `auto`, fail instead of taking a slower set or no C variant
+    /// (CRYPTO_SYS_STRICT=1)
+    #[arg(long)]
     pub strict: bool,
+    /// Let a named set fall back file by file, and a named C variant to none
+    /// (CRYPTO_SYS_ALLOW_DOWNGRADE=1)
+    #[arg(long)]
     pub allow_downgrade: bool,
+}
+
+/// Generate the asm sets from OpenSSL's perlasm.
+///
+/// Every set, target and C variant of the line by default; each option narrows that.
+#[derive(Debug, Args)]
+pub struct Generate {
+    /// Regenerate in a scratch directory and compare with generate.lock and with the outputs
+    /// on disk, changing nothing
+    #[arg(long)]
+    pub check: bool,
+    /// Only this set (repeat for more)
+    #[arg(long = "set", value_name = "SET", value_parser = sets())]
+    pub sets: Vec<&'static AsmSet>,
+    /// Only this target: a Rust triple or a Configure name (repeat for more)
+    #[arg(long = "target", value_name = "TARGET", value_parser = data::target_for)]
+    pub targets: Vec<&'static Target>,
+    /// Only this C variant (repeat for more); `none` is OpenSSL's default C configuration
+    /// alone
+    #[arg(long = "c-variant", value_name = "VARIANT", value_parser = variants())]
+    pub variants: Vec<Option<&'static CVariant>>,
+    /// Work on another copy of the sets
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    #[command(flatten)]
+    pub openssl: Openssl,
+}
+
+/// Build crypto-sys and print one summary line.
+///
+/// With --prefix, also install an OpenSSL-style prefix: include/openssl, lib/libcrypto.a,
+/// lib/libssl.a, lib/pkgconfig, lib/cmake/OpenSSL, and bin/openssl with --apps; usable as
+/// OPENSSL_DIR for openssl-sys with OPENSSL_STATIC=1, or through PKG_CONFIG_PATH. It also gets
+/// what `make install_ssldirs` installs: openssl.cnf (never over an existing one),
+/// openssl.cnf.dist, ct_log_list.cnf, certs/ and private/, in OPENSSLDIR when it lies under
+/// the prefix, else in its ssl/.
+#[derive(Debug, Args)]
+pub struct Build {
+    #[command(flatten)]
+    pub selection: Selection,
+    /// The Rust target triple to build for; the host by default
+    #[arg(long, value_name = "TRIPLE")]
+    pub target: Option<String>,
+    /// Build in cargo's release profile
+    #[arg(long)]
+    pub release: bool,
+    /// Also install an OpenSSL-style prefix in DIR, a new or empty directory or one this
+    /// command installed
+    #[arg(long, value_name = "DIR")]
+    pub prefix: Option<PathBuf>,
+    /// Leave the legacy provider out (crypto-sys without its `legacy` feature)
+    #[arg(long)]
+    pub no_legacy: bool,
+    /// Also link the `openssl` program (CRYPTO_SYS_APPS=1) and run `openssl version -a` where
+    /// the target's programs can run here
+    #[arg(long)]
+    pub apps: bool,
+    /// OPENSSLDIR, where OpenSSL looks for openssl.cnf, certificates and keys
+    /// (CRYPTO_SYS_OPENSSLDIR, absolute)
+    ///
+    /// A relative DIR lies under the prefix, as with Configure, and needs --prefix. By
+    /// default it is /usr/local/ssl, as in openssl-sys's vendored build, and the libraries do
+    /// not depend on the prefix.
+    #[arg(long, value_name = "DIR")]
+    pub openssldir: Option<String>,
+    #[command(flatten)]
+    pub openssl: Openssl,
+}
+
+/// Print the toolchain and the plan a build would take, building nothing.
+///
+/// The toolchain cc would use (honouring CC, CFLAGS, ...), its assembler and C probe results,
+/// and the plan: each asm file's set, the C variant.
+#[derive(Debug, Args)]
+pub struct Detect {
+    /// The Rust target triple; the host by default
+    #[arg(long, value_name = "TRIPLE")]
+    pub target: Option<String>,
+    #[command(flatten)]
+    pub selection: Selection,
+    /// Print JSON instead of text
+    #[arg(long)]
     pub json: bool,
 }
 
-#[derive(Debug, Default)]
-pub struct Test {
-    pub list: bool,
-    pub steps: Vec<String>,
-    pub targets: Vec<String>,
-    pub full: bool,
-    pub openssl: Option<String>,
+/// Measure every set, and other builds of the same figures, interleaved.
+///
+/// Builds the benchmark harness with each set (and with each --against library), runs them
+/// interleaved for --rounds rounds, and prints each figure with its ratio to asm, then ours
+/// against openssl-src built the same way and against ring and aws-lc-rs (n/a where a library
+/// lacks a figure), then clean build times.
+#[derive(Debug, Args)]
+pub struct Bench {
+    /// The sets to build and measure, comma-separated; every set by default
+    #[arg(long, value_name = "SETS", value_delimiter = ',', value_parser = set_choices())]
+    pub sets: Vec<SetChoice>,
+    /// Also measure these, comma-separated: OpenSSL's own build (openssl-src), ring and
+    /// aws-lc-rs through their own APIs
+    #[arg(long, value_name = "LIBRARIES")]
+    pub against: Option<String>,
+    /// Also measure asm and openssl-src built with CC=COMPILER
+    #[arg(long, value_name = "COMPILER")]
+    pub cc: Option<String>,
+    /// Instead, compare the C driver's figures under wine (GNU as and nasm objects) with the
+    /// native Linux build
+    #[arg(long)]
+    pub windows: bool,
+    /// Also write the figures as JSON to FILE
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Also draw them as an SVG chart in FILE
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+    /// Rounds of every contender [default: 3, 5 with --windows]
+    #[arg(long, value_name = "N")]
+    pub rounds: Option<usize>,
+    /// Seconds each figure runs a round [default: 0.3, 1 with --windows]
+    #[arg(long, value_name = "S")]
+    pub seconds: Option<f64>,
+    #[command(flatten)]
+    pub openssl: Openssl,
 }
 
-#[derive(Debug, Default)]
-pub struct Generate {
-    pub check: bool,
-    pub sets: Vec<String>,
-    pub targets: Vec<String>,
-    pub variants: Vec<String>,
-    pub root: Option<PathBuf>,
-    /// The OpenSSL line (`data::OPENSSL_LINES`); the default line when absent.
-    pub openssl: Option<String>,
-}
+/// Make the .crate files and run `cargo publish --dry-run` on them.
+///
+/// crypto-build's and crypto-sys's, crypto-sys carrying the pre-generated sets, checked
+/// against generate.lock.
+#[derive(Debug, Args)]
+pub struct Package {}
 
-#[derive(Debug, Default)]
-pub struct Build {
-    pub asm_set: Option<String>,
-    pub c_variant: Option<String>,
-    pub assembler: Option<String>,
-    pub strict: bool,
-    pub allow_downgrade: bool,
-    pub target: Option<String>,
-    pub release: bool,
-    pub prefix: Option<PathBuf>,
+/// Build, then check the linked libcrypto.a against the plan.
+///
+/// Fast paths taken from asm are real code, downgraded ones are stubs, the legacy provider is
+/// linked (or, with --no-legacy, left out as asked), and the eligibility functions are true
+/// where the CPU allows.
+#[derive(Debug, Args)]
+pub struct Verify {
+    /// Build without the legacy provider and check that it is left out
+    #[arg(long)]
     pub no_legacy: bool,
-    pub apps: bool,
-    pub openssldir: Option<String>,
-    /// The OpenSSL line (`data::OPENSSL_LINES`); the default line when absent.
-    pub openssl: Option<String>,
+    #[command(flatten)]
+    pub openssl: Openssl,
 }
 
-pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
-    let args: Vec<String> = args.collect();
-    let Some(cmd) = args.first().cloned() else { return Ok(Command::Help(None)) };
-    if matches!(cmd.as_str(), "help" | "--help" | "-h") {
-        return Ok(Command::Help(args.get(1).cloned()));
+/// Write docs/toolchains.md: each tested toolchain against the plan chosen for it.
+#[derive(Debug, Args)]
+pub struct Toolchains {
+    /// Compare with the committed file instead of writing it
+    #[arg(long)]
+    pub check: bool,
+}
+
+/// Compare another openssl-src release with the pin, and move the pin to it.
+///
+/// Fetches openssl-src VERSION through cargo, generates every configuration from it in
+/// scratch space and compares with generate.lock and the manifests: per target and set, asm
+/// files, entry points and instruction classes added and removed, the oldest assembler each
+/// set takes, Configure's defines, disabled features and generated headers, the C variants
+/// still accepted, and every failed configuration or check as a finding. Writes
+/// target/update-openssl/FROM-to-TO.md and .json; fails after writing them when there is a
+/// finding. Without --report-only, and only when there is none, then moves the pin:
+/// Cargo.toml, generate.lock and the sets, data::OPENSSL_VERSION, the version checks and the
+/// README, all or nothing, and the report to docs/openssl-updates/.
+#[derive(Debug, Args)]
+pub struct UpdateOpenssl {
+    /// openssl-src's crate version (400.0.2), or an OpenSSL release (4.0.3: the newest crate
+    /// of its line, which must hold it)
+    pub version: String,
+    /// Write the report only; leave the pin where it is
+    #[arg(long)]
+    pub report_only: bool,
+}
+
+/// Every check CI runs, as named steps (`--list` names each, with what it covers).
+///
+/// Steps run side by side: those that build through cargo in turn, beside them those that
+/// never call cargo, one per core (and, once the cargo steps are done, in their lane too),
+/// each line tagged with its step. A table of each step's time ends the run. With --openssl,
+/// the steps whose checks depend on the line run on it; each other one is named once with
+/// the reason it is left out.
+#[derive(Debug, Args)]
+pub struct Test {
+    /// Print each step, what it covers, its targets and its time in the last run here
+    #[arg(long)]
+    pub list: bool,
+    /// Run only this step (repeat for more; a step named twice runs twice); the names are
+    /// `--list`'s
+    #[arg(long = "step", value_name = "NAME", value_parser = steps(), hide_possible_values = true)]
+    pub steps: Vec<&'static Step>,
+    /// Only the steps that check this triple's toolchain rows (repeat for more)
+    #[arg(long = "target", value_name = "TRIPLE")]
+    pub targets: Vec<String>,
+    /// Add the steps CI's default run leaves out (`--list` marks them --full)
+    #[arg(long)]
+    pub full: bool,
+    #[command(flatten)]
+    pub openssl: Openssl,
+}
+
+/// A value parser over one table's rows: its names are `--help`'s possible values, and a name
+/// the table lacks is refused in one line that lists them.
+#[derive(Clone)]
+pub struct Table<T> {
+    /// What a row is, for the refusal: "asm set".
+    what: &'static str,
+    rows: Vec<(&'static str, T)>,
+}
+
+impl<T: Clone + Send + Sync + 'static> Table<T> {
+    fn new(
+        what: &'static str,
+        rows: impl IntoIterator<Item = T>,
+        name: fn(&T) -> &'static str,
+    ) -> Self {
+        Table { what, rows: rows.into_iter().map(|r| (name(&r), r)).collect() }
     }
-    if args[1..].iter().any(|a| a == "--help" || a == "-h") {
-        help_for(&cmd)?;
-        return Ok(Command::Help(Some(cmd)));
-    }
-    let args = &mut args.into_iter().skip(1);
-    Ok(match cmd.as_str() {
-        "generate" => {
-            let mut g = Generate::default();
-            options("generate", args, |opt, v| {
-                match opt {
-                    "--check" => g.check = true,
-                    "--set" => g.sets.push(v.take()?),
-                    "--target" => g.targets.push(v.take()?),
-                    "--c-variant" => g.variants.push(v.take()?),
-                    "--root" => g.root = Some(v.take()?.into()),
-                    "--openssl" => g.openssl = Some(v.take()?),
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            })?;
-            Command::Generate(g)
-        }
-        "build" => {
-            let mut b = Build::default();
-            options("build", args, |opt, v| {
-                match opt {
-                    "--asm-set" => b.asm_set = Some(v.take()?),
-                    "--c-variant" => b.c_variant = Some(v.take()?),
-                    "--assembler" => b.assembler = Some(v.take()?),
-                    "--strict" => b.strict = true,
-                    "--allow-downgrade" => b.allow_downgrade = true,
-                    "--target" => b.target = Some(v.take()?),
-                    "--release" => b.release = true,
-                    "--prefix" => b.prefix = Some(v.take()?.into()),
-                    "--no-legacy" => b.no_legacy = true,
-                    "--apps" => b.apps = true,
-                    "--openssldir" => b.openssldir = Some(v.take()?),
-                    "--openssl" => b.openssl = Some(v.take()?),
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            })?;
-            Command::Build(b)
-        }
-        "detect" => {
-            let mut d = Detect::default();
-            options("detect", args, |opt, v| {
-                match opt {
-                    "--target" => d.target = Some(v.take()?),
-                    "--asm-set" => d.asm_set = Some(v.take()?),
-                    "--c-variant" => d.c_variant = Some(v.take()?),
-                    "--assembler" => d.assembler = Some(v.take()?),
-                    "--strict" => d.strict = true,
-                    "--allow-downgrade" => d.allow_downgrade = true,
-                    "--json" => d.json = true,
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            })?;
-            Command::Detect(d)
-        }
-        "toolchains" => {
-            let mut t = Toolchains::default();
-            options("toolchains", args, |opt, _| {
-                Ok(opt == "--check" && {
-                    t.check = true;
-                    true
-                })
-            })?;
-            Command::Toolchains(t)
-        }
-        "bench" => {
-            let mut b = Bench::default();
-            options("bench", args, |opt, v| {
-                match opt {
-                    "--sets" => b.sets = Some(v.take()?),
-                    "--against" => b.against = Some(v.take()?),
-                    "--json" => b.json = Some(v.take()?.into()),
-                    "--plot" => b.plot = Some(v.take()?.into()),
-                    "--rounds" => b.rounds = Some(v.take()?.parse().context("--rounds")?),
-                    "--seconds" => b.seconds = Some(v.take()?.parse().context("--seconds")?),
-                    "--cc" => b.cc = Some(v.take()?),
-                    "--windows" => b.windows = true,
-                    "--openssl" => b.openssl = Some(v.take()?),
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            })?;
-            Command::Bench(b)
-        }
-        "package" => {
-            options("package", args, |_, _| Ok(false))?;
-            Command::Package(Package {})
-        }
-        "verify" => {
-            let mut v = Verify::default();
-            options("verify", args, |opt, val| {
-                Ok(match opt {
-                    "--no-legacy" => {
-                        v.no_legacy = true;
-                        true
-                    }
-                    "--openssl" => {
-                        v.openssl = Some(val.take()?);
-                        true
-                    }
-                    _ => false,
-                })
-            })?;
-            Command::Verify(v)
-        }
-        "test" => {
-            let mut t = Test::default();
-            options("test", args, |opt, v| {
-                match opt {
-                    "--list" => t.list = true,
-                    "--step" => t.steps.push(v.take()?),
-                    "--target" => t.targets.push(v.take()?),
-                    "--full" => t.full = true,
-                    "--openssl" => t.openssl = Some(v.take()?),
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            })?;
-            Command::Test(t)
-        }
-        "update-openssl" => {
-            let mut u = UpdateOpenssl::default();
-            options("update-openssl", args, |opt, _| {
-                match opt {
-                    "--report-only" => u.report_only = true,
-                    v if !v.starts_with('-') && u.version.is_empty() => u.version = v.into(),
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            })?;
-            if u.version.is_empty() {
-                bail!(
-                    "update-openssl needs a VERSION: openssl-src's (400.0.2) or OpenSSL's (4.0.3)"
-                );
+
+    fn find(&self, name: &str) -> Result<T, String> {
+        match self.rows.iter().find(|(n, _)| *n == name) {
+            Some((_, row)) => Ok(row.clone()),
+            None => {
+                let names: Vec<&str> = self.rows.iter().map(|(n, _)| *n).collect();
+                Err(format!("unknown {} `{name}`; accepted: {}", self.what, names.join(", ")))
             }
-            Command::UpdateOpenssl(u)
         }
-        other => bail!("unknown command `{other}`; see `cargo xtask help`"),
-    })
-}
-
-/// One command's part of HELP: its usage lines and their description.
-pub fn help_for(cmd: &str) -> Result<String> {
-    let mut out = String::new();
-    let mut inside = false;
-    for line in HELP.lines().skip(1) {
-        // A command's usage starts at two spaces of indent; its description is deeper.
-        let starts_command = line.starts_with("  ") && !line[2..].starts_with(' ');
-        if starts_command {
-            inside = line[2..].split_whitespace().next() == Some(cmd);
-        }
-        if inside {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    if out.is_empty() {
-        bail!("unknown command `{cmd}`; see `cargo xtask help`");
-    }
-    Ok(out)
-}
-
-/// The value of the option being parsed.
-pub struct Value<'a> {
-    flag: &'a str,
-    args: &'a mut dyn Iterator<Item = String>,
-}
-
-impl Value<'_> {
-    fn take(&mut self) -> Result<String> {
-        self.args.next().with_context(|| format!("{} needs a value", self.flag))
     }
 }
 
-/// Feeds each option to `apply`, which answers false for one it does not know.
-fn options(
-    cmd: &str,
-    args: &mut dyn Iterator<Item = String>,
-    mut apply: impl FnMut(&str, &mut Value) -> Result<bool>,
-) -> Result<()> {
-    while let Some(opt) = args.next() {
-        if !apply(&opt, &mut Value { flag: &opt, args })? {
-            bail!("unknown option `{opt}` for {cmd}; see `cargo xtask help`");
-        }
+impl<T: Clone + Send + Sync + 'static> TypedValueParser for Table<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<T, clap::Error> {
+        // Through clap's parser of a function, so that the refusal reads as clap's others do:
+        // "invalid value 'x' for '--asm-set <SET>': unknown asm set `x`; accepted: ...".
+        let table = self.clone();
+        (move |name: &str| table.find(name)).parse_ref(cmd, arg, value)
     }
-    Ok(())
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(self.rows.iter().map(|(n, _)| PossibleValue::new(*n))))
+    }
+}
+
+fn lines() -> Table<&'static OpensslLine> {
+    Table::new("OpenSSL line", data::OPENSSL_LINES, |l| l.name)
+}
+
+fn sets() -> Table<&'static AsmSet> {
+    Table::new("asm set", data::SETS, |s| s.name)
+}
+
+/// A set, or `auto`.
+fn set_choices() -> Table<SetChoice> {
+    let named = data::SETS.iter().map(SetChoice::Named);
+    Table::new("asm set", std::iter::once(SetChoice::Auto).chain(named), |c| c.name())
+}
+
+/// A C variant, or OpenSSL's default C configuration (`data::NO_C_VARIANT`).
+fn variants() -> Table<Option<&'static CVariant>> {
+    let named = data::C_VARIANTS.iter().map(Some);
+    Table::new("C variant", std::iter::once(None).chain(named), |v| data::variant_name(*v))
+}
+
+/// A C variant, none, or `auto`.
+fn variant_choices() -> Table<VariantChoice> {
+    let named = data::C_VARIANTS.iter().map(VariantChoice::Named);
+    let choices = [VariantChoice::Auto, VariantChoice::None].into_iter().chain(named);
+    Table::new("C variant", choices, |v| v.name())
+}
+
+fn assemblers() -> Table<AssemblerChoice> {
+    Table::new("assembler", AssemblerChoice::ALL, |a| a.name())
+}
+
+fn steps() -> Table<&'static Step> {
+    Table::new("step", STEPS, |s| s.name)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::error::ErrorKind;
+    use clap::CommandFactory;
 
-    fn parse_str(line: &str) -> Result<Command> {
-        parse(line.split_whitespace().map(String::from))
+    fn parse(line: &str) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("cargo xtask").chain(line.split_whitespace()))
+    }
+
+    /// The refusal's first line, without clap's `error: `.
+    fn refusal(line: &str) -> String {
+        let e = parse(line).err().unwrap_or_else(|| panic!("`{line}` should be refused"));
+        e.to_string().lines().next().unwrap().trim_start_matches("error: ").to_string()
     }
 
     #[test]
-    fn every_command_answers_help_with_its_own_part() {
-        let cmds = ["generate", "build", "detect", "bench", "package", "verify", "toolchains"];
-        for cmd in cmds.into_iter().chain(["test", "update-openssl"]) {
-            for flag in ["--help", "-h"] {
-                let parsed = parse_str(&format!("{cmd} --release {flag}")).unwrap();
-                assert!(matches!(parsed, Command::Help(Some(ref c)) if c == cmd));
+    fn the_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn values_arrive_typed_in_both_spellings() {
+        let Command::Test(t) = parse("test --step=lock --step lint --openssl=4.0").unwrap().command
+        else {
+            panic!("not test")
+        };
+        let names: Vec<&str> = t.steps.iter().map(|s| s.name).collect();
+        assert_eq!(names, ["lock", "lint"]);
+        assert_eq!(t.openssl.line.version, data::OPENSSL_LINES[1].version);
+        let Command::Build(b) =
+            parse("build --asm-set=asm_avx2 --c-variant none --assembler=nasm").unwrap().command
+        else {
+            panic!("not build")
+        };
+        assert_eq!(b.selection.asm_set.map(|s| s.name()), Some("asm_avx2"));
+        assert_eq!(b.selection.c_variant, Some(VariantChoice::None));
+        assert_eq!(b.selection.assembler, Some(AssemblerChoice::Nasm));
+        assert!(b.openssl.line.is_default(), "no --openssl: the default line");
+        let Command::Generate(g) = parse("generate --c-variant none --set no_asm").unwrap().command
+        else {
+            panic!("not generate")
+        };
+        assert_eq!(
+            (g.variants, g.sets.iter().map(|s| s.name).collect::<Vec<_>>()),
+            (vec![None], vec!["no_asm"])
+        );
+        let Command::Bench(b) = parse("bench --sets asm,no_asm").unwrap().command else {
+            panic!("not bench")
+        };
+        assert_eq!(b.sets.iter().map(|s| s.name()).collect::<Vec<_>>(), ["asm", "no_asm"]);
+    }
+
+    /// Each table's every name is accepted, and a name it lacks is refused in one line that
+    /// lists them all.
+    #[test]
+    fn a_value_the_table_lacks_is_refused_naming_the_accepted_ones() {
+        let set_names = data::set_names();
+        let variant_names: Vec<&str> = data::C_VARIANTS.iter().map(|v| v.name).collect();
+        let line_names: Vec<&str> = data::OPENSSL_LINES.iter().map(|l| l.name).collect();
+        let step_names: Vec<&str> = STEPS.iter().map(|s| s.name).collect();
+        let cases: [(&str, Vec<&str>); 6] = [
+            ("build --asm-set", [&["auto"][..], &set_names].concat()),
+            ("generate --set", set_names.clone()),
+            ("detect --c-variant", [&["auto", data::NO_C_VARIANT][..], &variant_names].concat()),
+            ("generate --c-variant", [&[data::NO_C_VARIANT][..], &variant_names].concat()),
+            ("verify --openssl", line_names),
+            ("test --step", step_names),
+        ];
+        for (option, accepted) in cases {
+            for name in &accepted {
+                parse(&format!("{option} {name}")).unwrap();
             }
-            let text = help_for(cmd).unwrap();
-            assert!(text.starts_with(&format!("  {cmd}")), "{text}");
-            assert!(text.lines().count() >= 2, "usage and description: {text}");
-            let others =
-                text.lines().skip(1).filter(|l| l.starts_with("  ") && !l[2..].starts_with(' '));
-            assert_eq!(others.count(), 0, "only {cmd}'s part: {text}");
+            let e = refusal(&format!("{option} avx512"));
+            assert!(e.contains("`avx512`; accepted: ") && e.ends_with(&accepted.join(", ")), "{e}");
         }
-        assert!(help_for("bench").unwrap().contains("--windows"));
-        assert!(help_for("frob").is_err());
-        assert!(matches!(parse_str("help build").unwrap(), Command::Help(Some(c)) if c == "build"));
+        let e = refusal("detect --assembler yasm");
+        assert!(e.ends_with("unknown assembler `yasm`; accepted: gas, clang, nasm"), "{e}");
+        assert!(refusal("generate --c-variant auto").contains("unknown C variant `auto`"));
+        assert!(refusal("generate --target sparc-sun-solaris").contains("unsupported target"));
+    }
+
+    #[test]
+    fn help_and_errors_follow_clap() {
+        for line in ["", "help", "--help"] {
+            let e = parse(line).unwrap_err();
+            let text = e.to_string();
+            assert!(text.contains("Usage: cargo xtask <COMMAND>"), "{text}");
+            for cmd in Cli::command().get_subcommands().map(|c| c.get_name().to_string()) {
+                assert!(text.contains(&cmd), "{cmd} missing from the help:\n{text}");
+            }
+        }
+        for line in ["help build", "build --help", "build -h"] {
+            let e = parse(line).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::DisplayHelp, "{line}");
+            let text = e.to_string();
+            assert!(text.contains("Usage: cargo xtask build [OPTIONS]"), "{text}");
+            for flag in ["--asm-set <SET>", "--strict", "--openssl <LINE>", "--prefix <DIR>"] {
+                assert!(text.contains(flag), "{flag} missing from `{line}`:\n{text}");
+            }
+        }
+        assert_eq!(parse("frob").unwrap_err().kind(), ErrorKind::InvalidSubcommand);
+        assert_eq!(parse("build --frob").unwrap_err().kind(), ErrorKind::UnknownArgument);
+        assert_eq!(parse("test --step").unwrap_err().kind(), ErrorKind::InvalidValue);
     }
 
     #[test]
     fn update_openssl_takes_one_version() {
-        let Command::UpdateOpenssl(u) = parse_str("update-openssl 400.0.2 --report-only").unwrap()
+        let Command::UpdateOpenssl(u) =
+            parse("update-openssl 400.0.2 --report-only").unwrap().command
         else {
             panic!("not update-openssl")
         };
         assert_eq!((u.version.as_str(), u.report_only), ("400.0.2", true));
-        let e = parse_str("update-openssl").err().expect("a version is needed");
-        assert!(e.to_string().contains("needs a VERSION"), "{e}");
-        assert!(parse_str("update-openssl 4.0.3 3.5.5").is_err());
+        let e = parse("update-openssl").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::MissingRequiredArgument);
+        assert!(e.to_string().contains("<VERSION>"), "{e}");
+        assert_eq!(
+            parse("update-openssl 4.0.3 3.5.5").unwrap_err().kind(),
+            ErrorKind::UnknownArgument
+        );
     }
 }

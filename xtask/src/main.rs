@@ -16,28 +16,22 @@ mod progress;
 mod runner;
 mod triple;
 
+use clap::Parser;
 use xshell::Shell;
 
 fn main() {
-    if let Err(e) = run() {
+    // clap prints the help and refuses bad input itself, with its exit codes.
+    let cli = flags::Cli::parse();
+    if let Err(e) = run(cli.command) {
         eprintln!("error: {e:#}");
         std::process::exit(1);
     }
 }
 
-fn run() -> anyhow::Result<()> {
-    let cmd = flags::parse(std::env::args().skip(1))?;
+fn run(command: flags::Command) -> anyhow::Result<()> {
     let sh = Shell::new()?;
     sh.change_dir(cargo::project_root());
-    match cmd {
-        flags::Command::Help(None) => {
-            print!("{}", flags::HELP);
-            Ok(())
-        }
-        flags::Command::Help(Some(cmd)) => {
-            print!("cargo xtask {}", flags::help_for(&cmd)?.trim_start());
-            Ok(())
-        }
+    match command {
         flags::Command::Generate(g) => g.run(&sh),
         flags::Command::Build(b) => b.run(&sh),
         flags::Command::Test(t) => t.run(&sh),

@@ -3,7 +3,7 @@
 
 mod ssldirs;
 
-use crate::flags::Build;
+use crate::flags::{Build, Selection};
 use crate::runner::Runner;
 use anyhow::{bail, Context, Result};
 use crypto_build::build_script;
@@ -20,16 +20,14 @@ use xshell::{cmd, Shell};
 
 impl Build {
     pub fn run(self, sh: &Shell) -> Result<()> {
-        let choice = self.asm_set.as_deref().map(SetChoice::parse).transpose()?;
-        let variant = self.c_variant.as_deref().map(VariantChoice::parse).transpose()?;
-        let assembler =
-            self.assembler.as_deref().map(AssemblerChoice::parse).transpose()?.flatten();
+        let Selection { asm_set: choice, c_variant: variant, assembler, strict, allow_downgrade } =
+            self.selection;
         let triple = match &self.target {
             Some(t) => t.clone(),
             None => crate::cargo::host_triple(sh)?,
         };
         let target = data::target_for(&triple)?;
-        let line = data::OpensslLine::chosen(self.openssl.as_deref())?;
+        let line = self.openssl.line;
         refuse_without_sdk(target, &triple, &crate::cargo::host_triple(sh)?)?;
         if let Some(prefix) = &self.prefix {
             check_prefix(prefix)?;
@@ -45,8 +43,8 @@ impl Build {
         let _watch = crate::progress::BuildWatch::start(progress_file);
         let _asm = assembler.map(|a| sh.push_env(ASSEMBLER_VAR, a.name()));
         let _variant = variant.map(|v| sh.push_env(C_VARIANT_VAR, v.name()));
-        let _strict = self.strict.then(|| sh.push_env(STRICT_VAR, "1"));
-        let _allow = self.allow_downgrade.then(|| sh.push_env(ALLOW_DOWNGRADE_VAR, "1"));
+        let _strict = strict.then(|| sh.push_env(STRICT_VAR, "1"));
+        let _allow = allow_downgrade.then(|| sh.push_env(ALLOW_DOWNGRADE_VAR, "1"));
         // Always said, so that a build without --apps does not keep an earlier build's program.
         let _apps = sh.push_env(APPS_VAR, if self.apps { "1" } else { "0" });
         let _dir = openssldir.as_ref().map(|d| sh.push_env(OPENSSLDIR_VAR, d));
@@ -63,8 +61,8 @@ impl Build {
                 choice,
                 variant,
                 assembler,
-                strict: self.strict,
-                allow_downgrade: self.allow_downgrade,
+                strict,
+                allow_downgrade,
                 legacy: !self.no_legacy,
                 apps: self.apps,
                 openssldir,

@@ -4,7 +4,7 @@
 use crate::flags::Detect;
 use anyhow::{Context, Result};
 use crypto_build::build_script::SetFacts;
-use crypto_build::config::{AssemblerChoice, BuildConfig, SetChoice, VariantChoice};
+use crypto_build::config::{BuildConfig, SetChoice, VariantChoice};
 use crypto_build::data::{self, CVariant};
 use crypto_build::detect::{self, Assembler};
 use crypto_build::generate::lock::Lock;
@@ -18,15 +18,15 @@ impl Detect {
             None => crate::cargo::host_triple(sh)?,
         };
         let target = data::target_for(&triple)?;
-        let choice = SetChoice::parse(self.asm_set.as_deref().unwrap_or("auto"))?;
-        let variant = VariantChoice::parse(self.c_variant.as_deref().unwrap_or("auto"))?;
+        let choice = self.selection.asm_set.unwrap_or(SetChoice::Auto);
+        let variant = self.selection.c_variant.unwrap_or(VariantChoice::Auto);
         let mut cc = cc::Build::new();
         let host = crate::cargo::host_triple(sh)?;
         cc.target(&triple).host(&host).opt_level(3).cargo_metadata(false).cargo_warnings(false);
         let compiler = cc.try_get_compiler().context("finding the C compiler cc would use")?;
         let root = crate::cargo::project_root();
         let cache = root.join("target/crypto-build-probes");
-        let assembler = AssemblerChoice::parse(self.assembler.as_deref().unwrap_or(""))?;
+        let assembler = self.selection.assembler;
         std::fs::create_dir_all(&cache)?;
         // The user's variables (NASM among them), read as the build script reads them.
         let crate_dir = root.join("crypto-sys");
@@ -50,7 +50,10 @@ impl Detect {
             lock: &lock,
             regenerate: env.regenerate_hint(),
         };
-        let policy = Policy { strict: self.strict, allow_downgrade: self.allow_downgrade };
+        let policy = Policy {
+            strict: self.selection.strict,
+            allow_downgrade: self.selection.allow_downgrade,
+        };
         let plan = select::plan(choice, variant, policy, &mut facts)?;
         let c = CFacts { compiler: compiler.path().display().to_string(), probes: &facts.c_probes };
         if self.json {

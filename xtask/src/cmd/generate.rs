@@ -9,33 +9,24 @@ use xshell::Shell;
 
 impl Generate {
     pub fn run(self, _sh: &Shell) -> Result<()> {
-        let line = data::OpensslLine::chosen(self.openssl.as_deref())?;
+        let line = self.openssl.line;
         let workspace = || line.root(&crate::cargo::project_root());
         let root = self.root.clone().map_or_else(workspace, |r| line.root(&r));
-        let sets: Vec<&'static AsmSet> = if self.sets.is_empty() {
-            data::SETS.iter().collect()
-        } else {
-            self.sets.iter().map(|s| data::set_by_name(s)).collect::<Result<_>>()?
-        };
+        let sets: Vec<&'static AsmSet> =
+            if self.sets.is_empty() { data::SETS.iter().collect() } else { self.sets.clone() };
         let targets: Vec<&'static Target> = if self.targets.is_empty() {
             data::TARGETS.iter().filter(|t| line.has_target(t.name)).collect()
         } else {
-            self.targets.iter().map(|t| data::target_for(t)).collect::<Result<_>>()?
+            self.targets.clone()
         };
         for t in &targets {
             line.check_target(t.name)?;
         }
         let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
         let progress = crate::progress::generation;
-        let known: Vec<&str> = std::iter::once(data::NO_C_VARIANT)
-            .chain(data::C_VARIANTS.iter().map(|v| v.name))
-            .collect();
-        if let Some(v) = self.variants.iter().find(|v| !known.contains(&v.as_str())) {
-            bail!("unknown C variant `{v}`; accepted: {}", known.join(", "));
-        }
         let mut configs = Config::expand(&targets, &sets);
         if !self.variants.is_empty() {
-            configs.retain(|c| self.variants.iter().any(|v| v == data::variant_name(c.variant)));
+            configs.retain(|c| self.variants.contains(&c.variant));
         }
         let source = Source::of_line(line)?;
         let req =

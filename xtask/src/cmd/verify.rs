@@ -21,7 +21,7 @@ impl Verify {
     pub fn run(self, sh: &Shell) -> Result<()> {
         let triple = crate::cargo::host_triple(sh)?;
         let target = data::target_for(&triple)?;
-        let line = data::OpensslLine::chosen(self.openssl.as_deref())?;
+        let line = self.openssl.line;
         let no_legacy = self.no_legacy.then(|| "--no-default-features".to_string());
         let features: Vec<String> = no_legacy.into_iter().chain(line.cargo_feature_arg()).collect();
         let out_dir = super::build::build_crypto_sys(sh, Some(&features), None, &triple)?;

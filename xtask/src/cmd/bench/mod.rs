@@ -6,8 +6,8 @@ mod windows;
 
 use crate::flags::Bench;
 use anyhow::{bail, Context, Result};
-use crypto_build::config::{SetChoice, ASM_SET_VAR};
-use crypto_build::data::OpensslLine;
+use crypto_build::config::ASM_SET_VAR;
+use crypto_build::data::{self, OpensslLine};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
@@ -107,20 +107,18 @@ type Results = BTreeMap<String, (String, BTreeMap<String, f64>)>;
 
 impl Bench {
     pub fn run(self, sh: &Shell) -> Result<()> {
-        let line = Line(OpensslLine::chosen(self.openssl.as_deref())?);
+        let line = Line(self.openssl.line);
         if self.windows {
             if !line.0.is_default() {
                 bail!("--windows measures the default OpenSSL line only, not {}", line.0.version);
             }
             return windows::run(sh, self.rounds.unwrap_or(5), self.seconds.unwrap_or(1.0));
         }
-        let sets: Vec<String> = match &self.sets {
-            Some(s) => s.split(',').map(String::from).collect(),
-            None => vec!["asm".into(), "asm_avx2".into(), "no_asm".into()],
+        let sets: Vec<String> = if self.sets.is_empty() {
+            data::set_names().into_iter().map(String::from).collect()
+        } else {
+            self.sets.iter().map(|s| s.name().to_string()).collect()
         };
-        for s in &sets {
-            SetChoice::parse(s)?;
-        }
         // Checked before any build, so that a typo costs nothing.
         let against = self.against.as_deref().map(parse_against).transpose()?.unwrap_or_default();
         let cc = self.cc.as_deref().map(Compiler::find).transpose()?;
