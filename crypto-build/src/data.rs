@@ -128,11 +128,9 @@ pub const CONFIGURE_COMMON: &[CommonOption] = &[
 
 /// [`CONFIGURE_COMMON`]'s options that OpenSSL `release` (`3.6.3`) takes, in order.
 pub fn configure_common(release: &str) -> Vec<&'static str> {
-    let number = |v: &str| -> Vec<u32> { v.split('.').map(|p| p.parse().unwrap_or(0)).collect() };
-    let release = number(release);
     CONFIGURE_COMMON
         .iter()
-        .filter(|o| o.gone_in.is_none_or(|gone| release < number(gone)))
+        .filter(|o| o.gone_in.is_none_or(|gone| !crate::version::at_least(release, gone)))
         .map(|o| o.option)
         .collect()
 }
