@@ -756,108 +756,76 @@ pub const VERSION_THRESHOLDS: &[Threshold] = &[
     Threshold { kind: "apple-clang", feature: AvxIfma, min: "15.0" },
 ];
 
-/// ISA feature classes that an asm file may need from its assembler.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Feature {
-    Avx2,
-    AdxBmi2,
-    ShaNi,
+/// Declares [`Feature`], its [`Feature::ALL`] and [`Feature::name`] from one list, so that a
+/// class is named once.
+macro_rules! features {
+    ($($(#[doc = $doc:literal])* $variant:ident = $name:literal,)*) => {
+        /// ISA feature classes that an asm file may need from its assembler.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Feature {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Feature {
+            /// Every class, in declaration order.
+            pub const ALL: &'static [Feature] = &[$(Feature::$variant,)*];
+
+            /// Its name in manifests, probes and messages.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Feature::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+features! {
+    Avx2 = "avx2",
+    AdxBmi2 = "adx-bmi2",
+    ShaNi = "sha-ni",
     /// AVX-512F/VL/BW/DQ: zmm, zmm16-31, k-masks, EVEX-only forms.
-    Avx512,
-    Vaes512,
-    Vpclmul512,
-    Avx512Ifma,
+    Avx512 = "avx512",
+    Vaes512 = "vaes-zmm",
+    Vpclmul512 = "vpclmulqdq-zmm",
+    Avx512Ifma = "avx512-ifma",
     /// VEX-encoded IFMA (`{vex} vpmadd52luq`).
-    AvxIfma,
-    Gfni,
+    AvxIfma = "avx-ifma",
+    Gfni = "gfni",
     /// AArch64 Advanced SIMD on vector registers (`v0.16b`).
-    Neon,
+    Neon = "neon",
     /// The ARMv8 crypto extension written as mnemonics: AES, PMULL (64-bit), SHA-1, SHA-256.
-    ArmCrypto,
+    ArmCrypto = "armv8-crypto",
     /// POWER's vector unit: AltiVec (VMX) and VSX as of ISA 2.06 (POWER7).
-    AltivecVsx,
+    AltivecVsx = "altivec-vsx",
     /// ISA 2.07's (POWER8) in-core crypto and VSX additions, written as mnemonics: vcipher,
     /// vpmsumd, vpermxor, vshasigma, the VSR moves.
-    Power8Crypto,
+    Power8Crypto = "power8-crypto",
     /// ISA 3.0 (POWER9) mnemonics: lxv/stxv, the byte-reversed and scalar VSX loads, mtvsrdd,
     /// maddld.
-    Power9,
+    Power9 = "power9",
     /// ISA 3.1 (POWER10) mnemonics: paired and prefixed loads and stores, xxeval.
-    Power10,
+    Power10 = "power10",
     /// z10's general-instructions-extension facility: compare and branch (`cijne`), written
     /// under `.machine "z10"`.
-    Z10,
+    Z10 = "z10",
     /// The z/Architecture vector facility (z13) written as mnemonics (`vperm`, `vl`).
-    S390xVector,
+    S390xVector = "s390x-vector",
     /// CPACF, the message-security assists, written as mnemonics (`km`, `kimd`, `kma`).
-    S390xMsa,
+    S390xMsa = "s390x-msa",
     /// RISC-V's Zbb (basic bit manipulation: `rev8`, `rori`, `andn`).
-    Zbb,
+    Zbb = "zbb",
     /// RISC-V's Zbc (carry-less multiplication: `clmul`, `clmulh`).
-    Zbc,
+    Zbc = "zbc",
     /// RISC-V's Zbkb (bit manipulation for cryptography: `pack`, `brev8`).
-    Zbkb,
+    Zbkb = "zbkb",
     /// RISC-V's scalar crypto Zkne, Zknd and Zknh (`aes64es`, `sha256sig0`).
-    Zkn,
+    Zkn = "zkn",
     /// RISC-V's vector extension V 1.0 (`vsetivli`, `vle32.v`).
-    RiscvV,
+    RiscvV = "riscv-v",
 }
 
 impl Feature {
-    pub const ALL: &'static [Feature] = &[
-        Avx2,
-        AdxBmi2,
-        ShaNi,
-        Avx512,
-        Vaes512,
-        Vpclmul512,
-        Avx512Ifma,
-        AvxIfma,
-        Gfni,
-        Neon,
-        ArmCrypto,
-        AltivecVsx,
-        Power8Crypto,
-        Power9,
-        Power10,
-        Z10,
-        S390xVector,
-        S390xMsa,
-        Zbb,
-        Zbc,
-        Zbkb,
-        Zkn,
-        RiscvV,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Avx2 => "avx2",
-            AdxBmi2 => "adx-bmi2",
-            ShaNi => "sha-ni",
-            Avx512 => "avx512",
-            Vaes512 => "vaes-zmm",
-            Vpclmul512 => "vpclmulqdq-zmm",
-            Avx512Ifma => "avx512-ifma",
-            AvxIfma => "avx-ifma",
-            Gfni => "gfni",
-            Neon => "neon",
-            ArmCrypto => "armv8-crypto",
-            AltivecVsx => "altivec-vsx",
-            Power8Crypto => "power8-crypto",
-            Power9 => "power9",
-            Power10 => "power10",
-            Z10 => "z10",
-            S390xVector => "s390x-vector",
-            S390xMsa => "s390x-msa",
-            Zbb => "zbb",
-            Zbc => "zbc",
-            Zbkb => "zbkb",
-            Zkn => "zkn",
-            RiscvV => "riscv-v",
-        }
-    }
-
     pub fn from_name(s: &str) -> Option<Feature> {
         Feature::ALL.iter().copied().find(|f| f.name() == s)
     }
