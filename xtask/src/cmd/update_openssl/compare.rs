@@ -344,7 +344,7 @@ fn added(old: &BTreeSet<String>, new: &BTreeSet<String>) -> Added<String> {
 
 fn variant_state(config: &Config, new: &Side, findings: &[Finding]) -> VariantState {
     let key = config.key();
-    let base = crypto_build::manifest::key(config.set.name, config.target.name, "");
+    let base = crypto_build::manifest::key(config.set.name, config.target.name, None);
     let mut why_not: Vec<String> = findings
         .iter()
         .filter(|f| f.config == key)

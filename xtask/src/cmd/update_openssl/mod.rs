@@ -189,7 +189,7 @@ fn public_api(sh: &Shell, root: &Path, old: &Side, tree: &Path) -> Result<api::A
     let (openssl_sys, dir) = crate::cargo::package(&metadata, "openssl-sys")?;
     let bindings = api::bindings(&dir)?;
     // The removed functions are the pinned release's: its configuration says which it builds.
-    let key = crypto_build::manifest::key("asm", "linux-x86_64", "");
+    let key = crypto_build::manifest::key("asm", "linux-x86_64", None);
     let disabled =
         &old.config.get(&key).context("no pinned configuration of asm/linux-x86_64")?.disabled;
     let libs = api::compare(&Source::pinned().dir, tree, disabled, &bindings)?;
