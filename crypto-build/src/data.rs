@@ -198,16 +198,21 @@ const GAS_2_23: AsmIdentity =
 
 use Feature::*;
 
+/// Each set's name, spelled here once: the rows of [`SETS`] and the targets' lists take them.
+pub const ASM: &str = "asm";
+pub const ASM_AVX2: &str = "asm_avx2";
+pub const NO_ASM: &str = "no_asm";
+
 /// Sets in order of preference, fastest first.
 #[rustfmt::skip]
 pub const SETS: &[AsmSet] = &[
-    AsmSet { name: "asm", configure: &[], identity: GAS_2_40, rank: 0,
+    AsmSet { name: ASM, configure: &[], identity: GAS_2_40, rank: 0,
              allowed: &[Avx2, AdxBmi2, ShaNi, Avx512, Vaes512, Vpclmul512, Avx512Ifma, AvxIfma, Gfni,
                         Neon, ArmCrypto, AltivecVsx, Power8Crypto, Power9, Power10, Z10, S390xVector,
                         S390xMsa, Zbb, Zbc, Zbkb, Zkn, RiscvV] },
-    AsmSet { name: "asm_avx2", configure: &[], identity: GAS_2_23, rank: 1,
+    AsmSet { name: ASM_AVX2, configure: &[], identity: GAS_2_23, rank: 1,
              allowed: &[Avx2, AdxBmi2, ShaNi] },
-    AsmSet { name: "no_asm", configure: &["no-asm"], identity: GAS_2_40, rank: 2, allowed: &[] },
+    AsmSet { name: NO_ASM, configure: &["no-asm"], identity: GAS_2_40, rank: 2, allowed: &[] },
 ];
 
 /// How a target's asm files are written and assembled.
@@ -416,10 +421,11 @@ const GCC_X86_64_MINGW: &[(&str, &str)] = &[
 
 use AsmSyntax::{Gas, Nasm};
 
-const X86_64_SETS: &[&str] = &["asm", "asm_avx2", "no_asm"];
-/// asm_avx2 differs from asm only in x86_64 code.
-/// Targets without an x86_64-only `asm_avx2`.
-const ARM_SETS: &[&str] = &["asm", "no_asm"];
+/// Every set: x86_64's targets'.
+pub const X86_64_SETS: &[&str] = &[ASM, ASM_AVX2, NO_ASM];
+/// The other architectures' targets, without `asm_avx2` (it differs from `asm` only in
+/// x86_64 code).
+pub const ARM_SETS: &[&str] = &[ASM, NO_ASM];
 
 /// gcc-aarch64-linux-gnu 12.
 const GCC_AARCH64_LINUX: &[(&str, &str)] = &[
@@ -534,8 +540,9 @@ const AARCH64_FAST_PATHS: &[FastPath] = &[
     FastPath { file: "crypto/modes/ghashv8-armx.S", symbol: "gcm_init_v8" },
 ];
 
-/// The nistp variant's name, for the rows that refuse it.
-const NISTP: &str = "ec_nistp_64_gcc_128";
+/// The nistp variant's name: its row of [`C_VARIANTS`], the targets that refuse it, and the
+/// steps and tests that expect it, each pick it by this name (`variant_by_name`).
+pub const NISTP: &str = "ec_nistp_64_gcc_128";
 
 /// On ppc64, OpenSSL's build.info adds ecp_nistp384-ppc64.s and ecp_nistp521-ppc64.s with the
 /// variant, and a variant's directory holds C outputs only (its asm is its set's).

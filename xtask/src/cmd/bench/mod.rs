@@ -7,7 +7,7 @@ mod windows;
 use crate::flags::Bench;
 use anyhow::{bail, Context, Result};
 use crypto_build::config::{SetChoice, ASM_SET_VAR};
-use crypto_build::data::OpensslLine;
+use crypto_build::data::{OpensslLine, ASM, ASM_AVX2};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
@@ -116,7 +116,7 @@ impl Bench {
         }
         let sets: Vec<String> = match &self.sets {
             Some(s) => s.split(',').map(String::from).collect(),
-            None => vec!["asm".into(), "asm_avx2".into(), "no_asm".into()],
+            None => crypto_build::data::set_names().into_iter().map(String::from).collect(),
         };
         for s in &sets {
             SetChoice::parse(s)?;
@@ -130,12 +130,12 @@ impl Bench {
         for set in &sets {
             contenders.push(build_set(sh, set, Profile::Release, None, line)?);
         }
-        if sets.iter().any(|s| s == "asm") {
+        if sets.iter().any(|s| s == ASM) {
             // OpenSSL's C is built at -O3 in every profile: a debug build must be as fast.
-            contenders.push(build_set(sh, "asm", Profile::Debug, None, line)?);
+            contenders.push(build_set(sh, ASM, Profile::Debug, None, line)?);
         }
         if let Some(cc) = &cc {
-            contenders.push(build_set(sh, "asm", Profile::Release, Some(cc), line)?);
+            contenders.push(build_set(sh, ASM, Profile::Release, Some(cc), line)?);
         }
         if against.contains(&Library::OpensslSrc) {
             contenders.push(build_openssl_src(sh, None, line)?);
@@ -183,9 +183,9 @@ fn build_cost(sh: &Shell, against: &[Library], line: Line) -> Result<(Cost, Vec<
     let ours =
         || cmd!(sh, "{cargo} build -q --release -p crypto-bench {features...} --target-dir {ours}");
     let mut cost = vec![
-        ("crypto-sys clean build (asm)", timed(sh, Some("asm"), ours())?),
-        ("crypto-sys set switch (asm -> asm_avx2)", timed(sh, Some("asm_avx2"), ours())?),
-        ("crypto-sys no-op rebuild", timed(sh, Some("asm_avx2"), ours())?),
+        ("crypto-sys clean build (asm)", timed(sh, Some(ASM), ours())?),
+        ("crypto-sys set switch (asm -> asm_avx2)", timed(sh, Some(ASM_AVX2), ours())?),
+        ("crypto-sys no-op rebuild", timed(sh, Some(ASM_AVX2), ours())?),
     ];
     let mut contenders = Vec::new();
     for &lib in against {
@@ -378,7 +378,7 @@ fn progress(done: usize, total: usize, what: &str) {
 
 /// Each figure's value per contender, with its ratio to `asm` (or the first contender).
 fn table(results: &Results, labels: &[&str]) -> String {
-    let base = if labels.contains(&"asm") { "asm" } else { labels[0] };
+    let base = if labels.contains(&ASM) { ASM } else { labels[0] };
     let mut out = format!("{:<42} {:>5}", "figure", "unit");
     for l in labels {
         let _ = write!(out, " {l:>w$} {:>6}", "ratio", w = l.len().max(12));
@@ -421,7 +421,7 @@ fn pairs(labels: &[&str]) -> Vec<Pair> {
         .iter()
         .filter_map(|l| {
             let how = l.strip_prefix(OPENSSL_SRC)?;
-            let ours = format!("asm{how}");
+            let ours = format!("{ASM}{how}");
             labels.contains(&ours.as_str()).then(|| (ours, l.to_string()))
         })
         .collect()
@@ -429,7 +429,7 @@ fn pairs(labels: &[&str]) -> Vec<Pair> {
 
 /// Pairs `asm` (or, without it, the first contender) with ring and with aws-lc-rs.
 fn library_pairs(labels: &[&str]) -> Vec<Pair> {
-    let Some(ours) = labels.iter().find(|l| **l == "asm").or(labels.first()) else {
+    let Some(ours) = labels.iter().find(|l| **l == ASM).or(labels.first()) else {
         return Vec::new();
     };
     let others = [Library::Ring, Library::AwsLcRs].map(Library::name);
