@@ -2,6 +2,7 @@
 //! `cargo xtask build` for another target run as a user runs it.
 
 use anyhow::{bail, Context, Result};
+use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use xshell::{cmd, Shell};
 
@@ -122,18 +123,85 @@ pub fn crates(root: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// What xtask reads of `cargo metadata --format-version 1`: the packages, and what each one's
+/// dependencies resolved to.
+#[derive(Debug, Deserialize)]
+pub struct Metadata {
+    pub packages: Vec<Package>,
+    /// Absent with `--no-deps`.
+    pub resolve: Option<Resolve>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Package {
+    pub id: String,
+    pub name: String,
+    pub version: String,
+    pub manifest_path: PathBuf,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Resolve {
+    pub nodes: Vec<Node>,
+}
+
+/// A package of the graph and the packages its dependencies resolved to.
+#[derive(Debug, Deserialize)]
+pub struct Node {
+    pub id: String,
+    pub deps: Vec<NodeDep>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct NodeDep {
+    /// The name the dependent's code calls it by: `openssl_src`, or a rename's
+    /// (`openssl_src_4`).
+    pub name: String,
+    /// The package's id.
+    pub pkg: String,
+}
+
+impl Metadata {
+    pub fn parse(json: &str) -> Result<Metadata> {
+        serde_json::from_str(json).context("reading cargo metadata")
+    }
+
+    /// The first package named `name`.
+    pub fn package(&self, name: &str) -> Result<&Package> {
+        self.packages
+            .iter()
+            .find(|p| p.name == name)
+            .with_context(|| format!("cargo metadata does not list {name}"))
+    }
+
+    /// The package that `dependent`'s dependency called `extern_name` in its code resolved to:
+    /// of two versions of one crate, the one that name means.
+    pub fn dependency(&self, dependent: &str, extern_name: &str) -> Result<&Package> {
+        let from = self.package(dependent)?;
+        let nodes = self.resolve.as_ref().map(|r| &r.nodes[..]).unwrap_or_default();
+        let node = nodes.iter().find(|n| n.id == from.id);
+        let dep = node.into_iter().flat_map(|n| &n.deps).find(|d| d.name == extern_name);
+        let dep =
+            dep.with_context(|| format!("cargo metadata: {dependent} has no {extern_name}"))?;
+        self.packages
+            .iter()
+            .find(|p| p.id == dep.pkg)
+            .with_context(|| format!("cargo metadata does not list {}", dep.pkg))
+    }
+}
+
+impl Package {
+    /// The directory of its Cargo.toml: its source.
+    pub fn dir(&self) -> Result<&Path> {
+        self.manifest_path.parent().context("a manifest_path without a directory")
+    }
+}
+
 /// A package's version and directory from `cargo metadata`'s JSON.
 pub fn package(metadata: &str, name: &str) -> Result<(String, std::path::PathBuf)> {
-    let v: serde_json::Value = serde_json::from_str(metadata).context("reading cargo metadata")?;
-    let packages = v["packages"].as_array().context("cargo metadata lists no packages")?;
-    let p = packages
-        .iter()
-        .find(|p| p["name"] == name)
-        .with_context(|| format!("cargo metadata does not list {name}"))?;
-    let version = p["version"].as_str().context("a package without a version")?;
-    let manifest = p["manifest_path"].as_str().context("a package without a manifest_path")?;
-    let dir = Path::new(manifest).parent().context("a manifest_path without a directory")?;
-    Ok((version.to_string(), dir.to_path_buf()))
+    let metadata = Metadata::parse(metadata)?;
+    let p = metadata.package(name)?;
+    Ok((p.version.clone(), p.dir()?.to_path_buf()))
 }
 
 #[cfg(test)]

@@ -47,7 +47,7 @@ impl UpdateOpenssl {
         let configs = Config::expand(&targets, &sets);
         let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
         // Before the long part: a move that could not go through is refused now.
-        let from = pin::pinned(&root)?;
+        let from = pin::pinned(sh, &root)?;
         let to = pin::Release {
             crate_full: fetched.crate_version.clone(),
             openssl: source.version.clone(),
