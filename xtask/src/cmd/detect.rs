@@ -109,13 +109,13 @@ pub struct Report {
     pub kind: String,
     pub version: Option<String>,
     /// Each feature class's probe: whether the assembler took it.
-    #[serde(with = "in_order")]
+    #[serde(with = "super::json::in_order")]
     pub probes: Vec<(String, bool)>,
     /// Where the banner's version and the probes disagree.
     pub notes: Vec<String>,
     pub c_compiler: String,
     /// Each C variant's probe: whether the C compiler took it.
-    #[serde(with = "in_order")]
+    #[serde(with = "super::json::in_order")]
     pub c_probes: Vec<(String, bool)>,
     pub requested: String,
     pub c_set: String,
@@ -123,7 +123,7 @@ pub struct Report {
     pub c_variant: Option<String>,
     pub c_variant_refused: Option<String>,
     /// Each asm file and its set.
-    #[serde(with = "in_order")]
+    #[serde(with = "super::json::in_order")]
     pub files: Vec<(String, String)>,
     pub downgrades: Vec<Downgrade>,
 }
@@ -170,49 +170,6 @@ impl Report {
     /// One line of JSON.
     pub fn to_json(&self) -> Result<String> {
         serde_json::to_string(self).context("writing detect's JSON")
-    }
-}
-
-/// A JSON object read and written as its pairs in order (serde_json's own map sorts them).
-mod in_order {
-    use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
-    use serde::ser::{Serialize, Serializer};
-    use std::marker::PhantomData;
-
-    pub fn serialize<K, V, S>(pairs: &[(K, V)], s: S) -> Result<S::Ok, S::Error>
-    where
-        K: Serialize,
-        V: Serialize,
-        S: Serializer,
-    {
-        s.collect_map(pairs.iter().map(|(k, v)| (k, v)))
-    }
-
-    pub fn deserialize<'de, K, V, D>(d: D) -> Result<Vec<(K, V)>, D::Error>
-    where
-        K: Deserialize<'de>,
-        V: Deserialize<'de>,
-        D: Deserializer<'de>,
-    {
-        d.deserialize_map(Pairs(PhantomData))
-    }
-
-    struct Pairs<K, V>(PhantomData<(K, V)>);
-
-    impl<'de, K: Deserialize<'de>, V: Deserialize<'de>> Visitor<'de> for Pairs<K, V> {
-        type Value = Vec<(K, V)>;
-
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("an object")
-        }
-
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let mut pairs = Vec::new();
-            while let Some(pair) = map.next_entry()? {
-                pairs.push(pair);
-            }
-            Ok(pairs)
-        }
     }
 }
 
