@@ -209,7 +209,7 @@ fn write_report(dir: &Path, c: &compare::Comparison, command: &str) -> Result<Pa
     fs::write(&md, report::markdown(c, command))
         .with_context(|| format!("writing {}", md.display()))?;
     let json = md.with_extension("json");
-    let text = serde_json::to_string_pretty(&report::json(c))? + "\n";
+    let text = report::json_text(c)?;
     fs::write(&json, text).with_context(|| format!("writing {}", json.display()))?;
     Ok(md)
 }
