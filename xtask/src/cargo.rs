@@ -101,17 +101,26 @@ pub fn warnings(output: &str) -> Vec<&str> {
         .collect()
 }
 
+/// What xtask reads of one of cargo's JSON messages (`--message-format=json`).
+#[derive(Deserialize)]
+struct Message {
+    reason: String,
+    package_id: Option<String>,
+    /// A build script's, in a `build-script-executed` message.
+    out_dir: Option<PathBuf>,
+}
+
 /// crypto-sys's OUT_DIR, from cargo's JSON message that its build script ran.
 pub fn crypto_sys_out_dir(line: &str) -> Option<PathBuf> {
-    let v: serde_json::Value = serde_json::from_str(line).ok()?;
-    let package = v["package_id"].as_str()?;
+    let m: Message = serde_json::from_str(line).ok()?;
+    let package = m.package_id?;
     // A workspace member's id ends `/crypto-sys#0.1.0`, an unpacked crate's
     // `/crypto-sys-0.1.0#crypto-sys@0.1.0`.
     let ours = package.contains("/crypto-sys#") || package.contains("#crypto-sys@");
-    if v["reason"] != "build-script-executed" || !ours {
+    if m.reason != "build-script-executed" || !ours {
         return None;
     }
-    v["out_dir"].as_str().map(PathBuf::from)
+    m.out_dir
 }
 
 /// The `.crate` files of this version.
@@ -237,8 +246,9 @@ mod tests {
 
     #[test]
     fn reads_a_package_from_metadata() {
-        let json = r#"{"packages":[{"name":"cc","version":"1.2.0","manifest_path":"/r/cc/Cargo.toml"},
-            {"name":"openssl-src","version":"400.0.2+4.0.3","manifest_path":"/r/openssl-src-400.0.2+4.0.3/Cargo.toml"}]}"#;
+        let json = r#"{"packages":[{"id":"cc@1.2.0","name":"cc","version":"1.2.0","manifest_path":"/r/cc/Cargo.toml"},
+            {"id":"openssl-src@400.0.2+4.0.3","name":"openssl-src","version":"400.0.2+4.0.3","manifest_path":"/r/openssl-src-400.0.2+4.0.3/Cargo.toml"}],
+            "resolve":null}"#;
         let (version, dir) = package(json, "openssl-src").unwrap();
         assert_eq!(version, "400.0.2+4.0.3");
         assert_eq!(dir, Path::new("/r/openssl-src-400.0.2+4.0.3"));
