@@ -86,7 +86,11 @@ fn variant_text(row: &Row, c_variant: &str) -> Result<String> {
     let target = crypto_build::data::target_for(row.target)?;
     let refused: Vec<String> =
         target.refused_variants.iter().map(|(v, why)| format!("`{v}` refused: {why}")).collect();
-    Ok(if refused.is_empty() { c_variant.into() } else { format!("none ({})", refused.join("; ")) })
+    Ok(if refused.is_empty() {
+        c_variant.into()
+    } else {
+        format!("{NO_C_VARIANT} ({})", refused.join("; "))
+    })
 }
 
 pub fn plan_text(row: &Row) -> String {
