@@ -10,6 +10,7 @@ use crypto_build::data::ASM_AVX2;
 use crypto_build::facts::Downgrade;
 use std::path::{Path, PathBuf};
 use xshell::{cmd, Shell};
+
 /// A nasm that says 2.16 but rejects zmm registers.
 const NASM_WITHOUT_ZMM: &str = "xtask/tests/fixtures/nasm-without-zmm";
 
