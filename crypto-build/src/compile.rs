@@ -445,7 +445,7 @@ fn units_by_group(job: &Job, seers: &BTreeSet<String>) -> Result<BTreeMap<GroupK
             let set = job
                 .set_manifests
                 .iter()
-                .find(|s| s.set == choice.set.name && s.target == m.target && s.variant.is_empty());
+                .find(|s| s.set == choice.set.name && s.target == m.target && s.variant.is_none());
             let Some(hash) = set.and_then(|s| s.generated(&rel)) else {
                 bail!("no loaded manifest of {} lists {rel}", choice.set.name);
             };

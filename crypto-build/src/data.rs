@@ -128,11 +128,9 @@ pub const CONFIGURE_COMMON: &[CommonOption] = &[
 
 /// [`CONFIGURE_COMMON`]'s options that OpenSSL `release` (`3.6.3`) takes, in order.
 pub fn configure_common(release: &str) -> Vec<&'static str> {
-    let number = |v: &str| -> Vec<u32> { v.split('.').map(|p| p.parse().unwrap_or(0)).collect() };
-    let release = number(release);
     CONFIGURE_COMMON
         .iter()
-        .filter(|o| o.gone_in.is_none_or(|gone| release < number(gone)))
+        .filter(|o| o.gone_in.is_none_or(|gone| !crate::version::at_least(release, gone)))
         .map(|o| o.option)
         .collect()
 }
@@ -200,16 +198,21 @@ const GAS_2_23: AsmIdentity =
 
 use Feature::*;
 
+/// Each set's name, spelled here once: the rows of [`SETS`] and the targets' lists take them.
+pub const ASM: &str = "asm";
+pub const ASM_AVX2: &str = "asm_avx2";
+pub const NO_ASM: &str = "no_asm";
+
 /// Sets in order of preference, fastest first.
 #[rustfmt::skip]
 pub const SETS: &[AsmSet] = &[
-    AsmSet { name: "asm", configure: &[], identity: GAS_2_40, rank: 0,
+    AsmSet { name: ASM, configure: &[], identity: GAS_2_40, rank: 0,
              allowed: &[Avx2, AdxBmi2, ShaNi, Avx512, Vaes512, Vpclmul512, Avx512Ifma, AvxIfma, Gfni,
                         Neon, ArmCrypto, AltivecVsx, Power8Crypto, Power9, Power10, Z10, S390xVector,
                         S390xMsa, Zbb, Zbc, Zbkb, Zkn, RiscvV] },
-    AsmSet { name: "asm_avx2", configure: &[], identity: GAS_2_23, rank: 1,
+    AsmSet { name: ASM_AVX2, configure: &[], identity: GAS_2_23, rank: 1,
              allowed: &[Avx2, AdxBmi2, ShaNi] },
-    AsmSet { name: "no_asm", configure: &["no-asm"], identity: GAS_2_40, rank: 2, allowed: &[] },
+    AsmSet { name: NO_ASM, configure: &["no-asm"], identity: GAS_2_40, rank: 2, allowed: &[] },
 ];
 
 /// How a target's asm files are written and assembled.
@@ -418,10 +421,11 @@ const GCC_X86_64_MINGW: &[(&str, &str)] = &[
 
 use AsmSyntax::{Gas, Nasm};
 
-const X86_64_SETS: &[&str] = &["asm", "asm_avx2", "no_asm"];
-/// asm_avx2 differs from asm only in x86_64 code.
-/// Targets without an x86_64-only `asm_avx2`.
-const ARM_SETS: &[&str] = &["asm", "no_asm"];
+/// Every set: x86_64's targets'.
+pub const X86_64_SETS: &[&str] = &[ASM, ASM_AVX2, NO_ASM];
+/// The other architectures' targets, without `asm_avx2` (it differs from `asm` only in
+/// x86_64 code).
+pub const ARM_SETS: &[&str] = &[ASM, NO_ASM];
 
 /// gcc-aarch64-linux-gnu 12.
 const GCC_AARCH64_LINUX: &[(&str, &str)] = &[
@@ -536,8 +540,9 @@ const AARCH64_FAST_PATHS: &[FastPath] = &[
     FastPath { file: "crypto/modes/ghashv8-armx.S", symbol: "gcm_init_v8" },
 ];
 
-/// The nistp variant's name, for the rows that refuse it.
-const NISTP: &str = "ec_nistp_64_gcc_128";
+/// The nistp variant's name: its row of [`C_VARIANTS`], the targets that refuse it, and the
+/// steps and tests that expect it, each pick it by this name (`variant_by_name`).
+pub const NISTP: &str = "ec_nistp_64_gcc_128";
 
 /// On ppc64, OpenSSL's build.info adds ecp_nistp384-ppc64.s and ecp_nistp521-ppc64.s with the
 /// variant, and a variant's directory holds C outputs only (its asm is its set's).
@@ -758,108 +763,76 @@ pub const VERSION_THRESHOLDS: &[Threshold] = &[
     Threshold { kind: "apple-clang", feature: AvxIfma, min: "15.0" },
 ];
 
-/// ISA feature classes that an asm file may need from its assembler.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Feature {
-    Avx2,
-    AdxBmi2,
-    ShaNi,
+/// Declares [`Feature`], its [`Feature::ALL`] and [`Feature::name`] from one list, so that a
+/// class is named once.
+macro_rules! features {
+    ($($(#[doc = $doc:literal])* $variant:ident = $name:literal,)*) => {
+        /// ISA feature classes that an asm file may need from its assembler.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Feature {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Feature {
+            /// Every class, in declaration order.
+            pub const ALL: &'static [Feature] = &[$(Feature::$variant,)*];
+
+            /// Its name in manifests, probes and messages.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Feature::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+features! {
+    Avx2 = "avx2",
+    AdxBmi2 = "adx-bmi2",
+    ShaNi = "sha-ni",
     /// AVX-512F/VL/BW/DQ: zmm, zmm16-31, k-masks, EVEX-only forms.
-    Avx512,
-    Vaes512,
-    Vpclmul512,
-    Avx512Ifma,
+    Avx512 = "avx512",
+    Vaes512 = "vaes-zmm",
+    Vpclmul512 = "vpclmulqdq-zmm",
+    Avx512Ifma = "avx512-ifma",
     /// VEX-encoded IFMA (`{vex} vpmadd52luq`).
-    AvxIfma,
-    Gfni,
+    AvxIfma = "avx-ifma",
+    Gfni = "gfni",
     /// AArch64 Advanced SIMD on vector registers (`v0.16b`).
-    Neon,
+    Neon = "neon",
     /// The ARMv8 crypto extension written as mnemonics: AES, PMULL (64-bit), SHA-1, SHA-256.
-    ArmCrypto,
+    ArmCrypto = "armv8-crypto",
     /// POWER's vector unit: AltiVec (VMX) and VSX as of ISA 2.06 (POWER7).
-    AltivecVsx,
+    AltivecVsx = "altivec-vsx",
     /// ISA 2.07's (POWER8) in-core crypto and VSX additions, written as mnemonics: vcipher,
     /// vpmsumd, vpermxor, vshasigma, the VSR moves.
-    Power8Crypto,
+    Power8Crypto = "power8-crypto",
     /// ISA 3.0 (POWER9) mnemonics: lxv/stxv, the byte-reversed and scalar VSX loads, mtvsrdd,
     /// maddld.
-    Power9,
+    Power9 = "power9",
     /// ISA 3.1 (POWER10) mnemonics: paired and prefixed loads and stores, xxeval.
-    Power10,
+    Power10 = "power10",
     /// z10's general-instructions-extension facility: compare and branch (`cijne`), written
     /// under `.machine "z10"`.
-    Z10,
+    Z10 = "z10",
     /// The z/Architecture vector facility (z13) written as mnemonics (`vperm`, `vl`).
-    S390xVector,
+    S390xVector = "s390x-vector",
     /// CPACF, the message-security assists, written as mnemonics (`km`, `kimd`, `kma`).
-    S390xMsa,
+    S390xMsa = "s390x-msa",
     /// RISC-V's Zbb (basic bit manipulation: `rev8`, `rori`, `andn`).
-    Zbb,
+    Zbb = "zbb",
     /// RISC-V's Zbc (carry-less multiplication: `clmul`, `clmulh`).
-    Zbc,
+    Zbc = "zbc",
     /// RISC-V's Zbkb (bit manipulation for cryptography: `pack`, `brev8`).
-    Zbkb,
+    Zbkb = "zbkb",
     /// RISC-V's scalar crypto Zkne, Zknd and Zknh (`aes64es`, `sha256sig0`).
-    Zkn,
+    Zkn = "zkn",
     /// RISC-V's vector extension V 1.0 (`vsetivli`, `vle32.v`).
-    RiscvV,
+    RiscvV = "riscv-v",
 }
 
 impl Feature {
-    pub const ALL: &'static [Feature] = &[
-        Avx2,
-        AdxBmi2,
-        ShaNi,
-        Avx512,
-        Vaes512,
-        Vpclmul512,
-        Avx512Ifma,
-        AvxIfma,
-        Gfni,
-        Neon,
-        ArmCrypto,
-        AltivecVsx,
-        Power8Crypto,
-        Power9,
-        Power10,
-        Z10,
-        S390xVector,
-        S390xMsa,
-        Zbb,
-        Zbc,
-        Zbkb,
-        Zkn,
-        RiscvV,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Avx2 => "avx2",
-            AdxBmi2 => "adx-bmi2",
-            ShaNi => "sha-ni",
-            Avx512 => "avx512",
-            Vaes512 => "vaes-zmm",
-            Vpclmul512 => "vpclmulqdq-zmm",
-            Avx512Ifma => "avx512-ifma",
-            AvxIfma => "avx-ifma",
-            Gfni => "gfni",
-            Neon => "neon",
-            ArmCrypto => "armv8-crypto",
-            AltivecVsx => "altivec-vsx",
-            Power8Crypto => "power8-crypto",
-            Power9 => "power9",
-            Power10 => "power10",
-            Z10 => "z10",
-            S390xVector => "s390x-vector",
-            S390xMsa => "s390x-msa",
-            Zbb => "zbb",
-            Zbc => "zbc",
-            Zbkb => "zbkb",
-            Zkn => "zkn",
-            RiscvV => "riscv-v",
-        }
-    }
-
     pub fn from_name(s: &str) -> Option<Feature> {
         Feature::ALL.iter().copied().find(|f| f.name() == s)
     }

@@ -16,7 +16,7 @@
 //! [`NO_C_VARIANT`], which is also how OpenSSL's default C configuration is spelled elsewhere.
 
 use crate::data::{AsmSyntax, NO_C_VARIANT};
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
@@ -29,23 +29,89 @@ pub const FACTS_VERSION: u32 = 2;
 const MAGIC: &str = "crypto-sys-facts";
 /// The last line: a file cut short lacks it, and would otherwise read as a shorter plan.
 const END: &str = "end";
+/// The keys of the records that repeat: an asm file of the plan, a downgrade.
+const FILE: &str = "file";
+const DOWNGRADE: &str = "downgrade";
+/// A single-valued key: its name is its field's, and its field's type writes and reads it.
+struct Key {
+    name: &'static str,
+    write: fn(&BuildFacts) -> Result<String>,
+    read: fn(&mut BuildFacts, &str) -> Result<()>,
+}
+
+/// The [`Key`] of each field named, in that order: the name is spelled once, as the field.
+macro_rules! keys {
+    ($($field:ident),* $(,)?) => {
+        &[$(Key {
+            name: stringify!($field),
+            write: |f| Scalar::write(&f.$field),
+            read: |f, v| {
+                f.$field = Scalar::read(v)?;
+                Ok(())
+            },
+        }),*]
+    };
+}
+
 /// The single-valued keys, in the order they are written.
-const KEYS: [&str; 14] = [
-    "target",
-    "openssl_version",
-    "requested_set",
-    "effective_set",
-    "requested_c_variant",
-    "c_variant",
-    "c_variant_refused",
-    "legacy_provider",
-    "apps",
-    "openssldir",
-    "assembler_kind",
-    "assembler_version",
-    "units",
-    "compiled",
+#[rustfmt::skip]
+const KEYS: &[Key] = keys![
+    target, openssl_version, requested_set, effective_set, requested_c_variant, c_variant,
+    c_variant_refused, legacy_provider, apps, openssldir, assembler_kind, assembler_version,
+    units, compiled,
 ];
+
+/// How a field's type is spelled in the file.
+trait Scalar: Sized {
+    fn write(&self) -> Result<String>;
+    fn read(v: &str) -> Result<Self>;
+}
+
+impl Scalar for String {
+    fn write(&self) -> Result<String> {
+        Ok(self.clone())
+    }
+    fn read(v: &str) -> Result<Self> {
+        Ok(v.into())
+    }
+}
+
+/// Absent is [`NO_C_VARIANT`].
+impl Scalar for Option<String> {
+    fn write(&self) -> Result<String> {
+        match self.as_deref() {
+            None => Ok(NO_C_VARIANT.into()),
+            Some(NO_C_VARIANT) => bail!("`{NO_C_VARIANT}` would read back as absent"),
+            Some(v) => Ok(v.into()),
+        }
+    }
+    fn read(v: &str) -> Result<Self> {
+        Ok(Some(v.to_string()).filter(|v| v != NO_C_VARIANT))
+    }
+}
+
+impl Scalar for bool {
+    fn write(&self) -> Result<String> {
+        Ok(self.to_string())
+    }
+    fn read(v: &str) -> Result<Self> {
+        match v {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => bail!("`{v}` is neither true nor false"),
+        }
+    }
+}
+
+/// A count.
+impl Scalar for usize {
+    fn write(&self) -> Result<String> {
+        Ok(self.to_string())
+    }
+    fn read(v: &str) -> Result<Self> {
+        v.parse().with_context(|| format!("`{v}` is not a count"))
+    }
+}
 
 /// One asm file of the plan and the set it was taken from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,7 +133,7 @@ pub struct Downgrade {
 }
 
 /// Everything a build decided and made, as its readers need it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BuildFacts {
     /// The Rust target triple.
     pub target: String,
@@ -183,43 +249,20 @@ impl BuildFacts {
     }
 
     fn to_text(&self) -> Result<String> {
-        for (key, v) in [
-            ("c_variant", &self.c_variant),
-            ("c_variant_refused", &self.c_variant_refused),
-            ("assembler_version", &self.assembler_version),
-        ] {
-            if v.as_deref() == Some(NO_C_VARIANT) {
-                bail!("{key} `{NO_C_VARIANT}` would read back as absent");
-            }
+        let mut rows = Vec::new();
+        for key in KEYS {
+            let value = (key.write)(self).map_err(|e| anyhow!("{} {e:#}", key.name))?;
+            rows.push(vec![key.name.to_string(), value]);
         }
-        let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| NO_C_VARIANT.into());
-        let values = [
-            self.target.clone(),
-            self.openssl_version.clone(),
-            self.requested_set.clone(),
-            self.effective_set.clone(),
-            self.requested_c_variant.clone(),
-            opt(&self.c_variant),
-            opt(&self.c_variant_refused),
-            self.legacy_provider.to_string(),
-            self.apps.to_string(),
-            self.openssldir.clone(),
-            self.assembler_kind.clone(),
-            opt(&self.assembler_version),
-            self.units.to_string(),
-            self.compiled.to_string(),
-        ];
-        let mut rows: Vec<Vec<String>> =
-            KEYS.iter().zip(values).map(|(k, v)| vec![k.to_string(), v]).collect();
         for f in &self.asm_files {
-            rows.push(vec!["file".into(), f.path.clone(), f.set.clone()]);
+            rows.push(vec![FILE.into(), f.path.clone(), f.set.clone()]);
         }
         for d in &self.downgrades {
             if let Some(m) = d.missing.iter().find(|m| m.is_empty() || m.contains('+')) {
                 bail!("{}: missing feature {m:?} cannot be joined with `+`", d.path);
             }
             let (path, from, to) = (d.path.clone(), d.from.clone(), d.to.clone());
-            rows.push(vec!["downgrade".into(), path, from, to, d.missing.join("+")]);
+            rows.push(vec![DOWNGRADE.into(), path, from, to, d.missing.join("+")]);
         }
         let mut out = format!("{MAGIC} {FACTS_VERSION}\n");
         for row in rows {
@@ -248,7 +291,8 @@ fn parse(text: &str, origin: &Path) -> Result<BuildFacts> {
         None => bail!("{}: not a crypto-sys facts file (first line {header:?})", at(1)),
     }
     let mut scalars: BTreeMap<&str, (usize, &str)> = BTreeMap::new();
-    let (mut asm_files, mut downgrades) = (vec![], vec![]);
+    let mut facts = BuildFacts::default();
+    let is_key = |k: &str| KEYS.iter().any(|key| key.name == k);
     let mut ended = false;
     let mut last = 1;
     for (n, line) in lines {
@@ -258,21 +302,21 @@ fn parse(text: &str, origin: &Path) -> Result<BuildFacts> {
         }
         match line.split('\t').collect::<Vec<_>>()[..] {
             [END] => ended = true,
-            ["file", path, set] => {
-                asm_files.push(PlannedFile { path: path.into(), set: set.into() })
+            [FILE, path, set] => {
+                facts.asm_files.push(PlannedFile { path: path.into(), set: set.into() })
             }
-            ["downgrade", path, from, to, missing] => downgrades.push(Downgrade {
+            [DOWNGRADE, path, from, to, missing] => facts.downgrades.push(Downgrade {
                 path: path.into(),
                 from: from.into(),
                 to: to.into(),
                 missing: missing.split('+').filter(|m| !m.is_empty()).map(Into::into).collect(),
             }),
-            [key, value] if KEYS.contains(&key) => {
+            [key, value] if is_key(key) => {
                 if let Some((first, _)) = scalars.insert(key, (n, value)) {
                     bail!("{}: `{key}` again (first on line {first})", at(n));
                 }
             }
-            [key, ..] if KEYS.contains(&key) || ["file", "downgrade", END].contains(&key) => {
+            [key, ..] if is_key(key) || [FILE, DOWNGRADE, END].contains(&key) => {
                 bail!("{}: malformed `{key}` line {line:?}", at(n))
             }
             [key, ..] => bail!("{}: unknown key `{key}`", at(n)),
@@ -282,38 +326,13 @@ fn parse(text: &str, origin: &Path) -> Result<BuildFacts> {
     if !ended {
         bail!("{}: cut short after line {last} (no `{END}` line)", origin.display());
     }
-    if let Some(key) = KEYS.iter().find(|k| !scalars.contains_key(*k)) {
-        bail!("{}: no `{key}` line", origin.display());
+    for key in KEYS {
+        let Some(&(n, value)) = scalars.get(key.name) else {
+            bail!("{}: no `{}` line", origin.display(), key.name);
+        };
+        (key.read)(&mut facts, value).map_err(|e| anyhow!("{}: {} {e:#}", at(n), key.name))?;
     }
-    let text = |key: &str| scalars[key].1.to_string();
-    let opt = |key: &str| Some(text(key)).filter(|v| v != NO_C_VARIANT);
-    let flag = |key: &str| match scalars[key] {
-        (_, "true") => Ok(true),
-        (_, "false") => Ok(false),
-        (n, v) => bail!("{}: {key} `{v}` is neither true nor false", at(n)),
-    };
-    let count = |key: &str| -> Result<usize> {
-        let (n, v) = scalars[key];
-        v.parse().with_context(|| format!("{}: {key} `{v}` is not a count", at(n)))
-    };
-    Ok(BuildFacts {
-        target: text("target"),
-        openssl_version: text("openssl_version"),
-        requested_set: text("requested_set"),
-        effective_set: text("effective_set"),
-        requested_c_variant: text("requested_c_variant"),
-        c_variant: opt("c_variant"),
-        c_variant_refused: opt("c_variant_refused"),
-        legacy_provider: flag("legacy_provider")?,
-        apps: flag("apps")?,
-        openssldir: text("openssldir"),
-        assembler_kind: text("assembler_kind"),
-        assembler_version: opt("assembler_version"),
-        units: count("units")?,
-        compiled: count("compiled")?,
-        asm_files,
-        downgrades,
-    })
+    Ok(facts)
 }
 
 #[cfg(test)]
@@ -488,6 +507,7 @@ mod tests {
         let e = tab.to_text().unwrap_err().to_string();
         assert_eq!(e, "`target` value \"x86_64\\tlinux\" holds a tab or a line break");
         let none = BuildFacts { assembler_version: Some("none".into()), ..sample() };
-        assert!(none.to_text().is_err());
+        let e = none.to_text().unwrap_err().to_string();
+        assert_eq!(e, "assembler_version `none` would read back as absent");
     }
 }

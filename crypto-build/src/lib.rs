@@ -14,6 +14,7 @@ pub mod packed;
 pub mod progress;
 pub mod select;
 pub mod sha256;
+pub mod version;
 
 /// OpenSSL's source tree, from the pinned openssl-src, which generation and every build read.
 pub use openssl_src::source_dir as openssl_source_dir;

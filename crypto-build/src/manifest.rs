@@ -78,9 +78,10 @@ pub struct Manifest {
     pub openssl: String,
     pub target: String,
     pub set: String,
-    /// The C variant (`data::C_VARIANTS`), empty for OpenSSL's default configuration. A
-    /// variant's directory holds only C outputs: its asm comes from the set's own directory.
-    pub variant: String,
+    /// The C variant (`data::C_VARIANTS`), `None` for OpenSSL's default configuration, whose
+    /// manifest has no `variant` line (the text generate.lock hashes). A variant's directory
+    /// holds only C outputs: its asm comes from the set's own directory.
+    pub variant: Option<String>,
     /// OpenSSL's own library flags (LIB_CFLAGS and LIB_CPPFLAGS), for every unit.
     pub cflags: Vec<String>,
     /// System libraries to link, without `-l`.
@@ -125,7 +126,7 @@ impl Manifest {
             ("openssl", 2) => self.openssl = fields[1].into(),
             ("target", 2) => self.target = fields[1].into(),
             ("set", 2) => self.set = fields[1].into(),
-            ("variant", 2) => self.variant = fields[1].into(),
+            ("variant", 2) => self.variant = Some(variant_name(fields[1])?),
             ("cflag", 2) => self.cflags.push(fields[1].into()),
             ("exlib", 2) => self.ex_libs.push(fields[1].into()),
             ("group", _) => self.groups.push(words(1)),
@@ -152,8 +153,8 @@ impl Manifest {
         out.push(format!("openssl\t{}", self.openssl));
         out.push(format!("target\t{}", self.target));
         out.push(format!("set\t{}", self.set));
-        if !self.variant.is_empty() {
-            out.push(format!("variant\t{}", self.variant));
+        if let Some(v) = &self.variant {
+            out.push(format!("variant\t{v}"));
         }
         out.extend(self.cflags.iter().map(|f| format!("cflag\t{f}")));
         out.extend(self.ex_libs.iter().map(|l| format!("exlib\t{l}")));
@@ -191,7 +192,7 @@ impl Manifest {
     }
 
     pub fn key(&self) -> String {
-        key(&self.set, &self.target, &self.variant)
+        key(&self.set, &self.target, self.variant.as_deref())
     }
 
     /// The generated file at `path` (tree-relative), or `None` when openssl-src provides it.
@@ -223,11 +224,20 @@ impl Manifest {
 }
 
 /// `<set>/<target>`, or `<set>/<target>+<variant>` for a C variant.
-pub fn key(set: &str, target: &str, variant: &str) -> String {
+pub fn key(set: &str, target: &str, variant: Option<&str>) -> String {
     match variant {
-        "" => format!("{set}/{target}"),
-        v => format!("{set}/{target}+{v}"),
+        None => format!("{set}/{target}"),
+        Some(v) => format!("{set}/{target}+{v}"),
     }
+}
+
+/// A `variant` line's name. OpenSSL's default C configuration is no line at all, so that the
+/// manifests (and the lock's hashes of them) stay as they were before variants existed.
+fn variant_name(v: &str) -> Result<String> {
+    if v.is_empty() || v == crate::data::NO_C_VARIANT {
+        bail!("`{v}` names no C variant: OpenSSL's default C configuration has no `variant` line");
+    }
+    Ok(v.into())
 }
 
 /// Where a generated file lives inside a set's target directory.
@@ -251,7 +261,7 @@ mod tests {
             openssl: "3.6.3".into(),
             target: "linux-x86_64".into(),
             set: "asm".into(),
-            variant: String::new(),
+            variant: None,
             cflags: vec!["-O3".into(), "-DOPENSSLDIR=\"/usr/local/ssl\"".into()],
             ex_libs: vec!["dl".into()],
             groups: vec![vec!["-I.".into(), "-DAES_ASM".into()], vec![]],
@@ -279,9 +289,14 @@ mod tests {
         let mut m = sample();
         assert_eq!(m.key(), "asm/linux-x86_64");
         assert!(!m.to_text().contains("variant"), "a default manifest keeps its old text");
-        m.variant = "ec_nistp_64_gcc_128".into();
+        m.variant = Some("ec_nistp_64_gcc_128".into());
         assert_eq!(Manifest::parse(&m.to_text()).unwrap(), m);
         assert_eq!(m.key(), "asm/linux-x86_64+ec_nistp_64_gcc_128");
+        for none in ["none", ""] {
+            let text = m.to_text().replace("\tec_nistp_64_gcc_128\n", &format!("\t{none}\n"));
+            let e = format!("{:#}", Manifest::parse(&text).unwrap_err());
+            assert!(e.contains("has no `variant` line"), "{e}");
+        }
     }
 
     #[test]

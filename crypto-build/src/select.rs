@@ -522,7 +522,7 @@ mod tests {
         let p = plan(SetChoice::Auto, VariantChoice::Auto, Policy::default(), &mut msvc).unwrap();
         assert_eq!((p.c_variant, p.variant_refused), (None, None));
         assert!(!p.degraded(), "{}", describe(&p));
-        let nistp = VariantChoice::Named(&crate::data::C_VARIANTS[0]);
+        let nistp = VariantChoice::Named(crate::data::variant_by_name(crate::data::NISTP).unwrap());
         let e = plan(SetChoice::Auto, nistp, Policy::default(), &mut msvc).unwrap_err();
         assert!(e.to_string().contains("not built for VC-WIN64A: MSVC has no __uint128_t"), "{e}");
         // ppc64le: the variant would bring asm of its own.

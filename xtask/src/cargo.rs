@@ -2,6 +2,7 @@
 //! `cargo xtask build` for another target run as a user runs it.
 
 use anyhow::{bail, Context, Result};
+use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use xshell::{cmd, Shell};
 
@@ -100,17 +101,26 @@ pub fn warnings(output: &str) -> Vec<&str> {
         .collect()
 }
 
+/// What xtask reads of one of cargo's JSON messages (`--message-format=json`).
+#[derive(Deserialize)]
+struct Message {
+    reason: String,
+    package_id: Option<String>,
+    /// A build script's, in a `build-script-executed` message.
+    out_dir: Option<PathBuf>,
+}
+
 /// crypto-sys's OUT_DIR, from cargo's JSON message that its build script ran.
 pub fn crypto_sys_out_dir(line: &str) -> Option<PathBuf> {
-    let v: serde_json::Value = serde_json::from_str(line).ok()?;
-    let package = v["package_id"].as_str()?;
+    let m: Message = serde_json::from_str(line).ok()?;
+    let package = m.package_id?;
     // A workspace member's id ends `/crypto-sys#0.1.0`, an unpacked crate's
     // `/crypto-sys-0.1.0#crypto-sys@0.1.0`.
     let ours = package.contains("/crypto-sys#") || package.contains("#crypto-sys@");
-    if v["reason"] != "build-script-executed" || !ours {
+    if m.reason != "build-script-executed" || !ours {
         return None;
     }
-    v["out_dir"].as_str().map(PathBuf::from)
+    m.out_dir
 }
 
 /// The `.crate` files of this version.
@@ -122,18 +132,85 @@ pub fn crates(root: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// What xtask reads of `cargo metadata --format-version 1`: the packages, and what each one's
+/// dependencies resolved to.
+#[derive(Debug, Deserialize)]
+pub struct Metadata {
+    pub packages: Vec<Package>,
+    /// Absent with `--no-deps`.
+    pub resolve: Option<Resolve>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Package {
+    pub id: String,
+    pub name: String,
+    pub version: String,
+    pub manifest_path: PathBuf,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Resolve {
+    pub nodes: Vec<Node>,
+}
+
+/// A package of the graph and the packages its dependencies resolved to.
+#[derive(Debug, Deserialize)]
+pub struct Node {
+    pub id: String,
+    pub deps: Vec<NodeDep>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct NodeDep {
+    /// The name the dependent's code calls it by: `openssl_src`, or a rename's
+    /// (`openssl_src_4`).
+    pub name: String,
+    /// The package's id.
+    pub pkg: String,
+}
+
+impl Metadata {
+    pub fn parse(json: &str) -> Result<Metadata> {
+        serde_json::from_str(json).context("reading cargo metadata")
+    }
+
+    /// The first package named `name`.
+    pub fn package(&self, name: &str) -> Result<&Package> {
+        self.packages
+            .iter()
+            .find(|p| p.name == name)
+            .with_context(|| format!("cargo metadata does not list {name}"))
+    }
+
+    /// The package that `dependent`'s dependency called `extern_name` in its code resolved to:
+    /// of two versions of one crate, the one that name means.
+    pub fn dependency(&self, dependent: &str, extern_name: &str) -> Result<&Package> {
+        let from = self.package(dependent)?;
+        let nodes = self.resolve.as_ref().map(|r| &r.nodes[..]).unwrap_or_default();
+        let node = nodes.iter().find(|n| n.id == from.id);
+        let dep = node.into_iter().flat_map(|n| &n.deps).find(|d| d.name == extern_name);
+        let dep =
+            dep.with_context(|| format!("cargo metadata: {dependent} has no {extern_name}"))?;
+        self.packages
+            .iter()
+            .find(|p| p.id == dep.pkg)
+            .with_context(|| format!("cargo metadata does not list {}", dep.pkg))
+    }
+}
+
+impl Package {
+    /// The directory of its Cargo.toml: its source.
+    pub fn dir(&self) -> Result<&Path> {
+        self.manifest_path.parent().context("a manifest_path without a directory")
+    }
+}
+
 /// A package's version and directory from `cargo metadata`'s JSON.
 pub fn package(metadata: &str, name: &str) -> Result<(String, std::path::PathBuf)> {
-    let v: serde_json::Value = serde_json::from_str(metadata).context("reading cargo metadata")?;
-    let packages = v["packages"].as_array().context("cargo metadata lists no packages")?;
-    let p = packages
-        .iter()
-        .find(|p| p["name"] == name)
-        .with_context(|| format!("cargo metadata does not list {name}"))?;
-    let version = p["version"].as_str().context("a package without a version")?;
-    let manifest = p["manifest_path"].as_str().context("a package without a manifest_path")?;
-    let dir = Path::new(manifest).parent().context("a manifest_path without a directory")?;
-    Ok((version.to_string(), dir.to_path_buf()))
+    let metadata = Metadata::parse(metadata)?;
+    let p = metadata.package(name)?;
+    Ok((p.version.clone(), p.dir()?.to_path_buf()))
 }
 
 #[cfg(test)]
@@ -169,8 +246,9 @@ mod tests {
 
     #[test]
     fn reads_a_package_from_metadata() {
-        let json = r#"{"packages":[{"name":"cc","version":"1.2.0","manifest_path":"/r/cc/Cargo.toml"},
-            {"name":"openssl-src","version":"400.0.2+4.0.3","manifest_path":"/r/openssl-src-400.0.2+4.0.3/Cargo.toml"}]}"#;
+        let json = r#"{"packages":[{"id":"cc@1.2.0","name":"cc","version":"1.2.0","manifest_path":"/r/cc/Cargo.toml"},
+            {"id":"openssl-src@400.0.2+4.0.3","name":"openssl-src","version":"400.0.2+4.0.3","manifest_path":"/r/openssl-src-400.0.2+4.0.3/Cargo.toml"}],
+            "resolve":null}"#;
         let (version, dir) = package(json, "openssl-src").unwrap();
         assert_eq!(version, "400.0.2+4.0.3");
         assert_eq!(dir, Path::new("/r/openssl-src-400.0.2+4.0.3"));

@@ -6,7 +6,7 @@ use crate::driver::Toolchain;
 use crate::runner::Runner;
 pub use crate::triple::Triple;
 use anyhow::{bail, Context, Result};
-use crypto_build::data::NO_C_VARIANT;
+use crypto_build::data::{ARM_SETS, ASM_AVX2, NISTP, NO_ASM, NO_C_VARIANT, X86_64_SETS};
 
 /// How a row is checked; each kind is one step of `cargo xtask test`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,21 +58,23 @@ pub struct Row {
     pub why: &'static str,
 }
 
-const NISTP: &str = "ec_nistp_64_gcc_128";
 const HOST: &str = "x86_64-unknown-linux-gnu";
-const WIN: &str = "x86_64-pc-windows-gnu";
+/// mingw's triple, and its gcc: the wine rows, the windows step and bench, the C driver's
+/// Windows toolchain.
+pub const WINDOWS_GNU: &str = "x86_64-pc-windows-gnu";
+pub const MINGW_GCC: &str = "x86_64-w64-mingw32-gcc";
 const MSVC: &str = "x86_64-pc-windows-msvc";
-const ARM: &str = "aarch64-unknown-linux-gnu";
-const PPC: &str = "powerpc64le-unknown-linux-gnu";
-const S390X: &str = "s390x-unknown-linux-gnu";
-const RISCV64: &str = "riscv64gc-unknown-linux-gnu";
+/// The triples qemu-user runs, each a step of its own (`ci::qemu`).
+pub const AARCH64: &str = "aarch64-unknown-linux-gnu";
+pub const PPC64LE: &str = "powerpc64le-unknown-linux-gnu";
+pub const S390X: &str = "s390x-unknown-linux-gnu";
+pub const RISCV64: &str = "riscv64gc-unknown-linux-gnu";
 const MAC_X86: &str = "x86_64-apple-darwin";
 const MAC_ARM: &str = "aarch64-apple-darwin";
-const ALL: &[&str] = &["asm", "asm_avx2", "no_asm"];
-const ARM_SETS: &[&str] = &["asm", "no_asm"];
 const AUTO: &[&str] = &["auto"];
-const AUTO_AVX2: &[&str] = &["auto", "asm_avx2"];
-const NO_ASM: &[&str] = &["no_asm"];
+const AUTO_AVX2: &[&str] = &["auto", ASM_AVX2];
+const AUTO_NO_ASM: &[&str] = &["auto", NO_ASM];
+const ONLY_NO_ASM: &[&str] = &[NO_ASM];
 const CLANG14_AVXIFMA: &[&str] =
     &["crypto/bn/rsaz-2k-avxifma.s", "crypto/bn/rsaz-3k-avxifma.s", "crypto/bn/rsaz-4k-avxifma.s"];
 
@@ -95,7 +97,7 @@ const fn row(target: &'static str, cc: &'static str, package: &'static str, how:
 
 pub const ROWS: &[Row] = &[
     Row {
-        sets: &["auto", "asm_avx2", "no_asm"],
+        sets: &["auto", ASM_AVX2, NO_ASM],
         apps: true,
         why: "`no_asm` by a compiler that fails the C variant's probe",
         ..row(HOST, "gcc", "gcc", How::Workspace)
@@ -108,7 +110,7 @@ pub const ROWS: &[Row] = &[
         ..row(HOST, "clang-14", "clang-14", How::Rust)
     },
     Row {
-        sets: ALL,
+        sets: X86_64_SETS,
         why: "between clang-14 and clang-19, which are built and run: another full compile \
               costs ~130 s of CI",
         ..row(HOST, "clang-16", "clang-16", How::Assembled)
@@ -119,78 +121,78 @@ pub const ROWS: &[Row] = &[
     },
     Row {
         sets: AUTO_AVX2,
-        full_sets: NO_ASM,
+        full_sets: ONLY_NO_ASM,
         apps: true,
         why: "no_asm's own mingw C compile is about 265 core-seconds of CI",
-        ..row(WIN, "x86_64-w64-mingw32-gcc", "gcc-mingw-w64-x86-64", How::Wine)
+        ..row(WINDOWS_GNU, MINGW_GCC, "gcc-mingw-w64-x86-64", How::Wine)
     },
     Row {
         assembler: Some("nasm"),
         sets: AUTO_AVX2,
-        ..row(WIN, "x86_64-w64-mingw32-gcc", "gcc-mingw-w64-x86-64", How::Wine)
+        ..row(WINDOWS_GNU, MINGW_GCC, "gcc-mingw-w64-x86-64", How::Wine)
     },
     Row {
-        sets: ALL,
+        sets: X86_64_SETS,
         why: "mingw's C compile takes about 400 s with clang here",
-        ..row(WIN, "clang-19", "clang-19", How::Assembled)
+        ..row(WINDOWS_GNU, "clang-19", "clang-19", How::Assembled)
     },
     Row {
         assembler: Some("nasm"),
-        sets: ALL,
+        sets: X86_64_SETS,
         c_variant: NO_C_VARIANT,
         why: "no MSVC here",
         ..row(MSVC, "cl.exe", "", How::Assembled)
     },
     Row {
-        full_sets: NO_ASM,
+        full_sets: ONLY_NO_ASM,
         why: "each aarch64 C compile is ~150 s of CI",
-        ..row(ARM, "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", How::Qemu)
+        ..row(AARCH64, "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", How::Qemu)
     },
     Row {
         sets: &[],
-        full_sets: &["auto", "no_asm"],
+        full_sets: AUTO_NO_ASM,
         why: "gcc's build is linked and run; a second aarch64 C compile costs ~330 s of CI",
-        ..row(ARM, "clang-19", "clang-19", How::Qemu)
+        ..row(AARCH64, "clang-19", "clang-19", How::Qemu)
     },
     Row {
-        full_sets: NO_ASM,
+        full_sets: ONLY_NO_ASM,
         c_variant: NO_C_VARIANT,
         why: "each ppc64le C compile is ~250 s of CI",
-        ..row(PPC, "powerpc64le-linux-gnu-gcc", "gcc-powerpc64le-linux-gnu", How::Qemu)
+        ..row(PPC64LE, "powerpc64le-linux-gnu-gcc", "gcc-powerpc64le-linux-gnu", How::Qemu)
     },
     Row {
         sets: &[],
-        full_sets: &["auto", "no_asm"],
+        full_sets: AUTO_NO_ASM,
         c_variant: NO_C_VARIANT,
         why: "gcc's build is linked and run; a second ppc64le C compile costs ~300 s of CI",
-        ..row(PPC, "clang-19", "clang-19", How::Qemu)
+        ..row(PPC64LE, "clang-19", "clang-19", How::Qemu)
     },
     Row {
-        full_sets: NO_ASM,
+        full_sets: ONLY_NO_ASM,
         c_variant: NO_C_VARIANT,
         why: "each s390x C compile is ~80 s alone here, more beside other steps",
         ..row(S390X, "s390x-linux-gnu-gcc", "gcc-s390x-linux-gnu", How::Qemu)
     },
     Row {
         sets: &[],
-        full_sets: &["auto", "no_asm"],
+        full_sets: AUTO_NO_ASM,
         c_variant: NO_C_VARIANT,
         why: "gcc's build is linked and run; a second s390x C compile is another ~130 s",
         ..row(S390X, "clang-19", "clang-19", How::Qemu)
     },
     Row {
-        full_sets: NO_ASM,
+        full_sets: ONLY_NO_ASM,
         why: "each riscv64 C compile is ~90 s alone here, more beside other steps",
         ..row(RISCV64, "riscv64-linux-gnu-gcc", "gcc-riscv64-linux-gnu", How::Qemu)
     },
     Row {
         sets: &[],
-        full_sets: &["auto", "no_asm"],
+        full_sets: AUTO_NO_ASM,
         why: "gcc's build is linked and run; a second riscv64 C compile is another ~90 s",
         ..row(RISCV64, "clang-19", "clang-19", How::Qemu)
     },
     Row {
-        sets: ALL,
+        sets: X86_64_SETS,
         why: "no macOS SDK here",
         ..row(MAC_X86, "clang-19", "clang-19", How::Assembled)
     },
@@ -330,7 +332,7 @@ impl Row {
     /// and its C variant.
     pub fn check_prefix_plan(&self, prefix: &std::path::Path) -> Result<()> {
         let facts = crate::prefix::facts(prefix)?;
-        let from_avx2 = facts.files_from("asm_avx2");
+        let from_avx2 = facts.files_from(ASM_AVX2);
         let variant = facts.c_variant_name();
         let want_variant = self.c_variant;
         if from_avx2 != self.downgraded || variant != want_variant {
@@ -359,10 +361,10 @@ mod tests {
             }
         }
         assert_eq!(rows(How::Workspace).count(), 1);
-        let mingw = Row::find(WIN, "x86_64-w64-mingw32-gcc", None).unwrap().driver().unwrap();
+        let mingw = Row::find(WINDOWS_GNU, MINGW_GCC, None).unwrap().driver().unwrap();
         let x86 = Some(crypto_build::data::Arch::X86_64);
         assert_eq!((mingw.exe, mingw.asm, mingw.flags.len()), ("driver.exe", x86, 0));
-        let clang = Row::find(ARM, "clang-19", None).unwrap().driver().unwrap();
+        let clang = Row::find(AARCH64, "clang-19", None).unwrap().driver().unwrap();
         assert_eq!(clang.flags, ["--target=aarch64-linux-gnu"]);
     }
 

@@ -205,7 +205,7 @@ mod tests {
     use crate::matrix::Row;
 
     fn mingw() -> Toolchain {
-        Row::find("x86_64-pc-windows-gnu", "x86_64-w64-mingw32-gcc", None)
+        Row::find(crate::matrix::WINDOWS_GNU, crate::matrix::MINGW_GCC, None)
             .unwrap()
             .driver()
             .unwrap()
@@ -324,7 +324,7 @@ int main(int argc, char **argv)
         assert_eq!(Runner::for_triple("x86_64-unknown-linux-gnu"), Ok(Runner::Native));
         let e = Runner::for_triple("loongarch64-unknown-linux-gnu").unwrap_err();
         assert_eq!(e, "no way to run loongarch64-unknown-linux-gnu programs on this machine");
-        match (wine(), Runner::for_triple("x86_64-pc-windows-gnu")) {
+        match (wine(), Runner::for_triple(crate::matrix::WINDOWS_GNU)) {
             (Ok(_), runner) => assert_eq!(runner, Ok(Runner::Wine)),
             (Err(_), runner) => assert_eq!(runner.unwrap_err(), "wine not found: install wine64"),
         }

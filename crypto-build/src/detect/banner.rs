@@ -61,18 +61,12 @@ pub fn identify(driver: &Path, args: &[OsString]) -> (AsmKind, Option<String>, S
 
 /// What the version alone would promise, per feature class, from the thresholds table.
 pub fn expected_support(kind: AsmKind, version: Option<&str>) -> Vec<(Feature, bool)> {
-    let Some(v) = version.map(parse_version) else { return vec![] };
+    let Some(v) = version else { return vec![] };
     VERSION_THRESHOLDS
         .iter()
         .filter(|t| t.kind == kind.key())
-        .map(|t| (t.feature, v >= parse_version(t.min)))
+        .map(|t| (t.feature, crate::version::at_least(v, t.min)))
         .collect()
-}
-
-/// The leading dotted number only: Apple versions carry their build and LLVM after it.
-fn parse_version(v: &str) -> Vec<u32> {
-    let end = v.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(v.len());
-    v[..end].split('.').map(|p| p.parse().unwrap_or(0)).collect()
 }
 
 /// Reads kind and version from `cc -v` and `cc -Wa,-v` output.

@@ -124,7 +124,7 @@ pub struct Config {
 
 impl Config {
     pub fn key(&self) -> String {
-        manifest::key(self.set.name, self.target.name, self.variant.map_or("", |v| v.name))
+        manifest::key(self.set.name, self.target.name, self.variant.map(|v| v.name))
     }
 
     pub fn dir(&self, root: &Path) -> PathBuf {
@@ -606,7 +606,7 @@ fn stage_config(
         openssl: env.source.version.clone(),
         target: config.target.name.into(),
         set: config.set.name.into(),
-        variant: config.variant.map_or("", |v| v.name).into(),
+        variant: config.variant.map(|v| v.name.into()),
         files,
         ..Manifest::default()
     };
@@ -677,9 +677,9 @@ fn check_variants_keep_asm(staged: &[Staged]) -> Vec<(String, anyhow::Error)> {
         asm.map(|u| u.path.clone()).collect()
     };
     let mut out = Vec::new();
-    for v in staged.iter().filter(|s| !s.manifest.variant.is_empty()) {
+    for v in staged.iter().filter(|s| s.manifest.variant.is_some()) {
         let base = staged.iter().find(|b| {
-            b.manifest.variant.is_empty()
+            b.manifest.variant.is_none()
                 && b.manifest.set == v.manifest.set
                 && b.manifest.target == v.manifest.target
         });
@@ -777,7 +777,7 @@ fn strip_path(data: &[u8], path: &[u8]) -> Vec<u8> {
 /// that files can be mixed across sets without breaking the ABI.
 fn check_symbol_parity(staged: &[Staged]) -> Vec<(String, anyhow::Error)> {
     let mut out = Vec::new();
-    for a in staged.iter().filter(|s| s.manifest.variant.is_empty()) {
+    for a in staged.iter().filter(|s| s.manifest.variant.is_none()) {
         for b in staged.iter().filter(|b| b.manifest.target == a.manifest.target) {
             if a.manifest.set >= b.manifest.set {
                 continue;
@@ -806,7 +806,7 @@ fn check_symbol_parity(staged: &[Staged]) -> Vec<(String, anyhow::Error)> {
 
 /// The directory of one set/target (plain C configuration) under `root`.
 pub fn set_dir(root: &Path, set: &str, target: &str) -> PathBuf {
-    root.join(manifest::key(set, target, ""))
+    root.join(manifest::key(set, target, None))
 }
 
 /// Swaps staged outputs in place of the previous ones and records them in the lock.

@@ -2,7 +2,7 @@
 //! a tampered vector fails, and each code path the CPU or emulator can run is proved taken.
 
 use crate::driver::{self, build, compile_only, parse_report, Report, RunOutput, Toolchain};
-use crate::matrix::Row;
+use crate::matrix::{Row, MINGW_GCC, WINDOWS_GNU};
 use anyhow::{ensure, Context, Result};
 use crypto_build::data::{Arch, CodePath, DriverFamilies, Eligibility};
 use crypto_build::facts::BuildFacts;
@@ -20,7 +20,7 @@ fn took_from_asm(facts: &BuildFacts, file: &str) -> bool {
 /// sources compiled for Windows (there is no Windows prefix to link against yet).
 pub fn native_step(sh: &Shell, prefix: &Path) -> Result<()> {
     check_prefix(sh, &crate::matrix::workspace_row().driver()?, prefix)?;
-    let mingw = Row::find("x86_64-pc-windows-gnu", "x86_64-w64-mingw32-gcc", None)?.driver()?;
+    let mingw = Row::find(WINDOWS_GNU, MINGW_GCC, None)?.driver()?;
     compile_only(sh, &mingw, &prefix.join("include"), true)
         .context("the driver's sources for Windows (compile only)")?;
     println!("driver: its sources compile for Windows");
@@ -142,7 +142,7 @@ fn check_report(report: &Report, asm: Option<Arch>, plan: &BuildFacts) -> Result
         plan.openssl_version
     );
     ensure!(report.path.asm == asm, "expected {asm:?} asm symbols: {:?}", report.path);
-    let nistp = plan.c_variant_name() == crypto_build::data::C_VARIANTS[0].name;
+    let nistp = plan.c_variant_name() == crypto_build::data::NISTP;
     for curve in ["P-224", "P-384", "P-521"] {
         let got = report.path.nistp.get(curve).copied();
         let c = plan.c_variant_name();

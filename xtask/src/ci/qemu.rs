@@ -14,10 +14,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 use xshell::Shell;
 
-pub const AARCH64: &str = "aarch64-unknown-linux-gnu";
-pub const PPC64LE: &str = "powerpc64le-unknown-linux-gnu";
-pub const S390X: &str = "s390x-unknown-linux-gnu";
-pub const RISCV64: &str = "riscv64gc-unknown-linux-gnu";
+pub use crate::matrix::{AARCH64, PPC64LE, RISCV64, S390X};
 
 fn rows(triple: &str) -> impl Iterator<Item = &'static Row> + '_ {
     crate::matrix::rows(How::Qemu).filter(move |r| r.target == triple)

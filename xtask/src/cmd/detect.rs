@@ -5,10 +5,11 @@ use crate::flags::Detect;
 use anyhow::{Context, Result};
 use crypto_build::build_script::SetFacts;
 use crypto_build::config::{BuildConfig, SetChoice, VariantChoice};
-use crypto_build::data::{self, CVariant};
+use crypto_build::data::{self, CVariant, Feature};
 use crypto_build::detect::{self, Assembler};
 use crypto_build::generate::lock::Lock;
 use crypto_build::select::{self, Plan, Policy};
+use serde::{Deserialize, Serialize};
 use xshell::Shell;
 
 impl Detect {
@@ -57,7 +58,7 @@ impl Detect {
         let plan = select::plan(choice, variant, policy, &mut facts)?;
         let c = CFacts { compiler: compiler.path().display().to_string(), probes: &facts.c_probes };
         if self.json {
-            println!("{}", json(&triple, &asm, &c, &plan));
+            println!("{}", Report::new(&triple, &asm, &c, &plan).to_json()?);
         } else {
             print!("{}", text(&triple, &asm, &c, &plan));
         }
@@ -100,49 +101,129 @@ fn text(triple: &str, asm: &Assembler, c: &CFacts, plan: &Plan) -> String {
     out
 }
 
-fn json(triple: &str, asm: &Assembler, c: &CFacts, plan: &Plan) -> String {
-    let q = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
-    let probes: Vec<String> =
-        asm.probes.iter().map(|(f, ok)| format!("{}:{ok}", q(f.name()))).collect();
-    let files: Vec<String> =
-        plan.files.iter().map(|f| format!("{}:{}", q(&f.path), q(f.set.name))).collect();
-    let downgrades: Vec<String> = plan
-        .downgrades
-        .iter()
-        .map(|d| {
-            let missing: Vec<String> = d.missing.iter().map(|f| q(f.name())).collect();
-            format!(
-                "{{\"path\":{},\"from\":{},\"to\":{},\"missing\":[{}]}}",
-                q(&d.path),
-                q(d.from.name),
-                q(d.to.name),
-                missing.join(",")
-            )
-        })
-        .collect();
-    let notes: Vec<String> = asm.disagreements().iter().map(|d| q(d)).collect();
-    let c_probes: Vec<String> =
-        c.probes.iter().map(|(v, ok)| format!("{}:{ok}", q(v.name))).collect();
-    let opt = |v: Option<&CVariant>| v.map_or("null".into(), |v| q(v.name));
-    format!(
-        "{{\"target\":{},\"driver\":{},\"kind\":{},\"version\":{},\"probes\":{{{}}},\"notes\":[{}],\
-         \"c_compiler\":{},\"c_probes\":{{{}}},\"requested\":{},\"c_set\":{},\
-         \"requested_c_variant\":{},\"c_variant\":{},\"c_variant_refused\":{},\
-         \"files\":{{{}}},\"downgrades\":[{}]}}",
-        q(triple),
-        q(&asm.driver.display().to_string()),
-        q(asm.kind.name()),
-        asm.version.as_deref().map_or("null".into(), q),
-        probes.join(","),
-        notes.join(","),
-        q(&c.compiler),
-        c_probes.join(","),
-        q(plan.requested.name()),
-        q(plan.c_set.name),
-        q(plan.requested_variant.name()),
-        opt(plan.c_variant),
-        opt(plan.variant_refused),
-        files.join(","),
-        downgrades.join(",")
-    )
+/// `detect --json`: the toolchain, its probes and the plan, as `cargo xtask toolchains` reads
+/// them back. Objects keep their order: the probes the table's, the files the plan's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    pub target: String,
+    /// The C compiler driver the assembler is reached through (or nasm).
+    pub driver: String,
+    /// `AsmKind::name`.
+    pub kind: String,
+    pub version: Option<String>,
+    /// Each feature class's probe: whether the assembler took it.
+    #[serde(with = "super::json::in_order")]
+    pub probes: Vec<(String, bool)>,
+    /// Where the banner's version and the probes disagree.
+    pub notes: Vec<String>,
+    pub c_compiler: String,
+    /// Each C variant's probe: whether the C compiler took it.
+    #[serde(with = "super::json::in_order")]
+    pub c_probes: Vec<(String, bool)>,
+    pub requested: String,
+    pub c_set: String,
+    pub requested_c_variant: String,
+    pub c_variant: Option<String>,
+    pub c_variant_refused: Option<String>,
+    /// Each asm file and its set.
+    #[serde(with = "super::json::in_order")]
+    pub files: Vec<(String, String)>,
+    pub downgrades: Vec<Downgrade>,
+}
+
+/// A file that could not take the set it wanted, and the classes the assembler lacked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Downgrade {
+    pub path: String,
+    pub from: String,
+    pub to: String,
+    pub missing: Vec<String>,
+}
+
+impl Report {
+    fn new(triple: &str, asm: &Assembler, c: &CFacts, plan: &Plan) -> Report {
+        let names = |v: &[Feature]| v.iter().map(|f| f.name().to_string()).collect();
+        let variant = |v: Option<&CVariant>| v.map(|v| v.name.to_string());
+        Report {
+            target: triple.into(),
+            driver: asm.driver.display().to_string(),
+            kind: asm.kind.name().into(),
+            version: asm.version.clone(),
+            probes: asm.probes.iter().map(|(f, ok)| (f.name().into(), *ok)).collect(),
+            notes: asm.disagreements(),
+            c_compiler: c.compiler.clone(),
+            c_probes: c.probes.iter().map(|(v, ok)| (v.name.into(), *ok)).collect(),
+            requested: plan.requested.name().into(),
+            c_set: plan.c_set.name.into(),
+            requested_c_variant: plan.requested_variant.name().into(),
+            c_variant: variant(plan.c_variant),
+            c_variant_refused: variant(plan.variant_refused),
+            files: plan.files.iter().map(|f| (f.path.clone(), f.set.name.into())).collect(),
+            downgrades: (plan.downgrades.iter())
+                .map(|d| Downgrade {
+                    path: d.path.clone(),
+                    from: d.from.name.into(),
+                    to: d.to.name.into(),
+                    missing: names(&d.missing),
+                })
+                .collect(),
+        }
+    }
+
+    /// One line of JSON.
+    pub fn to_json(&self) -> Result<String> {
+        serde_json::to_string(self).context("writing detect's JSON")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Report {
+        Report {
+            target: "x86_64-unknown-linux-gnu".into(),
+            // A path may hold anything a file name can: a quote, a backslash, a line break.
+            driver: "/opt/a \"b\"\\\nc/cc".into(),
+            kind: "GNU as".into(),
+            version: Some("2.40".into()),
+            probes: vec![("avx2".into(), true), ("adx-bmi2".into(), false)],
+            notes: vec!["the banner says \"2.40\"\nbut avx-ifma failed".into()],
+            c_compiler: "cc \"quoted\"\n".into(),
+            c_probes: vec![("ec_nistp_64_gcc_128".into(), true)],
+            requested: "auto".into(),
+            c_set: "asm".into(),
+            requested_c_variant: "auto".into(),
+            c_variant: Some("ec_nistp_64_gcc_128".into()),
+            c_variant_refused: None,
+            files: vec![
+                ("crypto/z.s".into(), "asm".into()),
+                ("crypto/a.s".into(), "asm_avx2".into()),
+            ],
+            downgrades: vec![Downgrade {
+                path: "crypto/a.s".into(),
+                from: "asm".into(),
+                to: "asm_avx2".into(),
+                missing: vec!["avx512".into()],
+            }],
+        }
+    }
+
+    #[test]
+    fn the_json_reads_back_the_same_escapes_included() {
+        let json = sample().to_json().unwrap();
+        assert!(!json.contains('\n'), "one line: {json}");
+        assert_eq!(serde_json::from_str::<Report>(&json).unwrap(), sample());
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(value["driver"], "/opt/a \"b\"\\\nc/cc");
+        assert_eq!(value["c_variant_refused"], serde_json::Value::Null);
+    }
+
+    /// The probes in the table's order and the files in the plan's, not sorted.
+    #[test]
+    fn objects_keep_their_order() {
+        let json = sample().to_json().unwrap();
+        assert!(json.contains(r#""probes":{"avx2":true,"adx-bmi2":false}"#), "{json}");
+        assert!(json.contains(r#""files":{"crypto/z.s":"asm","crypto/a.s":"asm_avx2"}"#), "{json}");
+    }
 }

@@ -6,6 +6,7 @@ mod bench;
 mod build;
 mod detect;
 mod generate;
+mod json;
 mod package;
 mod toolchains;
 mod update_openssl;

@@ -2,6 +2,7 @@
 //! feeds `cargo xtask test` (which builds and tests crypto-sys with each) and
 //! `cargo xtask toolchains` (which writes docs/toolchains.md).
 
+use super::detect::Report;
 use crate::flags::Toolchains;
 use crate::matrix::{How, Row, ROWS};
 use anyhow::{bail, Context, Result};
@@ -45,9 +46,8 @@ fn render(sh: &Shell) -> Result<String> {
         let target = cross.then_some(["--target", row.target]).into_iter().flatten();
         let asm = row.assembler.map(|a| ["--assembler", a]).into_iter().flatten();
         let json = cmd!(sh, "{exe} detect --json {target...} {asm...}").read()?;
-        let json: serde_json::Value =
-            serde_json::from_str(&json).context("reading `detect --json`")?;
-        let downgraded = downgraded_paths(&json);
+        let report: Report = serde_json::from_str(&json).context("reading `detect --json`")?;
+        let downgraded: Vec<&str> = report.downgrades.iter().map(|d| d.path.as_str()).collect();
         if downgraded != row.downgraded {
             bail!(
                 "CC={}: detect plans {downgraded:?} from asm_avx2, the table expects {:?}",
@@ -55,7 +55,7 @@ fn render(sh: &Shell) -> Result<String> {
                 row.downgraded
             );
         }
-        let c_variant = json["c_variant"].as_str().unwrap_or(NO_C_VARIANT);
+        let c_variant = report.c_variant.as_deref().unwrap_or(NO_C_VARIANT);
         if c_variant != row.c_variant {
             bail!(
                 "CC={}: detect takes C variant `{c_variant}`, the table expects `{}`",
@@ -67,9 +67,9 @@ fn render(sh: &Shell) -> Result<String> {
             "| {} | `{}` | {} {} | {} | {} | {} | {} |\n",
             if cross { row.target.to_string() } else { format!("host ({})", row.target) },
             row.cc,
-            field(&json, "kind"),
-            field(&json, "version"),
-            rejected(&json),
+            report.kind,
+            report.version.as_deref().unwrap_or_default(),
+            rejected(&report),
             plan_text(row),
             variant_text(row, c_variant)?,
             row.tested()
@@ -86,7 +86,11 @@ fn variant_text(row: &Row, c_variant: &str) -> Result<String> {
     let target = crypto_build::data::target_for(row.target)?;
     let refused: Vec<String> =
         target.refused_variants.iter().map(|(v, why)| format!("`{v}` refused: {why}")).collect();
-    Ok(if refused.is_empty() { c_variant.into() } else { format!("none ({})", refused.join("; ")) })
+    Ok(if refused.is_empty() {
+        c_variant.into()
+    } else {
+        format!("{NO_C_VARIANT} ({})", refused.join("; "))
+    })
 }
 
 pub fn plan_text(row: &Row) -> String {
@@ -97,24 +101,10 @@ pub fn plan_text(row: &Row) -> String {
     }
 }
 
-/// Paths of the downgraded files in `detect --json` output.
-fn downgraded_paths(json: &serde_json::Value) -> Vec<String> {
-    let list = json["downgrades"].as_array().map(Vec::as_slice).unwrap_or_default();
-    list.iter().filter_map(|d| d["path"].as_str()).map(String::from).collect()
-}
-
-fn field(json: &serde_json::Value, name: &str) -> String {
-    json[name].as_str().unwrap_or_default().to_string()
-}
-
-fn rejected(json: &serde_json::Value) -> String {
-    let probes = json["probes"].as_object();
-    let no: Vec<&str> = probes
-        .into_iter()
-        .flatten()
-        .filter(|(_, ok)| ok.as_bool() == Some(false))
-        .map(|(name, _)| name.as_str())
-        .collect();
+/// The probes the assembler failed, in the table's order, or `none`.
+fn rejected(report: &Report) -> String {
+    let no: Vec<&str> =
+        report.probes.iter().filter(|(_, ok)| !ok).map(|(name, _)| name.as_str()).collect();
     if no.is_empty() {
         "none".into()
     } else {

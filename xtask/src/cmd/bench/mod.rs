@@ -7,7 +7,8 @@ mod windows;
 use crate::flags::Bench;
 use anyhow::{bail, Context, Result};
 use crypto_build::config::ASM_SET_VAR;
-use crypto_build::data::{self, OpensslLine};
+use crypto_build::data::{self, OpensslLine, ASM, ASM_AVX2};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
@@ -128,12 +129,12 @@ impl Bench {
         for set in &sets {
             contenders.push(build_set(sh, set, Profile::Release, None, line)?);
         }
-        if sets.iter().any(|s| s == "asm") {
+        if sets.iter().any(|s| s == ASM) {
             // OpenSSL's C is built at -O3 in every profile: a debug build must be as fast.
-            contenders.push(build_set(sh, "asm", Profile::Debug, None, line)?);
+            contenders.push(build_set(sh, ASM, Profile::Debug, None, line)?);
         }
         if let Some(cc) = &cc {
-            contenders.push(build_set(sh, "asm", Profile::Release, Some(cc), line)?);
+            contenders.push(build_set(sh, ASM, Profile::Release, Some(cc), line)?);
         }
         if against.contains(&Library::OpensslSrc) {
             contenders.push(build_openssl_src(sh, None, line)?);
@@ -154,7 +155,7 @@ impl Bench {
         print!("{}", cost_table(&cost));
         if let Some(path) = &self.json {
             let all: Vec<Pair> = pairs.into_iter().chain(others).collect();
-            fs::write(path, json(line.0.version, &results, &cost, &all))
+            fs::write(path, json(line.0.version, &results, &cost, &all)?)
                 .with_context(|| format!("writing {}", path.display()))?;
         }
         if let Some(path) = &self.plot {
@@ -181,9 +182,9 @@ fn build_cost(sh: &Shell, against: &[Library], line: Line) -> Result<(Cost, Vec<
     let ours =
         || cmd!(sh, "{cargo} build -q --release -p crypto-bench {features...} --target-dir {ours}");
     let mut cost = vec![
-        ("crypto-sys clean build (asm)", timed(sh, Some("asm"), ours())?),
-        ("crypto-sys set switch (asm -> asm_avx2)", timed(sh, Some("asm_avx2"), ours())?),
-        ("crypto-sys no-op rebuild", timed(sh, Some("asm_avx2"), ours())?),
+        ("crypto-sys clean build (asm)", timed(sh, Some(ASM), ours())?),
+        ("crypto-sys set switch (asm -> asm_avx2)", timed(sh, Some(ASM_AVX2), ours())?),
+        ("crypto-sys no-op rebuild", timed(sh, Some(ASM_AVX2), ours())?),
     ];
     let mut contenders = Vec::new();
     for &lib in against {
@@ -376,7 +377,7 @@ fn progress(done: usize, total: usize, what: &str) {
 
 /// Each figure's value per contender, with its ratio to `asm` (or the first contender).
 fn table(results: &Results, labels: &[&str]) -> String {
-    let base = if labels.contains(&"asm") { "asm" } else { labels[0] };
+    let base = if labels.contains(&ASM) { ASM } else { labels[0] };
     let mut out = format!("{:<42} {:>5}", "figure", "unit");
     for l in labels {
         let _ = write!(out, " {l:>w$} {:>6}", "ratio", w = l.len().max(12));
@@ -419,7 +420,7 @@ fn pairs(labels: &[&str]) -> Vec<Pair> {
         .iter()
         .filter_map(|l| {
             let how = l.strip_prefix(OPENSSL_SRC)?;
-            let ours = format!("asm{how}");
+            let ours = format!("{ASM}{how}");
             labels.contains(&ours.as_str()).then(|| (ours, l.to_string()))
         })
         .collect()
@@ -427,7 +428,7 @@ fn pairs(labels: &[&str]) -> Vec<Pair> {
 
 /// Pairs `asm` (or, without it, the first contender) with ring and with aws-lc-rs.
 fn library_pairs(labels: &[&str]) -> Vec<Pair> {
-    let Some(ours) = labels.iter().find(|l| **l == "asm").or(labels.first()) else {
+    let Some(ours) = labels.iter().find(|l| **l == ASM).or(labels.first()) else {
         return Vec::new();
     };
     let others = [Library::Ring, Library::AwsLcRs].map(Library::name);
@@ -487,53 +488,68 @@ fn ratio_table(title: &str, results: &Results, pairs: &[Pair]) -> String {
     out
 }
 
-/// A number for JSON with `decimals`; null for NaN, which JSON lacks.
-fn json_num(x: f64, decimals: usize) -> String {
-    if x.is_finite() {
-        format!("{x:.decimals$}")
-    } else {
-        "null".into()
+/// `bench --json`: each figure's values, each pair's ratios and the builds' cost.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct Report {
+    openssl: String,
+    figures: Vec<FigureValues>,
+    pairs: Vec<PairRatios>,
+    /// Seconds per build step, in the order measured.
+    #[serde(with = "super::json::in_order")]
+    build_seconds: Vec<(String, f64)>,
+}
+
+/// One figure's best value per contender; `null` where it has none.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct FigureValues {
+    figure: String,
+    unit: String,
+    values: BTreeMap<String, Option<f64>>,
+}
+
+/// ours / theirs per figure, and their geometric mean.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct PairRatios {
+    ours: String,
+    theirs: String,
+    geomean: Option<f64>,
+    ratios: BTreeMap<String, Option<f64>>,
+}
+
+/// `x` to `decimals` places; `None` for NaN, which JSON lacks.
+fn rounded(x: f64, decimals: i32) -> Option<f64> {
+    let scale = 10f64.powi(decimals);
+    x.is_finite().then(|| (x * scale).round() / scale)
+}
+
+/// The measurements as `bench --json` reports them: values to 0.1, ratios to 0.001.
+fn report(openssl: &str, results: &Results, cost: &Cost, pairs: &[Pair]) -> Report {
+    let figures = results.iter().map(|(figure, (unit, values))| FigureValues {
+        figure: figure.clone(),
+        unit: unit.clone(),
+        values: values.iter().map(|(l, x)| (l.clone(), rounded(*x, 1))).collect(),
+    });
+    let pairs = pairs.iter().map(|p| PairRatios {
+        ours: p.0.clone(),
+        theirs: p.1.clone(),
+        geomean: rounded(geomean(results.values().map(|(_, v)| ratio(v, p))), 3),
+        ratios: results.iter().map(|(f, (_, v))| (f.clone(), rounded(ratio(v, p), 3))).collect(),
+    });
+    Report {
+        openssl: openssl.into(),
+        figures: figures.collect(),
+        pairs: pairs.collect(),
+        build_seconds: cost
+            .iter()
+            .map(|(l, s)| (l.to_string(), rounded(*s, 1).unwrap_or(*s)))
+            .collect(),
     }
 }
 
-fn json(openssl: &str, results: &Results, cost: &Cost, pairs: &[Pair]) -> String {
-    let figures: Vec<String> = results
-        .iter()
-        .map(|(figure, (unit, values))| {
-            let v: Vec<String> =
-                values.iter().map(|(l, x)| format!("\"{l}\":{}", json_num(*x, 1))).collect();
-            format!(
-                "{{\"figure\":\"{figure}\",\"unit\":\"{unit}\",\"values\":{{{}}}}}",
-                v.join(",")
-            )
-        })
-        .collect();
-    let pairs: Vec<String> = pairs
-        .iter()
-        .map(|p| {
-            let ratios: Vec<String> = results
-                .iter()
-                .map(|(figure, (_, values))| {
-                    format!("\"{figure}\":{}", json_num(ratio(values, p), 3))
-                })
-                .collect();
-            let mean = geomean(results.values().map(|(_, v)| ratio(v, p)));
-            format!(
-                "{{\"ours\":\"{}\",\"theirs\":\"{}\",\"geomean\":{},\"ratios\":{{{}}}}}",
-                p.0,
-                p.1,
-                json_num(mean, 3),
-                ratios.join(",")
-            )
-        })
-        .collect();
-    let cost: Vec<String> = cost.iter().map(|(l, s)| format!("\"{l}\":{s:.1}")).collect();
-    format!(
-        "{{\"openssl\":\"{openssl}\",\n\"figures\":[\n{}\n],\n\"pairs\":[\n{}\n],\n\"build_seconds\":{{{}}}}}\n",
-        figures.join(",\n"),
-        pairs.join(",\n"),
-        cost.join(",")
-    )
+/// [`report`] as pretty JSON, through serde (labels and figures escaped).
+fn json(openssl: &str, results: &Results, cost: &Cost, pairs: &[Pair]) -> Result<String> {
+    let report = report(openssl, results, cost, pairs);
+    Ok(serde_json::to_string_pretty(&report).context("writing the bench's JSON")? + "\n")
 }
 
 /// Horizontal bars: for each figure, one bar per contender, scaled to the figure's best.
@@ -695,16 +711,47 @@ mod tests {
         assert_eq!(e.to_string(), "--cc no-such-cc-xtask: not found on PATH");
     }
 
+    /// The JSON read back, as a reader of `bench --json` would.
+    fn read(json: &str) -> Report {
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {json}"))
+    }
+
+    /// JSON's cells: NaN, which JSON lacks, as `None`.
+    fn json_cells(pairs: &[(&str, f64)]) -> BTreeMap<String, Option<f64>> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.is_finite().then_some(*v))).collect()
+    }
+
+    /// A figure, a label and a build step may hold a quote or a line break.
+    #[test]
+    fn json_escapes_what_it_writes() {
+        let odd = "AES \"fast\"\nmode \\ 1";
+        let mut r = Results::new();
+        let values = [(odd.to_string(), 12.0), ("asm".to_string(), 6.0)].into();
+        r.insert(odd.to_string(), (odd.to_string(), values));
+        let pairs = [(odd.to_string(), "asm".to_string())];
+        let cost = vec![("build \"a\"\n", 1.25)];
+        let text = json("3.6.3", &r, &cost, &pairs).unwrap();
+        let j = read(&text);
+        assert_eq!(j, report("3.6.3", &r, &cost, &pairs));
+        assert_eq!((j.figures[0].figure.as_str(), j.figures[0].unit.as_str()), (odd, odd));
+        assert_eq!(j.figures[0].values[odd], Some(12.0));
+        assert_eq!((j.pairs[0].ours.as_str(), j.pairs[0].ratios[odd]), (odd, Some(2.0)));
+        assert_eq!(j.build_seconds, [("build \"a\"\n".to_string(), 1.3)]);
+    }
+
     #[test]
     fn json_and_svg_carry_every_value() {
         let cost = vec![
             ("crypto-sys clean build (asm)", 70.0),
             ("openssl-src clean build (vendored)", 88.0),
         ];
-        let j = json("3.6.3", &sample(), &cost, &[]);
-        assert!(j.contains("\"pairs\":[\n\n]"), "{j}");
-        assert!(j.contains("\"asm\":200.0") && j.contains("\"asm_avx2\":50.0"), "{j}");
-        assert!(j.contains("\"crypto-sys clean build (asm)\":70.0"), "{j}");
+        let j = read(&json("3.6.3", &sample(), &cost, &[]).unwrap());
+        assert_eq!((j.openssl.as_str(), j.pairs.len()), ("3.6.3", 0));
+        let values = &j.figures[0].values;
+        assert_eq!((values["asm"], values["asm_avx2"]), (Some(200.0), Some(50.0)));
+        let seconds =
+            [("crypto-sys clean build (asm)", 70.0), ("openssl-src clean build (vendored)", 88.0)];
+        assert_eq!(j.build_seconds, seconds.map(|(l, s)| (l.to_string(), s)));
         assert!(cost_table(&cost).contains("70.0 s  (0.80x openssl-src)"), "{}", cost_table(&cost));
         let s = svg(&sample(), &["asm", "asm_avx2"]);
         assert!(
@@ -716,16 +763,27 @@ mod tests {
     #[test]
     fn json_carries_the_pairs() {
         let (r, p) = paired();
-        let j = json("3.6.3", &r, &Cost::new(), &p);
-        assert!(j.contains("{\"figure\":\"X25519 derive\",\"unit\":\"op/s\",\"values\":{\"asm\":100.0,\"asm-clang-19\":50.0,\"openssl-src\":125.0}}"), "{j}");
-        assert!(j.contains("{\"ours\":\"asm\",\"theirs\":\"openssl-src\",\"geomean\":1.000,\"ratios\":{\"ECDH P-384 derive\":1.250,\"X25519 derive\":0.800}}"), "{j}");
-        // JSON has no NaN: a missing figure is null.
-        assert!(
-            j.contains(
-                "\"geomean\":0.900,\"ratios\":{\"ECDH P-384 derive\":0.900,\"X25519 derive\":null}"
-            ),
-            "{j}"
+        let j = read(&json("3.6.3", &r, &Cost::new(), &p).unwrap());
+        let x25519 = j.figures.iter().find(|f| f.figure == "X25519 derive").unwrap();
+        assert_eq!(x25519.unit, "op/s");
+        assert_eq!(
+            x25519.values,
+            json_cells(&[("asm", 100.0), ("asm-clang-19", 50.0), (OPENSSL_SRC, 125.0)])
         );
+        assert_eq!((j.pairs[0].ours.as_str(), j.pairs[0].theirs.as_str()), ("asm", OPENSSL_SRC));
+        assert_eq!(j.pairs[0].geomean, Some(1.0));
+        assert_eq!(
+            j.pairs[0].ratios,
+            json_cells(&[("ECDH P-384 derive", 1.25), ("X25519 derive", 0.8)])
+        );
+        // JSON has no NaN: a missing figure is null.
+        assert_eq!(j.pairs[1].geomean, Some(0.9));
+        assert_eq!(
+            j.pairs[1].ratios,
+            json_cells(&[("ECDH P-384 derive", 0.9), ("X25519 derive", f64::NAN)])
+        );
+        let text = json("3.6.3", &r, &Cost::new(), &p).unwrap();
+        assert!(text.contains("\"X25519 derive\": null"), "{text}");
     }
 
     #[test]
@@ -834,9 +892,14 @@ mod tests {
     #[test]
     fn missing_cells_are_null_in_json_and_n_a_in_the_chart() {
         let (r, labels) = with_libraries();
-        let j = json("3.6.3", &r, &Cost::new(), &library_pairs(&labels));
-        assert!(j.contains("{\"figure\":\"Poly1305 16 KiB\",\"unit\":\"MB/s\",\"values\":{\"asm\":12000.0,\"aws-lc-rs\":null,\"ring\":null}}"), "{j}");
-        assert!(j.contains("\"ours\":\"asm\",\"theirs\":\"ring\",\"geomean\":2.000,\"ratios\":{\"ECDSA P-521 sign\":null,\"Poly1305 16 KiB\":null,\"X25519 derive\":2.000}"), "{j}");
+        let j = read(&json("3.6.3", &r, &Cost::new(), &library_pairs(&labels)).unwrap());
+        let poly = j.figures.iter().find(|f| f.figure == "Poly1305 16 KiB").unwrap();
+        let nan = f64::NAN;
+        assert_eq!(poly.values, json_cells(&[("asm", 12000.0), ("aws-lc-rs", nan), ("ring", nan)]));
+        let ring = &j.pairs[0];
+        assert_eq!((ring.theirs.as_str(), ring.geomean), ("ring", Some(2.0)));
+        let want = [("ECDSA P-521 sign", nan), ("Poly1305 16 KiB", nan), ("X25519 derive", 2.0)];
+        assert_eq!(ring.ratios, json_cells(&want));
         let s = svg(&r, &labels);
         assert_eq!(s.matches(">n/a</text>").count(), 3, "{s}");
         // The bars are scaled to the best number, never to a missing one: aws-lc-rs's 5000

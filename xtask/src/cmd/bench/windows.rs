@@ -4,14 +4,12 @@
 //! assembler and the Windows ABI cost.
 
 use crate::driver::{self, Invocation, Toolchain};
-use crate::matrix::Row;
+use crate::matrix::{Row, MINGW_GCC, WINDOWS_GNU};
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use xshell::{cmd, Shell};
-
-const TRIPLE: &str = "x86_64-pc-windows-gnu";
 
 struct Contender {
     label: &'static str,
@@ -28,10 +26,11 @@ pub fn run(sh: &Shell, rounds: usize, seconds: f64) -> Result<()> {
     let (gas, nasm) =
         (root.join("target/bench-windows/gas"), root.join("target/bench-windows/nasm"));
     cmd!(sh, "{cargo} xtask build --release --prefix {native}").run()?;
-    cmd!(sh, "{cargo} xtask build --target {TRIPLE} --prefix {gas}").run()?;
-    cmd!(sh, "{cargo} xtask build --target {TRIPLE} --assembler nasm --prefix {nasm}").run()?;
+    cmd!(sh, "{cargo} xtask build --target {WINDOWS_GNU} --prefix {gas}").run()?;
+    cmd!(sh, "{cargo} xtask build --target {WINDOWS_GNU} --assembler nasm --prefix {nasm}")
+        .run()?;
     let host = crate::matrix::workspace_row().driver()?;
-    let mingw = Row::find(TRIPLE, "x86_64-w64-mingw32-gcc", None)?.driver()?;
+    let mingw = Row::find(WINDOWS_GNU, MINGW_GCC, None)?.driver()?;
     let contenders = [
         contender(sh, "linux (native)", host, &native)?,
         contender(sh, "wine, GNU as", mingw.clone(), &gas)?,

@@ -290,7 +290,7 @@ pub fn need(m: &Manifest, kind: &str, syntax: AsmSyntax) -> Need {
         let higher = out
             .min
             .as_deref()
-            .map_or(std::cmp::Ordering::Greater, |m| version(t.min).cmp(&version(m)));
+            .map_or(std::cmp::Ordering::Greater, |m| crypto_build::version::compare(t.min, m));
         match higher {
             std::cmp::Ordering::Greater => (out.min, out.set_by) = (Some(t.min.into()), vec![f]),
             std::cmp::Ordering::Equal => out.set_by.push(f),
@@ -298,10 +298,6 @@ pub fn need(m: &Manifest, kind: &str, syntax: AsmSyntax) -> Need {
         }
     }
     out
-}
-
-fn version(v: &str) -> Vec<u32> {
-    v.split('.').map(|p| p.parse().unwrap_or(0)).collect()
 }
 
 fn config_diff(key: &str, old: &Side, new: &Side) -> ConfigDiff {
@@ -348,7 +344,7 @@ fn added(old: &BTreeSet<String>, new: &BTreeSet<String>) -> Added<String> {
 
 fn variant_state(config: &Config, new: &Side, findings: &[Finding]) -> VariantState {
     let key = config.key();
-    let base = crypto_build::manifest::key(config.set.name, config.target.name, "");
+    let base = crypto_build::manifest::key(config.set.name, config.target.name, None);
     let mut why_not: Vec<String> = findings
         .iter()
         .filter(|f| f.config == key)

@@ -68,7 +68,7 @@ pub fn of_tables(configs: &[Config], new: &Side, tree: &Path) -> Vec<Finding> {
         let key = config.key();
         let Some(m) = new.manifests.get(&key) else { continue };
         if let Some(v) = config.variant {
-            let base = crypto_build::manifest::key(config.set.name, config.target.name, "");
+            let base = crypto_build::manifest::key(config.set.name, config.target.name, None);
             // Without its set's configuration, the variant's own units are unknown.
             let Some(b) = new.manifests.get(&base) else { continue };
             let own = |u: &&crypto_build::manifest::Unit| !b.units.iter().any(|x| x.path == u.path);
@@ -157,7 +157,7 @@ fn eligibilities(key: &str, config: &Config, m: &Manifest) -> Vec<Finding> {
 fn downgrade_twins(config: &Config, fastest: &Manifest, new: &Side) -> Vec<Finding> {
     let mut out = Vec::new();
     for slower in config.target.sets().skip(1).filter(|s| !s.allowed.is_empty()) {
-        let key = crypto_build::manifest::key(slower.name, config.target.name, "");
+        let key = crypto_build::manifest::key(slower.name, config.target.name, None);
         let Some(m) = new.manifests.get(&key) else { continue };
         for f in fastest.asm.iter().filter(|f| m.asm_file(&f.path).is_none()) {
             let message = format!(

@@ -47,7 +47,7 @@ impl UpdateOpenssl {
         let configs = Config::expand(&targets, &sets);
         let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
         // Before the long part: a move that could not go through is refused now.
-        let from = pin::pinned(&root)?;
+        let from = pin::pinned(sh, &root)?;
         let to = pin::Release {
             crate_full: fetched.crate_version.clone(),
             openssl: source.version.clone(),
@@ -189,7 +189,7 @@ fn public_api(sh: &Shell, root: &Path, old: &Side, tree: &Path) -> Result<api::A
     let (openssl_sys, dir) = crate::cargo::package(&metadata, "openssl-sys")?;
     let bindings = api::bindings(&dir)?;
     // The removed functions are the pinned release's: its configuration says which it builds.
-    let key = crypto_build::manifest::key("asm", "linux-x86_64", "");
+    let key = crypto_build::manifest::key("asm", "linux-x86_64", None);
     let disabled =
         &old.config.get(&key).context("no pinned configuration of asm/linux-x86_64")?.disabled;
     let libs = api::compare(&Source::pinned().dir, tree, disabled, &bindings)?;
@@ -209,7 +209,7 @@ fn write_report(dir: &Path, c: &compare::Comparison, command: &str) -> Result<Pa
     fs::write(&md, report::markdown(c, command))
         .with_context(|| format!("writing {}", md.display()))?;
     let json = md.with_extension("json");
-    let text = serde_json::to_string_pretty(&report::json(c))? + "\n";
+    let text = report::json_text(c)?;
     fs::write(&json, text).with_context(|| format!("writing {}", json.display()))?;
     Ok(md)
 }

@@ -46,15 +46,26 @@ impl Release {
     }
 }
 
-/// The pinned release: openssl-src's version as Cargo.lock has it, OpenSSL's from data.rs.
-pub fn pinned(root: &Path) -> Result<Release> {
-    let path = root.join("Cargo.lock");
-    let lock = fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    let mut lines = lock.lines().skip_while(|l| *l != "name = \"openssl-src\"");
-    let version = lines.nth(1).and_then(|l| l.strip_prefix("version = \""));
-    let version = version.with_context(|| format!("{} has no openssl-src", path.display()))?;
-    let crate_full = version.trim_end_matches('"').to_string();
-    Ok(Release { crate_full, openssl: crypto_build::data::OPENSSL_VERSION.into() })
+/// The pinned release: the openssl-src that crypto-build's `openssl-src` dependency resolves to
+/// in `root`'s Cargo.lock (as `cargo metadata --locked` reads it; the other lines' openssl-src
+/// are renamed dependencies), OpenSSL's from data.rs.
+pub fn pinned(sh: &Shell, root: &Path) -> Result<Release> {
+    let (cargo, manifest) = (crate::cargo::cargo(), root.join("Cargo.toml"));
+    let metadata =
+        cmd!(sh, "{cargo} metadata --format-version 1 --locked --manifest-path {manifest}")
+            .quiet()
+            .read()
+            .with_context(|| format!("cargo metadata of {}", manifest.display()))?;
+    pinned_in(&metadata)
+}
+
+fn pinned_in(metadata: &str) -> Result<Release> {
+    let metadata = crate::cargo::Metadata::parse(metadata)?;
+    let krate = metadata.dependency("crypto-build", "openssl_src")?;
+    Ok(Release {
+        crate_full: krate.version.clone(),
+        openssl: crypto_build::data::OPENSSL_VERSION.into(),
+    })
 }
 
 /// A file that names the pinned release, and the exact texts that do. Each text must be found
@@ -269,6 +280,28 @@ mod tests {
         Release { crate_full: c.into(), openssl: o.into() }
     }
 
+    /// The pin is what crypto-build's `openssl-src` resolves to, wherever the lock lists it:
+    /// here the renamed 4.0 line's crate comes first, and a 200.x one sorts before both.
+    #[test]
+    fn the_pin_is_crypto_builds_openssl_src_not_the_first_listed() {
+        let r = "registry+https://github.com/rust-lang/crates.io-index#openssl-src@";
+        let metadata = format!(
+            r#"{{"packages":[
+              {{"id":"{r}400.0.2+4.0.3","name":"openssl-src","version":"400.0.2+4.0.3","manifest_path":"/r/a/Cargo.toml"}},
+              {{"id":"{r}200.1.0+2.1.0","name":"openssl-src","version":"200.1.0+2.1.0","manifest_path":"/r/c/Cargo.toml"}},
+              {{"id":"{r}300.6.1+3.6.3","name":"openssl-src","version":"300.6.1+3.6.3","manifest_path":"/r/b/Cargo.toml"}},
+              {{"id":"path+file:///w/crypto-build#0.1.0","name":"crypto-build","version":"0.1.0","manifest_path":"/w/crypto-build/Cargo.toml"}}],
+            "resolve":{{"nodes":[{{"id":"path+file:///w/crypto-build#0.1.0","deps":[
+              {{"name":"openssl_src_4","pkg":"{r}400.0.2+4.0.3"}},
+              {{"name":"openssl_src","pkg":"{r}300.6.1+3.6.3"}}]}}]}}}}"#
+        );
+        let pin = pinned_in(&metadata).unwrap();
+        assert_eq!(pin, release("300.6.1+3.6.3", crypto_build::data::OPENSSL_VERSION));
+        let without = metadata.replace(r#""name":"openssl_src","#, r#""name":"openssl_src_3","#);
+        let e = pinned_in(&without).unwrap_err().to_string();
+        assert_eq!(e, "cargo metadata: crypto-build has no openssl_src");
+    }
+
     #[test]
     fn placeholders_render_each_form_of_a_release() {
         let r = release("300.6.1+3.6.3", "3.6.3");
@@ -314,7 +347,7 @@ mod tests {
     #[test]
     fn every_site_names_the_pinned_release() {
         let root = crate::cargo::project_root();
-        let pinned = pinned(&root).unwrap();
+        let pinned = pinned(&Shell::new().unwrap(), &root).unwrap();
         assert_eq!(pinned.openssl, crypto_build::data::OPENSSL_VERSION);
         let to = release("999.0.0+9.0.0", "9.0.0");
         let edits = plan(&root, SITES, &pinned, &to).unwrap();

@@ -423,6 +423,11 @@ fn entry_points(f: &FileDiff) -> Value {
     }
 }
 
+/// The report's `.json` file: [`json`], pretty, through serde_json (every string escaped).
+pub fn json_text(c: &Comparison) -> anyhow::Result<String> {
+    Ok(serde_json::to_string_pretty(&json(c))? + "\n")
+}
+
 /// The same comparison as data.
 pub fn json(c: &Comparison) -> Value {
     let findings: Vec<Value> = c
@@ -505,4 +510,39 @@ fn config_json(d: &ConfigDiff) -> Value {
         "headers": added_json(&d.headers), "other_files": added_json(&d.other_files),
         "ex_libs": added_json(&d.ex_libs),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::update_openssl::api::Api;
+    use crate::cmd::update_openssl::compare::Finding;
+
+    /// A finding's message quotes Configure's output, which may hold quotes and line breaks.
+    #[test]
+    fn the_json_escapes_what_it_quotes() {
+        let message = "Configure said \"no\"\n\tat line 2 \\ end";
+        let finding = Finding {
+            check: "configure".into(),
+            config: "asm/linux-x86_64".into(),
+            file: Some("Configure \"x\"".into()),
+            line: Some(2),
+            message: message.into(),
+        };
+        let c = Comparison {
+            from: "3.6.3".into(),
+            to: "4.0.3".into(),
+            crate_version: "400.0.2+4.0.3".into(),
+            sets: vec![],
+            configs: vec![],
+            variants: vec![],
+            findings: vec![finding],
+            api: Api { openssl_sys: "0.9.109".into(), libs: vec![] },
+        };
+        let text = json_text(&c).unwrap();
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back["findings"][0]["message"], message);
+        assert_eq!(back["findings"][0]["file"], "Configure \"x\"");
+        assert_eq!(back, json(&c));
+    }
 }
