@@ -564,10 +564,8 @@ mod tests {
     /// Configure's own speed.
     #[test]
     fn configure_matchers_are_compiled_once() {
-        let dir =
-            std::env::temp_dir().join(format!("crypto-build-matchers-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        let configure = dir.join("Configure");
+        let dir = tempfile::tempdir().unwrap();
+        let configure = dir.path().join("Configure");
         fs::copy(openssl_src::source_dir().join("Configure"), &configure).unwrap();
         assert!(compile_matchers_once(&configure).unwrap());
         let text = fs::read_to_string(&configure).unwrap();
@@ -575,6 +573,5 @@ mod tests {
         // Applied twice, the text is no longer found, and the file is left as it is.
         assert!(!compile_matchers_once(&configure).unwrap());
         assert_eq!(fs::read_to_string(&configure).unwrap(), text);
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -368,14 +368,14 @@ mod tests {
 
     #[test]
     fn refuses_a_prefix_that_is_not_ours() {
-        let dir = std::env::temp_dir().join(format!("xtask-prefix-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        check_prefix(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
+        check_prefix(dir).unwrap();
         fs::write(dir.join("precious.txt"), "x").unwrap();
-        let e = check_prefix(&dir).unwrap_err().to_string();
+        let e = check_prefix(dir).unwrap_err().to_string();
         assert!(e.contains("is not a prefix installed by"), "{e}");
         fs::write(dir.join(crate::prefix::MARKER), "x").unwrap();
-        check_prefix(&dir).unwrap();
+        check_prefix(dir).unwrap();
 
         let file = dir.join("precious.txt");
         let e = check_prefix(&file).unwrap_err().to_string();
@@ -386,6 +386,5 @@ mod tests {
         let e = check_prefix(Path::new("/proc/crypto-sys-prefix")).unwrap_err().to_string();
         assert!(e.contains("cannot write in /proc"), "{e}");
         assert_eq!(fs::read_to_string(&file).unwrap(), "x");
-        fs::remove_dir_all(&dir).unwrap();
     }
 }
