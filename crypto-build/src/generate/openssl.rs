@@ -303,10 +303,12 @@ impl<'a> Scratch<'a> {
         parse_layout(&self.dump(".dump-layout.pl", &dump_layout_script())?)
     }
 
-    /// Runs OpenSSL's own Makefile rules for the generated files, with variable overrides.
+    /// Runs OpenSSL's own Makefile rules for the generated files, with variable overrides;
+    /// `jobs` at a time, or as the inherited jobserver allows.
     pub fn make(&self, files: &[String], overrides: &[String], jobs: usize) -> Result<()> {
         let mut cmd = self.command(&self.tools.make);
-        cmd.arg(format!("-j{jobs}")).args(overrides).args(files);
+        crate::jobs::configure_make(&mut cmd, jobs);
+        cmd.args(overrides).args(files);
         // The shim's Makefile would write its own name into buildinf.h.
         cmd.arg(format!("PLATFORM={}", self.target.name));
         run(&mut cmd, "OpenSSL's generation rules (make)").map(drop)

@@ -166,8 +166,9 @@ fn build_without_cargo(
     };
     let out_dir = root.join("target").join(triple).join(out);
     fs::create_dir_all(&out_dir)?;
-    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
-    // cc and nasm-rs size their own job pools from NUM_JOBS outside cargo.
+    let jobs = crypto_build::jobs::count();
+    // cc and nasm-rs size their own job pools from NUM_JOBS outside cargo (an inherited
+    // jobserver, the lanes' in `cargo xtask test`, bounds them instead).
     std::env::set_var("NUM_JOBS", jobs.to_string());
     let crate_dir = root.join("crypto-sys");
     // nasm-rs reads it, and only cargo sets it: run from the xtask binary itself

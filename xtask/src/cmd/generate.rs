@@ -25,7 +25,7 @@ impl Generate {
         for t in &targets {
             line.check_target(t.name)?;
         }
-        let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let jobs = crypto_build::jobs::count();
         let progress = crate::progress::generation;
         let known: Vec<&str> = std::iter::once(data::NO_C_VARIANT)
             .chain(data::C_VARIANTS.iter().map(|v| v.name))
