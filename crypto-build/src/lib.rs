@@ -7,6 +7,8 @@ pub mod config;
 pub mod data;
 pub mod detect;
 pub mod facts;
+#[cfg(test)]
+mod fuzz;
 pub mod generate;
 pub mod jobs;
 pub mod manifest;
