@@ -572,9 +572,8 @@ mod tests {
     /// same cache key.
     #[test]
     fn checkouts_at_different_paths_make_the_same_object() {
-        let dir =
-            std::env::temp_dir().join(format!("crypto-build-prefix-map-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let host = "x86_64-unknown-linux-gnu";
         let mut made = Vec::new();
         // The other directory is longer than the checkout in one and shorter in the other, so
@@ -604,7 +603,6 @@ mod tests {
         assert!(made[0].1 == made[1].1, "the objects differ");
         let text = String::from_utf8_lossy(&made[0].1).into_owned();
         assert!(text.contains("openssl/crypto/unit.c"), "__FILE__ not mapped");
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -620,11 +618,9 @@ mod tests {
 
     #[test]
     fn a_compiler_upgraded_at_the_same_path_recompiles_and_only_once() {
-        let dir =
-            std::env::temp_dir().join(format!("crypto-build-objcache-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        let cc = upgradable_cc(&dir);
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
+        let cc = upgradable_cc(dir);
         let src = dir.join("unit.c");
         fs::write(&src, "int unit(void) { return 1; }\n").unwrap();
         let unit = Source { path: src, rel: "unit.c".into(), identity: "1".into(), size: 1 };
@@ -650,6 +646,5 @@ mod tests {
         assert_eq!(compiles(), 2, "the upgraded compiler compiled again");
         assert_eq!(build("gcc version 13.1.0\n"), 2, "an identical build adds no object");
         assert_eq!(compiles(), 2, "an identical build compiles nothing");
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -133,12 +133,49 @@ pub const OPENSSLDIR_VAR: &str = "CRYPTO_SYS_OPENSSLDIR";
 /// Set by cargo when crypto-sys's `legacy` feature is on.
 const LEGACY_FEATURE_VAR: &str = "CARGO_FEATURE_LEGACY";
 
-/// A user variable; under cargo, announced so that changing it reruns the build script.
-fn var(cargo: bool, name: &str) -> Option<String> {
-    if cargo {
-        println!("cargo:rerun-if-env-changed={name}");
+/// Where the user's variables are read: the process's environment (under cargo, each one
+/// announced so that changing it reruns the build script), or a table (the fuzz tests).
+#[derive(Clone, Copy)]
+pub(crate) struct Vars<'a> {
+    cargo: bool,
+    table: Option<&'a [(&'a str, &'a str)]>,
+}
+
+impl Vars<'_> {
+    const ENV: Vars<'static> = Vars { cargo: false, table: None };
+    const CARGO: Vars<'static> = Vars { cargo: true, table: None };
+
+    /// The variables of `table` only, as without cargo.
+    #[cfg(test)]
+    pub(crate) fn table<'a>(table: &'a [(&'a str, &'a str)]) -> Vars<'a> {
+        Vars { cargo: false, table: Some(table) }
     }
-    std::env::var(name).ok()
+
+    /// A variable's value; one holding a control character (a line break, a tab) is refused,
+    /// so that every message quoting it stays one line.
+    fn get(&self, name: &str) -> Result<Option<String>> {
+        let value = match self.table {
+            Some(table) => table.iter().find(|(n, _)| *n == name).map(|(_, v)| v.to_string()),
+            None => {
+                if self.cargo {
+                    println!("cargo:rerun-if-env-changed={name}");
+                }
+                std::env::var(name).ok()
+            }
+        };
+        if let Some(v) = value.as_deref().filter(|v| v.contains(char::is_control)) {
+            bail!("{name}={v:?} holds a control character");
+        }
+        Ok(value)
+    }
+
+    /// Whether cargo set one of its own variables (never announced: cargo sets them).
+    fn is_set(&self, name: &str) -> bool {
+        match self.table {
+            Some(table) => table.iter().any(|(n, _)| *n == name),
+            None => std::env::var_os(name).is_some(),
+        }
+    }
 }
 
 fn cargo_var(name: &str) -> Result<String> {
@@ -151,10 +188,12 @@ pub fn per_target_var(base: &str, triple: &str) -> String {
 }
 
 /// The per-target form of `base` if set, else `base`: (variable name, value).
-fn per_target_or_plain(cargo: bool, base: &str, triple: &str) -> Option<(String, String)> {
+fn per_target_or_plain(vars: Vars, base: &str, triple: &str) -> Result<Option<(String, String)>> {
     let specific = per_target_var(base, triple);
-    let plain = || var(cargo, base).map(|v| (base.to_string(), v));
-    var(cargo, &specific).map(|v| (specific, v)).or_else(plain)
+    Ok(match vars.get(&specific)? {
+        Some(v) => Some((specific, v)),
+        None => vars.get(base)?.map(|v| (base.to_string(), v)),
+    })
 }
 
 pub fn parse_bool(name: &str, value: &str) -> Result<bool> {
@@ -170,7 +209,7 @@ impl BuildConfig {
     pub fn from_cargo_env() -> Result<BuildConfig> {
         let jobs = std::env::var("NUM_JOBS").ok().and_then(|n| n.parse().ok()).unwrap_or(2);
         BuildConfig::read(
-            true,
+            Vars::CARGO,
             cargo_var("TARGET")?,
             PathBuf::from(cargo_var("OUT_DIR")?),
             &PathBuf::from(cargo_var("CARGO_MANIFEST_DIR")?),
@@ -188,41 +227,41 @@ impl BuildConfig {
         jobs: usize,
         line: &'static OpensslLine,
     ) -> Result<BuildConfig> {
-        BuildConfig::read(false, triple.to_string(), out_dir, manifest_dir, jobs, line)
+        BuildConfig::read(Vars::ENV, triple.to_string(), out_dir, manifest_dir, jobs, line)
     }
 
-    fn read(
-        cargo: bool,
+    pub(crate) fn read(
+        vars: Vars,
         triple: String,
         out_dir: PathBuf,
         manifest_dir: &std::path::Path,
         jobs: usize,
         line: &'static OpensslLine,
     ) -> Result<BuildConfig> {
-        let var = |name: &str| var(cargo, name);
+        let var = |name: &str| vars.get(name);
         let target = data::target_for(&triple)?;
         line.check_target(target.name)?;
-        let choice = match per_target_or_plain(cargo, ASM_SET_VAR, &triple) {
+        let choice = match per_target_or_plain(vars, ASM_SET_VAR, &triple)? {
             Some((name, v)) => SetChoice::parse(&v).with_context(|| format!("{name}={v}"))?,
             None => SetChoice::Auto,
         };
-        let variant = match per_target_or_plain(cargo, C_VARIANT_VAR, &triple) {
+        let variant = match per_target_or_plain(vars, C_VARIANT_VAR, &triple)? {
             Some((name, v)) => VariantChoice::parse(&v).with_context(|| format!("{name}={v}"))?,
             None => VariantChoice::Auto,
         };
-        let flag = |name: &str| var(name).map_or(Ok(false), |v| parse_bool(name, &v));
+        let flag = |name: &str| var(name)?.map_or(Ok(false), |v| parse_bool(name, &v));
         let strict = flag(STRICT_VAR)?;
         let apps = flag(APPS_VAR)?;
         // Without cargo (`xtask build --target`) the caller says; on by default as under cargo.
-        let legacy = !cargo || std::env::var_os(LEGACY_FEATURE_VAR).is_some();
+        let legacy = !vars.cargo || vars.is_set(LEGACY_FEATURE_VAR);
         let allow_downgrade = flag(ALLOW_DOWNGRADE_VAR)?;
-        let assembler = match var(ASSEMBLER_VAR) {
+        let assembler = match var(ASSEMBLER_VAR)? {
             Some(v) => {
                 AssemblerChoice::parse(&v).with_context(|| format!("{ASSEMBLER_VAR}={v}"))?
             }
             None => None,
         };
-        let openssldir = match var(OPENSSLDIR_VAR).filter(|v| !v.is_empty()) {
+        let openssldir = match var(OPENSSLDIR_VAR)?.filter(|v| !v.is_empty()) {
             Some(v) => Some(crate::openssldir::check(&v).map(|()| v).context(OPENSSLDIR_VAR)?),
             None => None,
         };
@@ -237,7 +276,7 @@ impl BuildConfig {
             );
         }
         let lock_dir = line.root(&lock_dir);
-        let (sets_root, packaged) = match var(SETS_DIR_VAR) {
+        let (sets_root, packaged) = match var(SETS_DIR_VAR)? {
             Some(dir) => (line.root(&existing_sets_dir(&dir)?), false),
             None => (lock_dir.clone(), packaged),
         };
@@ -250,7 +289,7 @@ impl BuildConfig {
             strict,
             allow_downgrade,
             assembler,
-            nasm: var(NASM_VAR).filter(|v| !v.is_empty()).map(PathBuf::from),
+            nasm: var(NASM_VAR)?.filter(|v| !v.is_empty()).map(PathBuf::from),
             out_dir,
             sets_root,
             packaged,
@@ -335,8 +374,7 @@ mod tests {
         let four = data::OpensslLine::by_name("4.0").unwrap();
         let crate_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let read = |triple: &str, manifest_dir: &std::path::Path| {
-            let out = std::env::temp_dir();
-            BuildConfig::read(false, triple.into(), out, manifest_dir, 1, four)
+            BuildConfig::read(Vars::ENV, triple.into(), std::env::temp_dir(), manifest_dir, 1, four)
         };
         // 4.0 has every target's sets; a line naming its targets refuses the others.
         let arm =
@@ -345,16 +383,14 @@ mod tests {
         let partial = data::OpensslLine { targets: Some(&["linux-x86_64"]), ..*four };
         let e = partial.check_target("linux-aarch64").unwrap_err().to_string();
         assert!(e.contains("OpenSSL 4.0.3") && e.contains("linux-x86_64 only"), "{e}");
-        let packaged = std::env::temp_dir().join(format!("crypto-sys-pkg-{}", std::process::id()));
-        std::fs::create_dir_all(&packaged).unwrap();
-        let e = read("x86_64-unknown-linux-gnu", &packaged).unwrap_err().to_string();
+        let packaged = tempfile::tempdir().unwrap();
+        let e = read("x86_64-unknown-linux-gnu", packaged.path()).unwrap_err().to_string();
         assert!(e.contains("builds from the crypto-sys workspace"), "{e}");
         let c = read("x86_64-unknown-linux-gnu", &crate_dir.parent().unwrap().join("crypto-sys"));
         let c = c.unwrap();
         assert_eq!((c.line.version, c.packaged), ("4.0.3", false));
         assert!(c.lock_dir.ends_with("openssl-4.0") && c.sets_root == c.lock_dir);
         assert_eq!((data::DEFAULT_LINE.feature, data::DEFAULT_LINE.dir), (None, ""));
-        std::fs::remove_dir_all(&packaged).unwrap();
     }
 
     #[test]
@@ -386,14 +422,14 @@ mod tests {
 
     #[test]
     fn a_package_reads_its_sets_and_lock_from_sets() {
-        let dir = std::env::temp_dir().join(format!("crypto-build-pkg-{}", std::process::id()));
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let krate = dir.join("crypto-sys-0.1.0");
         std::fs::create_dir_all(&krate).unwrap();
         // No generate.lock beside the crate: it is not the workspace.
         assert_eq!(default_sets_root(&krate), (krate.join("sets"), true));
         std::fs::write(dir.join(crate::generate::lock::FILE_NAME), "").unwrap();
-        assert_eq!(default_sets_root(&krate), (dir.clone(), false));
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(default_sets_root(&krate), (dir.to_path_buf(), false));
     }
 
     #[test]

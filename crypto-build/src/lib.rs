@@ -7,7 +7,10 @@ pub mod config;
 pub mod data;
 pub mod detect;
 pub mod facts;
+#[cfg(test)]
+mod fuzz;
 pub mod generate;
+pub mod jobs;
 pub mod manifest;
 pub mod openssldir;
 pub mod packed;
@@ -34,21 +37,15 @@ pub fn line_source_dir(line: &data::OpensslLine) -> anyhow::Result<std::path::Pa
     }
 }
 
-/// `f` of each item, `jobs` at a time (each item on whichever thread is free), in the items'
-/// order: generation's Configures, the C driver's runs, the assembled-only rows' files.
+/// `f` of each item, `jobs` at a time (each item on whichever thread is free; with an
+/// inherited jobserver, each thread but the first takes a token: [`jobs::each`]), in the
+/// items' order: generation's Configures, the C driver's runs, the assembled-only rows' files.
 pub fn par_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
-    let next = AtomicUsize::new(0);
     let results: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, items.len().max(1)) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(item) = items.get(i) else { break };
-                *results[i].lock().unwrap() = Some(f(item));
-            });
-        }
+    jobs::each(items.len(), jobs, |i| {
+        *results[i].lock().unwrap() = Some(f(&items[i]));
+        true
     });
     results.into_iter().map(|r| r.into_inner().unwrap().expect("every item was mapped")).collect()
 }

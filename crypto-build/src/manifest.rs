@@ -109,12 +109,25 @@ impl Manifest {
         }
         let mut m = Manifest::default();
         for (n, line) in lines.enumerate() {
-            m.parse_line(line).with_context(|| format!("line {}: `{line}`", n + 2))?;
+            m.parse_line(line).with_context(|| format!("line {}: {line:?}", n + 2))?;
+        }
+        // The compile indexes the groups by it.
+        if let Some(u) = m.units.iter().find(|u| u.group >= m.groups.len()) {
+            bail!(
+                "unit {:?} is in group {}, but there are {} groups",
+                u.path,
+                u.group,
+                m.groups.len()
+            );
         }
         Ok(m)
     }
 
     fn parse_line(&mut self, line: &str) -> Result<()> {
+        // A stray `\r` would not survive `to_text` and a read back.
+        if line.contains(|c: char| c.is_control() && c != '\t') {
+            bail!("a control character in a manifest line");
+        }
         let fields: Vec<&str> = line.split('\t').collect();
         let words = |from: usize| {
             fields[from..].iter().filter(|s| !s.is_empty()).map(|s| s.to_string()).collect()
@@ -303,24 +316,24 @@ mod tests {
     fn bad_lines_name_their_line_number() {
         let text = sample().to_text().replace("asm\tcrypto", "asm\tcrypto\textra");
         let e = format!("{:#}", Manifest::parse(&text).unwrap_err());
-        assert!(e.contains("line "), "{e}");
+        let line = "line 11: \"asm\\tcrypto\\textra/bn/rsaz-2k-avxifma.s";
+        assert!(e.starts_with(line) && e.ends_with(": unrecognised manifest line"), "{e}");
         let e = format!("{:#}", Manifest::parse("garbage\n").unwrap_err());
         assert!(e.contains("not a crypto-build manifest"), "{e}");
     }
 
     #[test]
     fn verify_names_the_file_that_differs() {
-        let dir =
-            std::env::temp_dir().join(format!("crypto-build-manifest-{}", std::process::id()));
-        let file = gen_path(&dir, "a/b.s");
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
+        let file = gen_path(dir, "a/b.s");
         fs::create_dir_all(file.parent().unwrap()).unwrap();
         fs::write(&file, b"abc").unwrap();
         let mut m = sample();
         m.files = vec![FileHash { path: "a/b.s".into(), sha256: sha256::hex(b"abc") }];
-        m.verify_files(&dir).unwrap();
+        m.verify_files(dir).unwrap();
         fs::write(&file, b"abd").unwrap();
-        let e = m.verify_files(&dir).unwrap_err().to_string();
+        let e = m.verify_files(dir).unwrap_err().to_string();
         assert!(e.contains("b.s does not match") && e.contains("cargo xtask generate"), "{e}");
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

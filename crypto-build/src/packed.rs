@@ -94,10 +94,7 @@ pub fn restore(sets_root: &Path, target: &str, out_dir: &Path) -> Result<PathBuf
             }
         }
     }
-    for line in links.lines() {
-        let Some((copy, stored)) = line.split_once('\t') else {
-            bail!("{}: malformed line `{line}`", links_path.display());
-        };
+    for (copy, stored) in parse_links(&links, &links_path)? {
         if of_target(copy, target) {
             let to = dest.join(copy);
             fs::create_dir_all(to.parent().context("a linked file's directory")?)?;
@@ -109,17 +106,38 @@ pub fn restore(sets_root: &Path, target: &str, out_dir: &Path) -> Result<PathBuf
     Ok(dest)
 }
 
+/// `links.tsv`'s (omitted copy, stored file) pairs, read from `origin` (named in errors). Both
+/// must be `/`-separated paths inside the sets directory, so that restoring one writes and
+/// reads only there.
+pub fn parse_links<'a>(text: &'a str, origin: &Path) -> Result<Vec<(&'a str, &'a str)>> {
+    let inside = |p: &str| {
+        !p.contains('\\')
+            && !p.contains(char::is_control)
+            && p.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
+            && !crate::openssldir::is_absolute(p)
+    };
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let at = || format!("{}:{}", origin.display(), n + 1);
+        let Some((copy, stored)) = line.split_once('\t') else {
+            bail!("{}: malformed line {line:?}", at());
+        };
+        if let Some(p) = [copy, stored].into_iter().find(|p| !inside(p)) {
+            bail!("{}: {p:?} is not a path inside the sets directory", at());
+        }
+        out.push((copy, stored));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn tree(files: &[(&str, &str)]) -> PathBuf {
-        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let root = std::env::temp_dir().join(format!("packed-{}-{n}", std::process::id()));
-        let _ = fs::remove_dir_all(&root);
+    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let root = tempfile::tempdir().unwrap();
         for (rel, text) in files {
-            let p = root.join(rel);
+            let p = root.path().join(rel);
             fs::create_dir_all(p.parent().unwrap()).unwrap();
             fs::write(p, text).unwrap();
         }
@@ -140,32 +158,31 @@ mod tests {
             ("asm/linux/gen/h.h", "a target whose name starts like another's"),
         ];
         let root = tree(&original);
-        let (removed, bytes) = pack(&root).unwrap();
+        let root = root.path();
+        let (removed, bytes) = pack(root).unwrap();
         assert_eq!((removed, bytes), (4, 3 * 6 + 6));
         assert!(!root.join("asm/win/gen/a.asm").exists() && root.join("asm/lin/gen/a.s").exists());
         let links = fs::read_to_string(root.join(LINKS_FILE)).unwrap();
         assert!(links.contains("asm/win/gen/a.asm\tasm/lin/gen/a.s\n"), "{links}");
 
         let out = tree(&[]);
-        let restored = restore(&root, "win", &out).unwrap();
+        let out = out.path();
+        let restored = restore(root, "win", out).unwrap();
         assert_eq!(fs::read_to_string(restored.join("asm/win/gen/a.asm")).unwrap(), "fast a");
         assert_eq!(fs::read_to_string(restored.join("asm/win/gen/h.h")).unwrap(), "header");
         assert!(!restored.join("asm/lin").exists(), "only the target's configurations");
 
-        let restored = restore(&root, "lin", &out).unwrap();
+        let restored = restore(root, "lin", out).unwrap();
         for (rel, text) in original.iter().filter(|(r, _)| of_target(r, "lin")) {
             assert_eq!(&fs::read_to_string(restored.join(rel)).unwrap(), text, "{rel}");
         }
         assert!(!restored.join("asm/win").exists() && !restored.join("asm/linux").exists());
         // A second build reuses the restored copy.
         fs::write(restored.join("asm/lin/gen/marker"), "").unwrap();
-        assert_eq!(restore(&root, "lin", &out).unwrap(), restored);
+        assert_eq!(restore(root, "lin", out).unwrap(), restored);
         assert!(restored.join("asm/lin/gen/marker").exists());
         // The workspace's sets (no links.tsv) are read in place.
         let plain = tree(&[("asm/lin/gen/a.s", "x")]);
-        assert_eq!(restore(&plain, "lin", &out).unwrap(), plain);
-        for d in [root, out, plain] {
-            fs::remove_dir_all(d).unwrap();
-        }
+        assert_eq!(restore(plain.path(), "lin", out).unwrap(), plain.path());
     }
 }

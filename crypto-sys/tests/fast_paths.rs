@@ -64,13 +64,13 @@ fn build_info_matches_the_requested_set() {
     }
 }
 
+/// `cargo xtask test` says what its toolchain table expects for the CC in use, and runs this
+/// with `--include-ignored`; a plain `cargo test` lists it as ignored, not passed.
 #[test]
+#[ignore = "needs CRYPTO_SYS_EXPECT_DOWNGRADED, which cargo xtask test sets"]
 fn downgrades_match_the_toolchain_table() {
-    // `cargo xtask test` says what its toolchain table expects for the CC in use.
-    let Ok(expected) = std::env::var("CRYPTO_SYS_EXPECT_DOWNGRADED") else {
-        eprintln!("skipped: CRYPTO_SYS_EXPECT_DOWNGRADED is not set (cargo xtask test sets it)");
-        return;
-    };
+    let expected = std::env::var("CRYPTO_SYS_EXPECT_DOWNGRADED")
+        .expect("CRYPTO_SYS_EXPECT_DOWNGRADED: the downgrades expected, comma-separated");
     let expected: Vec<&str> = expected.split(',').filter(|s| !s.is_empty()).collect();
     let info = build_info();
     let actual: Vec<&str> = info.downgrades.iter().map(|d| d.path).collect();

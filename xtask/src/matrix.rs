@@ -370,8 +370,8 @@ mod tests {
 
     #[test]
     fn a_prefix_plan_is_checked_against_its_row() {
-        let dir = std::env::temp_dir().join(format!("xtask-plan-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let clang14 = Row::find(HOST, "clang-14", None).unwrap();
         let mut facts = crate::prefix::sample_facts();
         facts.asm_files.extend(
@@ -380,14 +380,13 @@ mod tests {
                 .iter()
                 .map(|f| PlannedFile { path: f.to_string(), set: "asm_avx2".into() }),
         );
-        facts.write(&dir).unwrap();
-        clang14.check_prefix_plan(&dir).unwrap();
-        let e = Row::find(HOST, "clang-19", None).unwrap().check_prefix_plan(&dir).unwrap_err();
+        facts.write(dir).unwrap();
+        clang14.check_prefix_plan(dir).unwrap();
+        let e = Row::find(HOST, "clang-19", None).unwrap().check_prefix_plan(dir).unwrap_err();
         assert!(e.to_string().contains("the toolchain table expects []"), "{e}");
         facts.c_variant = None;
-        facts.write(&dir).unwrap();
-        let e = clang14.check_prefix_plan(&dir).unwrap_err();
+        facts.write(dir).unwrap();
+        let e = clang14.check_prefix_plan(dir).unwrap_err();
         assert!(e.to_string().contains("the C variant is none"), "{e}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -217,7 +217,6 @@ mod tests {
             .driver()
             .unwrap()
     }
-    use std::io::Write as _;
     use xshell::{cmd, Shell};
 
     /// A scratch directory for one test's programs.
@@ -283,9 +282,10 @@ int main(int argc, char **argv)
         assert!(e.contains("ran longer than 2s and was killed"), "{e}");
     }
 
-    /// Loud even though libtest captures test output: written to the process's stderr.
-    fn skipped(why: &str) {
-        let _ = writeln!(std::io::stderr(), "skipped: {why}");
+    /// A tool `.ci/install` installs: the test fails, naming what to install, rather than
+    /// passing without it.
+    fn required<T>(tool: Result<T>) -> T {
+        tool.unwrap_or_else(|e| panic!("{e} (.ci/install installs it)"))
     }
 
     #[test]
@@ -309,10 +309,8 @@ int main(int argc, char **argv)
     /// (OPENSSL_ia32cap reaches OpenSSL this way) and returns its exit code.
     #[test]
     fn wine_runner_runs_a_mingw_program() {
-        if wine().is_err() {
-            return skipped("wine not installed (apt-get install wine64)");
-        }
-        require_cc(&mingw()).unwrap();
+        required(wine());
+        required(require_cc(&mingw()));
         let exe = build_echo(mingw().cc, &scratch("wine"), "echo.exe");
         // The first start creates the wine prefix, which takes a while.
         check_echo(Runner::Wine, &exe, Duration::from_secs(300));
@@ -332,9 +330,8 @@ int main(int argc, char **argv)
 
     #[test]
     fn qemu_runner_runs_an_aarch64_program() {
-        if which::which("qemu-aarch64").is_err() || require_cc(&aarch64_gcc()).is_err() {
-            return skipped("qemu-aarch64 or aarch64-linux-gnu-gcc not installed");
-        }
+        required(which::which("qemu-aarch64").context("qemu-aarch64: install qemu-user"));
+        required(require_cc(&aarch64_gcc()));
         let exe = build_echo(aarch64_gcc().cc, &scratch("qemu"), "echo");
         let qemu = Runner::for_triple("aarch64-unknown-linux-gnu").unwrap();
         check_echo(qemu, &exe, Duration::from_secs(120));

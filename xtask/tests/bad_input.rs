@@ -240,8 +240,8 @@ fn xtask_build_for_an_unsupported_target_lists_the_supported_ones() {
 /// built, and the file or directory as it was.
 #[test]
 fn xtask_build_refuses_a_prefix_it_cannot_use_before_building() {
-    let dir = std::env::temp_dir().join(format!("xtask-bad-prefix-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     std::fs::create_dir_all(dir.join("not-ours")).unwrap();
     std::fs::write(dir.join("a-file"), "keep").unwrap();
     std::fs::write(dir.join("not-ours/keep.txt"), "keep").unwrap();
@@ -264,14 +264,14 @@ fn xtask_build_refuses_a_prefix_it_cannot_use_before_building() {
     }
     assert_eq!(std::fs::read_to_string(dir.join("a-file")).unwrap(), "keep");
     assert_eq!(std::fs::read_to_string(dir.join("not-ours/keep.txt")).unwrap(), "keep");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// An `--openssldir` that cannot be placed: one line, before anything is built, and no
 /// prefix installed.
 #[test]
 fn xtask_build_refuses_an_openssldir_it_cannot_place_before_building() {
-    let prefix = std::env::temp_dir().join(format!("xtask-bad-openssldir-{}", std::process::id()));
+    let scratch = tempfile::tempdir().unwrap();
+    let prefix = scratch.path().join("prefix");
     for (args, want) in [
         (&["--openssldir", "ssl"][..], "is relative, so it lies under the prefix"),
         (&["--openssldir", "../ssl", "--prefix"], "without `..`"),
@@ -305,8 +305,8 @@ fn xtask_build_for_a_cross_target_with_a_missing_compiler_names_the_package() {
         ("riscv64gc-unknown-linux-gnu", "gcc-riscv64-linux-gnu libc6-dev-riscv64-cross"),
     ];
     for (triple, packages) in cases {
-        let prefix =
-            std::env::temp_dir().join(format!("xtask-{triple}-no-cc-{}", std::process::id()));
+        let scratch = tempfile::tempdir().unwrap();
+        let prefix = scratch.path().join("prefix");
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
         cmd.args(["build", "--target", triple, "--prefix"]).arg(&prefix);
         for (name, _) in std::env::vars() {

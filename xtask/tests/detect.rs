@@ -5,17 +5,22 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use tempfile::TempDir;
 
-fn fake_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("xtask-fake-cc-{}", std::process::id()));
-    fs::create_dir_all(&dir).unwrap();
-    dir
+/// A tool `.ci/install` installs: a test that needs one fails, naming its package, rather
+/// than passing without it.
+fn installed(tool: &str, package: &str) -> PathBuf {
+    which::which(tool).unwrap_or_else(|e| {
+        panic!("{tool}: {e}; install it with `apt-get install {package}` (.ci/install does)")
+    })
 }
 
 /// A driver that prints `driver_banner` for -v, `as_banner` for -Wa,-v, and otherwise runs gcc,
-/// refusing any input that contains `reject` (when not empty).
-fn fake_cc(name: &str, driver_banner: &str, as_banner: &str, reject: &str) -> PathBuf {
-    let path = fake_dir().join(name);
+/// refusing any input that contains `reject` (when not empty); in a directory removed with
+/// the returned guard.
+fn fake_cc(name: &str, driver_banner: &str, as_banner: &str, reject: &str) -> (TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
     let script = format!(
         r#"#!/bin/sh
 for a in "$@"; do
@@ -34,7 +39,7 @@ exec gcc "$@"
     );
     fs::write(&path, script).unwrap();
     Command::new("chmod").arg("755").arg(&path).status().unwrap();
-    path
+    (dir, path)
 }
 
 fn detect(cc: &Path, extra: &[&str]) -> Output {
@@ -67,7 +72,7 @@ fn assert_full_asm(o: &Output) {
 
 #[test]
 fn an_old_gas_banner_does_not_hide_a_capable_assembler() {
-    let cc = fake_cc("old-gas", "gcc version 4.8.5", "GNU assembler version 2.23.52", "");
+    let (_dir, cc) = fake_cc("old-gas", "gcc version 4.8.5", "GNU assembler version 2.23.52", "");
     let o = detect(&cc, &[]);
     assert_full_asm(&o);
     assert!(
@@ -79,23 +84,38 @@ fn an_old_gas_banner_does_not_hide_a_capable_assembler() {
     );
 }
 
+/// The driver's banner names the assembler (clang answers `-Wa,-v` with an error), and
+/// what its version says is only reported: clang 10's lack of AVX-IFMA as a note.
 #[test]
 fn clang_10_and_apple_clang_15_banners_are_only_reported() {
-    for (name, banner) in [
-        ("clang10", "clang version 10.0.0"),
-        ("apple15", "Apple clang version 15.0.0 (clang-1500.3.9.4)"),
+    for (name, banner, reported, note) in [
+        (
+            "clang10",
+            "clang version 10.0.0",
+            "(clang integrated assembler 10.0.0)",
+            Some("note: clang integrated assembler 10.0.0 lacks avx-ifma by its version, but the probe assembled it"),
+        ),
+        (
+            "apple15",
+            "Apple clang version 15.0.0 (clang-1500.3.9.4)",
+            "(Apple clang integrated assembler 15.0.0 (clang-1500.3.9.4, ≈ LLVM 16, Xcode 15.x))",
+            None,
+        ),
     ] {
-        let cc =
+        let (_dir, cc) =
             fake_cc(name, banner, "clang: error: unsupported argument '-v' to option '-Wa,'", "");
         let o = detect(&cc, &[]);
         assert_full_asm(&o);
-        assert!(text(&o).contains("clang"), "{}", text(&o));
+        let t = text(&o);
+        assert!(t.contains(&format!("toolchain: {} {reported}\n", cc.display())), "{t}");
+        let notes: Vec<&str> = t.lines().filter(|l| l.starts_with("note:")).collect();
+        assert_eq!(notes, Vec::from_iter(note), "{t}");
     }
 }
 
 #[test]
 fn a_localised_banner_still_gets_the_full_set() {
-    let cc = fake_cc(
+    let (_dir, cc) = fake_cc(
         "french",
         "gcc version 12.2.0",
         "GNU assembleur version 2.40 (x86_64-linux-gnu)",
@@ -108,7 +128,7 @@ fn a_localised_banner_still_gets_the_full_set() {
 
 #[test]
 fn an_assembler_that_rejects_zmm_downgrades_with_one_warning_or_fails_strict() {
-    let cc = fake_cc("nozmm", "gcc version 12.2.0", GAS_240, "zmm");
+    let (_dir, cc) = fake_cc("nozmm", "gcc version 12.2.0", GAS_240, "zmm");
     let o = detect(&cc, &[]);
     let t = text(&o);
     assert!(o.status.success(), "{t}");
@@ -163,10 +183,7 @@ fn a_c_compiler_without_int128_gets_the_default_c_configuration_with_one_warning
 /// saying how to install a usable one.
 #[test]
 fn windows_nasm_is_probed_file_by_file() {
-    if which_nasm().is_none() {
-        eprintln!("skipped: nasm is not installed (.ci/run installs it)");
-        return;
-    }
+    installed("nasm", "nasm");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let fake = root.join("tests/fixtures/nasm-without-zmm");
     let run = |nasm: &Path| {
@@ -209,10 +226,7 @@ fn windows_nasm_is_probed_file_by_file() {
 /// it and the explicit way to build without asm, which then works without nasm.
 #[test]
 fn msvc_takes_nasm_and_a_missing_one_is_one_line() {
-    if which_nasm().is_none() {
-        eprintln!("skipped: nasm is not installed (.ci/run installs it)");
-        return;
-    }
+    installed("nasm", "nasm");
     let run = |nasm: Option<&str>, extra: &[&str]| {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
         cmd.args(["detect", "--target", "x86_64-pc-windows-msvc"]).args(extra);
@@ -255,23 +269,12 @@ fn msvc_takes_nasm_and_a_missing_one_is_one_line() {
     assert!(!o.status.success() && text(&o).contains("not built for VC-WIN64A"), "{}", text(&o));
 }
 
-fn which_nasm() -> Option<PathBuf> {
-    std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .map(|d| d.join("nasm"))
-        .find(|p| p.exists())
-}
-
 /// aarch64: `asm` and `no_asm` differ in their C configuration, so an assembler that fails a
 /// class takes `no_asm` as a whole, in one warning line; --strict refuses.
 #[test]
 fn an_arm_assembler_without_the_crypto_extension_takes_no_asm_as_a_whole() {
     const TRIPLE: &str = "aarch64-unknown-linux-gnu";
-    if Command::new("aarch64-linux-gnu-gcc").arg("--version").output().is_err() {
-        eprintln!("skipped: aarch64-linux-gnu-gcc is not installed (.ci/run installs it)");
-        return;
-    }
+    let gcc = installed("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu");
     let run = |cc: &Path, extra: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_xtask"))
             .args(["detect", "--target", TRIPLE])
@@ -280,7 +283,7 @@ fn an_arm_assembler_without_the_crypto_extension_takes_no_asm_as_a_whole() {
             .output()
             .unwrap()
     };
-    let real = run(Path::new("aarch64-linux-gnu-gcc"), &["--strict"]);
+    let real = run(&gcc, &["--strict"]);
     let t = text(&real);
     assert!(real.status.success(), "{t}");
     assert!(t.contains("probe neon             assembles"), "{t}");

@@ -18,11 +18,9 @@ fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
 
-fn scratch_root(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("xtask-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+/// A directory removed when the test ends, failed or not.
+fn scratch_root(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("xtask-{name}-")).tempdir().unwrap()
 }
 
 /// Every file under `dir` with its contents, to prove nothing changed.
@@ -53,7 +51,8 @@ fn flip_byte(path: &Path) {
 
 #[test]
 fn check_catches_one_changed_byte_and_failures_change_nothing() {
-    let root = scratch_root("check");
+    let scratch = scratch_root("check");
+    let root = scratch.path();
     let r = root.to_str().unwrap();
     // One target: `cargo xtask test` itself generates every configuration and compares it
     // with the lock; this is about what --check and a failed run do.
@@ -74,7 +73,7 @@ fn check_catches_one_changed_byte_and_failures_change_nothing() {
     fs::write(&asm, original).unwrap();
 
     // A make that fails halfway through leaves the previous outputs and lock as they were.
-    let before = snapshot(&root);
+    let before = snapshot(root);
     let fake = root.join("fake-make");
     fs::create_dir_all(&fake).unwrap();
     let make = fake.join("make");
@@ -85,13 +84,13 @@ fn check_catches_one_changed_byte_and_failures_change_nothing() {
     assert!(!o.status.success());
     assert!(text(&o).contains("simulated failure"), "{}", text(&o));
     fs::remove_dir_all(&fake).unwrap();
-    assert_eq!(snapshot(&root), before, "a failed generation must leave the outputs untouched");
-    fs::remove_dir_all(&root).unwrap();
+    assert_eq!(snapshot(root), before, "a failed generation must leave the outputs untouched");
 }
 
 #[test]
 fn missing_perl_is_one_clear_error() {
-    let root = scratch_root("noperl");
+    let scratch = scratch_root("noperl");
+    let root = scratch.path();
     let empty = root.join("empty-bin");
     fs::create_dir_all(&empty).unwrap();
     let o =
@@ -101,7 +100,6 @@ fn missing_perl_is_one_clear_error() {
     assert!(t.contains("perl not found on PATH") && t.contains("cargo xtask generate"), "{t}");
     assert_eq!(t.trim().lines().count(), 1, "one line: {t}");
     assert!(!root.join("no_asm").exists());
-    fs::remove_dir_all(&root).unwrap();
 }
 
 #[test]
@@ -171,32 +169,32 @@ fn assert_intact(root: &Path) {
 
 #[test]
 fn a_second_generate_refuses_while_one_runs_and_a_killed_one_is_recovered() {
-    let root = scratch_root("concurrent");
-    let first = spawn_generate(&root);
-    wait_for_staging(&root, first.id());
+    let scratch = scratch_root("concurrent");
+    let root = scratch.path();
+    let first = spawn_generate(root);
+    wait_for_staging(root, first.id());
     let second =
-        Command::new(env!("CARGO_BIN_EXE_xtask")).args(NO_ASM_PLAIN).arg(&root).output().unwrap();
+        Command::new(env!("CARGO_BIN_EXE_xtask")).args(NO_ASM_PLAIN).arg(root).output().unwrap();
     let t = text(&second);
     assert!(!second.status.success(), "{t}");
     assert_eq!(t.trim().lines().count(), 1, "one line: {t}");
     assert!(t.contains(&format!("pid {}", first.id())) && t.contains("wait for it"), "{t}");
     let o = first.wait_with_output().unwrap();
     assert!(o.status.success(), "{}", text(&o));
-    assert_intact(&root);
+    assert_intact(root);
 
     // SIGKILL part-way, to the whole process group: the outputs stay as they were, and the
     // rerun removes the dead run's staging and takes the lock it held.
-    let killed = spawn_generate(&root);
-    let staging = wait_for_staging(&root, killed.id());
+    let killed = spawn_generate(root);
+    let staging = wait_for_staging(root, killed.id());
     let group = format!("-{}", killed.id());
     assert!(Command::new("kill").args(["-KILL", "--", &group]).status().unwrap().success());
     let o = killed.wait_with_output().unwrap();
     assert!(!o.status.success(), "the run should have been killed: {}", text(&o));
     assert!(staging.exists(), "a killed run leaves its staging behind");
-    assert_intact(&root);
-    let rerun = spawn_generate(&root).wait_with_output().unwrap();
+    assert_intact(root);
+    let rerun = spawn_generate(root).wait_with_output().unwrap();
     assert!(rerun.status.success(), "{}", text(&rerun));
     assert!(!staging.exists(), "the rerun removes the dead run's staging");
-    assert_intact(&root);
-    fs::remove_dir_all(&root).unwrap();
+    assert_intact(root);
 }

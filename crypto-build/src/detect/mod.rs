@@ -258,17 +258,18 @@ fn write_cache(path: &Path, probes: &[(Feature, bool)]) {
 mod tests {
     use super::*;
 
-    /// Probe results of the real toolchains this project supports, as installed by .ci/run.
-    fn real(driver: &str) -> Option<Assembler> {
-        if which::which(driver).is_err() {
-            eprintln!("skipped: {driver} is not installed (.ci/run installs it)");
-            return None;
-        }
-        let cache = std::env::temp_dir()
-            .join(format!("crypto-build-probe-test-{}-{driver}", std::process::id()));
-        let a = detect(Path::new(driver), &[], Arch::X86_64, &cache);
-        let _ = fs::remove_dir_all(&cache);
-        Some(a)
+    /// A tool `.ci/install` installs: a test that needs one fails, naming its package, rather
+    /// than passing without it.
+    fn installed(tool: &str, package: &str) -> PathBuf {
+        which::which(tool).unwrap_or_else(|e| {
+            panic!("{tool}: {e}; install it with `apt-get install {package}` (.ci/install does)")
+        })
+    }
+
+    /// Probe results of a real toolchain this project supports.
+    fn real(driver: &str, package: &str) -> Assembler {
+        let cache = tempfile::tempdir().unwrap();
+        detect(&installed(driver, package), &[], Arch::X86_64, cache.path())
     }
 
     fn unsupported(a: &Assembler) -> Vec<Feature> {
@@ -277,23 +278,27 @@ mod tests {
 
     #[test]
     fn gcc_with_gnu_as_2_40_assembles_everything() {
-        let Some(a) = real("gcc") else { return };
+        let a = real("gcc", "build-essential");
         assert_eq!(a.kind, AsmKind::Gas);
+        assert_eq!(a.version.as_deref(), Some("2.40"), "{a:?}");
         assert_eq!(unsupported(&a), vec![], "{a:?}");
     }
 
     #[test]
     fn clang_14_lacks_only_avx_ifma() {
-        let Some(a) = real("clang-14") else { return };
+        let a = real("clang-14", "clang-14");
         assert_eq!(a.kind, AsmKind::Clang);
+        assert!(a.version.as_deref().is_some_and(|v| v.starts_with("14.")), "{a:?}");
         assert_eq!(unsupported(&a), vec![Feature::AvxIfma], "{a:?}");
     }
 
     #[test]
     fn clang_16_and_19_assemble_everything() {
         for cc in ["clang-16", "clang-19"] {
-            let Some(a) = real(cc) else { continue };
+            let a = real(cc, cc);
             assert_eq!(a.kind, AsmKind::Clang);
+            let major = format!("{}.", &cc["clang-".len()..]);
+            assert!(a.version.as_deref().is_some_and(|v| v.starts_with(&major)), "{a:?}");
             assert_eq!(unsupported(&a), vec![], "{a:?}");
             assert!(a.disagreements().is_empty(), "{:?}", a.disagreements());
         }
@@ -301,14 +306,8 @@ mod tests {
 
     #[test]
     fn nasm_2_16_assembles_everything() {
-        if which::which("nasm").is_err() {
-            eprintln!("skipped: nasm is not installed (.ci/run installs it)");
-            return;
-        }
-        let cache = std::env::temp_dir()
-            .join(format!("crypto-build-probe-test-{}-nasm", std::process::id()));
-        let a = detect_nasm(Path::new("nasm"), "elf64", &cache);
-        let _ = fs::remove_dir_all(&cache);
+        let cache = tempfile::tempdir().unwrap();
+        let a = detect_nasm(&installed("nasm", "nasm"), "elf64", cache.path());
         assert_eq!(a.kind, AsmKind::Nasm);
         assert!(a.version.as_deref().is_some_and(|v| v.starts_with("2.16")), "{a:?}");
         assert_eq!(unsupported(&a), vec![], "{a:?}");
@@ -317,37 +316,33 @@ mod tests {
 
     #[test]
     fn a_nasm_that_is_not_there_supports_nothing() {
-        let cache = std::env::temp_dir()
-            .join(format!("crypto-build-probe-test-{}-nonasm", std::process::id()));
-        let a = detect_nasm(Path::new("/nonexistent/nasm"), "elf64", &cache);
-        let _ = fs::remove_dir_all(&cache);
+        let cache = tempfile::tempdir().unwrap();
+        let a = detect_nasm(Path::new("/nonexistent/nasm"), "elf64", cache.path());
         assert_eq!(a.kind, AsmKind::Unknown);
         assert_eq!(unsupported(&a).len(), probe::NASM_PROBES.len());
     }
 
     #[test]
     fn warm_detection_reuses_the_cached_probes() {
-        let dir =
-            std::env::temp_dir().join(format!("crypto-build-probe-cache-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let log = dir.join("calls.log");
         let cc = dir.join("logging-cc");
         let script = format!("#!/bin/sh\necho \"$*\" >> {}\nexec gcc \"$@\"\n", log.display());
         fs::write(&cc, script).unwrap();
         std::process::Command::new("chmod").arg("755").arg(&cc).status().unwrap();
         let calls = || fs::read_to_string(&log).unwrap_or_default().lines().count();
-        let cold = detect(&cc, &[], Arch::X86_64, &dir);
+        let cold = detect(&cc, &[], Arch::X86_64, dir);
         let after_cold = calls();
         assert_eq!(after_cold, 2 + probe::GAS_PROBES.len(), "two banners, then one run per probe");
-        let warm = detect(&cc, &[], Arch::X86_64, &dir);
+        let warm = detect(&cc, &[], Arch::X86_64, dir);
         assert_eq!(calls() - after_cold, 2, "warm detection reads only the banners");
         assert_eq!(warm, cold);
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_driver_that_rejects_everything_supports_nothing() {
-        let Some(a) = real("false") else { return };
+        let a = real("false", "coreutils");
         assert_eq!(a.kind, AsmKind::Unknown);
         assert_eq!(unsupported(&a).len(), probe::GAS_PROBES.len());
     }

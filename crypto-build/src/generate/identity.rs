@@ -127,14 +127,10 @@ mod tests {
     fn predefined(target: &str, set: &str) -> (String, bool) {
         let target = TARGETS.iter().find(|t| t.name == target).unwrap();
         let set = SETS.iter().find(|s| s.name == set).unwrap();
-        let dir = std::env::temp_dir().join(format!(
-            "crypto-build-identity-{}-{}-{}",
-            std::process::id(),
-            target.name,
-            set.name
-        ));
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let fake =
-            FakeTools::write(&dir, Path::new("/usr/bin/perl"), target, &set.identity).unwrap();
+            FakeTools::write(dir, Path::new("/usr/bin/perl"), target, &set.identity).unwrap();
         // perlasm's 4.0 probe, word for word.
         let out = Command::new("perl")
             .arg(dir.join("cc"))
@@ -143,7 +139,6 @@ mod tests {
             .unwrap();
         assert!(out.status.success());
         let probed = fake.probed();
-        fs::remove_dir_all(&dir).unwrap();
         (String::from_utf8(out.stdout).unwrap(), probed)
     }
 

@@ -27,11 +27,16 @@ impl Lock {
         }
         let text =
             fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        Lock::parse(&text, &path)
+    }
+
+    /// The lock's text, read from `origin` (named in errors).
+    pub fn parse(text: &str, origin: &Path) -> Result<Lock> {
         let mut lock = Lock::default();
         for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.starts_with('#')) {
             let f: Vec<&str> = line.split('\t').collect();
             if f.len() != 3 {
-                bail!("{}:{}: malformed lock line `{line}`", path.display(), n + 1);
+                bail!("{}:{}: malformed lock line {line:?}", origin.display(), n + 1);
             }
             lock.entries.insert((f[0].into(), f[2].into()), f[1].into());
         }
@@ -146,11 +151,9 @@ mod tests {
 
     #[test]
     fn save_and_load_round_trip() {
-        let dir = std::env::temp_dir().join(format!("crypto-build-lock-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
+        let dir = tempfile::tempdir().unwrap();
         let l = lock(&[("asm/t", "gen/a.s", "1"), ("no_asm/t", "manifest.tsv", "2")]);
-        l.save(&dir).unwrap();
-        assert_eq!(Lock::load(&dir).unwrap(), l);
-        fs::remove_dir_all(&dir).unwrap();
+        l.save(dir.path()).unwrap();
+        assert_eq!(Lock::load(dir.path()).unwrap(), l);
     }
 }

@@ -311,49 +311,38 @@ struct Env<'a> {
 /// before it (only without `keep_going`).
 type Outcomes = Vec<Option<Result<Staged>>>;
 
-/// Groups of configurations side by side, `jobs` at a time: Configure and much of make are one
-/// perl process each, so one configuration alone leaves cores idle. The costliest groups start
-/// first, so that no long one is left running alone at the end. Without `keep_going`, the
-/// first failure stops the groups not yet started.
+/// Groups of configurations side by side, `jobs` at a time (each group but the first on a token
+/// of an inherited jobserver: `jobs::each`): Configure and much of make are one perl process
+/// each, so one configuration alone leaves cores idle. The costliest groups start first, so
+/// that no long one is left running alone at the end. Without `keep_going`, the first failure
+/// stops the groups not yet started.
 fn stage_concurrently(
     req: &Request,
     tools: &HostTools,
     staging: &Staging,
     keep_going: bool,
 ) -> Outcomes {
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
     let total = req.configs.len();
     let groups = groups(&req.configs);
     let env = Env { tools, staging, source: req.source, jobs: req.jobs, keep_going };
-    let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results: Vec<Mutex<Option<Result<Staged>>>> =
         (0..total).map(|_| Mutex::new(None)).collect();
-    let failed = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        for _ in 0..req.jobs.clamp(1, groups.len().max(1)) {
-            scope.spawn(|| loop {
-                let g = next.fetch_add(1, Ordering::SeqCst);
-                if g >= groups.len() || failed.load(Ordering::SeqCst) {
-                    break;
-                }
-                let configs: Vec<Config> = groups[g].iter().map(|&i| req.configs[i]).collect();
-                let finished = |n: usize, outcome: Result<Staged>, seconds: f64| {
-                    let i = groups[g][n];
-                    if let Some(progress) = req.progress {
-                        let count = done.fetch_add(1, Ordering::SeqCst) + 1;
-                        let key = req.configs[i].key();
-                        let key = if outcome.is_ok() { key } else { format!("{key} failed") };
-                        progress(count, total, &key, seconds);
-                    }
-                    *results[i].lock().unwrap() = Some(outcome);
-                };
-                if !stage_group(&env, &configs, &finished) && !keep_going {
-                    failed.store(true, Ordering::SeqCst);
-                }
-            });
-        }
+    crate::jobs::each(groups.len(), req.jobs, |g| {
+        let configs: Vec<Config> = groups[g].iter().map(|&i| req.configs[i]).collect();
+        let finished = |n: usize, outcome: Result<Staged>, seconds: f64| {
+            let i = groups[g][n];
+            if let Some(progress) = req.progress {
+                let count = done.fetch_add(1, Ordering::SeqCst) + 1;
+                let key = req.configs[i].key();
+                let key = if outcome.is_ok() { key } else { format!("{key} failed") };
+                progress(count, total, &key, seconds);
+            }
+            *results[i].lock().unwrap() = Some(outcome);
+        };
+        stage_group(&env, &configs, &finished) || keep_going
     });
     results.into_iter().map(|r| r.into_inner().unwrap()).collect()
 }

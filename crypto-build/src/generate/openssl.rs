@@ -303,10 +303,12 @@ impl<'a> Scratch<'a> {
         parse_layout(&self.dump(".dump-layout.pl", &dump_layout_script())?)
     }
 
-    /// Runs OpenSSL's own Makefile rules for the generated files, with variable overrides.
+    /// Runs OpenSSL's own Makefile rules for the generated files, with variable overrides;
+    /// `jobs` at a time, or as the inherited jobserver allows.
     pub fn make(&self, files: &[String], overrides: &[String], jobs: usize) -> Result<()> {
         let mut cmd = self.command(&self.tools.make);
-        cmd.arg(format!("-j{jobs}")).args(overrides).args(files);
+        crate::jobs::configure_make(&mut cmd, jobs);
+        cmd.args(overrides).args(files);
         // The shim's Makefile would write its own name into buildinf.h.
         cmd.arg(format!("PLATFORM={}", self.target.name));
         run(&mut cmd, "OpenSSL's generation rules (make)").map(drop)
@@ -564,10 +566,8 @@ mod tests {
     /// Configure's own speed.
     #[test]
     fn configure_matchers_are_compiled_once() {
-        let dir =
-            std::env::temp_dir().join(format!("crypto-build-matchers-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        let configure = dir.join("Configure");
+        let dir = tempfile::tempdir().unwrap();
+        let configure = dir.path().join("Configure");
         fs::copy(openssl_src::source_dir().join("Configure"), &configure).unwrap();
         assert!(compile_matchers_once(&configure).unwrap());
         let text = fs::read_to_string(&configure).unwrap();
@@ -575,6 +575,5 @@ mod tests {
         // Applied twice, the text is no longer found, and the file is left as it is.
         assert!(!compile_matchers_once(&configure).unwrap());
         assert_eq!(fs::read_to_string(&configure).unwrap(), text);
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

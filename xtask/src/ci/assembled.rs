@@ -125,7 +125,7 @@ pub fn run() -> Result<()> {
         if let Some(twin) = row.twin {
             targets.push(data::target_by_name(twin)?);
         }
-        let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let jobs = crypto_build::jobs::count();
         let progress = crate::progress::generation;
         generate::ensure_all(
             &root,

@@ -5,10 +5,13 @@
 //! only assembled, a build in a target directory of its own), each in its own directories. Once the cargo steps are done, their lane
 //! takes the next of the others too. Each step runs as a child `xtask test --step NAME`, its
 //! lines printed tagged with its name; a failure lets the running steps finish and starts no
-//! more.
+//! more. The lanes and everything their steps start share one jobserver of as many tokens as
+//! cores: a lane takes a token to start a step (the step's own), and the step's cargo, make,
+//! cc and threads take more from it, so the run as a whole never asks more of the machine.
 
-use super::{Lane, Outcome, Step};
+use super::{Jobs, Lane, Outcome, Step};
 use anyhow::{Context, Result};
+use crypto_build::jobs::Client;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -19,6 +22,10 @@ use std::time::{Duration, Instant};
 
 /// Where a child step writes its time and cores busy, for the parent's table.
 pub const RESULT_VAR: &str = "XTASK_TEST_RESULT";
+
+/// Set (to anything) to run the lanes without the shared jobserver, each step's parts with
+/// their own job counts as before it: only to time the two ways.
+pub const NO_POOL_VAR: &str = "XTASK_NO_TOKEN_POOL";
 
 /// Whether running `chosen` side by side gains anything: two steps or more, one of them
 /// apart from the cargo lane (cargo steps alone would run one after another anyway).
@@ -36,6 +43,31 @@ pub fn run(chosen: &[&'static Step]) -> Result<Vec<Outcome>> {
         let then = if l == Lane::Cargo { " (then the next Apart step)" } else { "" };
         println!("lane {l:?}: {}{then}", names.join(", "));
     }
+    // One cargo lane and a lane of the others per core: a step that waits on one process
+    // (a link, qemu, cargo's own serial parts) leaves its token to the next.
+    let cores = crypto_build::jobs::count();
+    let pool = match std::env::var_os(NO_POOL_VAR) {
+        Some(_) => None,
+        None => Some(Client::new(cores).context("creating the lanes' jobserver")?),
+    };
+    let jobs = match pool {
+        Some(_) => Jobs::Pool(Some(cores)),
+        None => Jobs::Own(cores),
+    };
+    println!("lanes: 1 cargo and {cores} apart; {jobs}");
+    let run_one = |step: &Step| child(&exe, &dir, step, pool.as_ref(), jobs);
+    Ok(schedule(chosen, cores, pool.as_ref(), run_one))
+}
+
+/// The lanes' scheduling: the Cargo steps one after another in `chosen`'s order, then Apart
+/// ones, on one lane; `apart_lanes` lanes beside it taking the Apart steps in order; each step
+/// started holding a token of `pool` (when there is one). A failure starts no more.
+fn schedule(
+    chosen: &[&'static Step],
+    apart_lanes: usize,
+    pool: Option<&Client>,
+    run_one: impl Fn(&Step) -> Outcome + Sync,
+) -> Vec<Outcome> {
     let failed = AtomicBool::new(false);
     let numbered = || chosen.iter().copied().enumerate();
     let apart: Mutex<VecDeque<(usize, &Step)>> =
@@ -45,11 +77,14 @@ pub fn run(chosen: &[&'static Step]) -> Result<Vec<Outcome>> {
         let mut own = numbered().filter(|(_, s)| s.lane == lane && lane != Lane::Apart);
         let mut next =
             || own.next().or_else(|| apart.lock().unwrap_or_else(|e| e.into_inner()).pop_front());
-        while let Some((i, step)) = next() {
+        loop {
+            // The step's own token, held while it runs; its child takes more from the pool.
+            let _token = pool.map(|p| p.acquire().expect("the lanes' jobserver failed"));
+            let Some((i, step)) = next() else { break };
             if failed.load(Ordering::SeqCst) {
                 break;
             }
-            let outcome = child(&exe, &dir, step);
+            let outcome = run_one(step);
             if outcome.result.is_err() {
                 failed.store(true, Ordering::SeqCst);
             }
@@ -57,40 +92,41 @@ pub fn run(chosen: &[&'static Step]) -> Result<Vec<Outcome>> {
         }
         done
     };
-    // One cargo lane and a lane of the others per core: a step that waits on one process
-    // (a link, qemu, cargo's own serial parts) leaves its core to the next.
-    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let lanes: Vec<Lane> = std::iter::once(Lane::Cargo)
-        .chain(std::iter::repeat_n(Lane::Apart, cores.max(1)))
+        .chain(std::iter::repeat_n(Lane::Apart, apart_lanes.max(1)))
         .collect();
     let mut done: Vec<(usize, Outcome)> = std::thread::scope(|scope| {
         let lanes: Vec<_> = lanes.iter().map(|&l| scope.spawn(move || lane(l))).collect();
         lanes.into_iter().flat_map(|h| h.join().expect("a lane's thread panicked")).collect()
     });
     done.sort_by_key(|(i, _)| *i);
-    Ok(done.into_iter().map(|(_, o)| o).collect())
+    done.into_iter().map(|(_, o)| o).collect()
 }
 
-/// One step as a child process, each line of its standard output and error tagged.
-fn child(exe: &Path, dir: &Path, step: &Step) -> Outcome {
+/// One step as a child process given the lanes' jobserver, each line of its standard output
+/// and error tagged.
+fn child(exe: &Path, dir: &Path, step: &Step, pool: Option<&Client>, jobs: Jobs) -> Outcome {
     let result_file = dir.join(format!("{}.result", step.name));
     let started = Instant::now();
-    let result = spawn_and_tag(exe, step.name, &result_file);
+    let result = spawn_and_tag(exe, step.name, &result_file, pool);
     let took = started.elapsed();
     let (took, cores) = match (&result, read_result(&result_file)) {
         (Ok(()), Some(r)) => r,
         _ => (took, None),
     };
     let result = result.with_context(|| format!("step `{}`", step.name));
-    Outcome { name: step.name, took, cores, result }
+    Outcome { name: step.name, took, cores, jobs, result }
 }
 
-fn spawn_and_tag(exe: &Path, name: &str, result_file: &Path) -> Result<()> {
+fn spawn_and_tag(exe: &Path, name: &str, result_file: &Path, pool: Option<&Client>) -> Result<()> {
     let _ = std::fs::remove_file(result_file);
-    let mut child = Command::new(exe)
-        .args(["test", "--step", name])
-        .args(super::line_args())
-        .env(RESULT_VAR, result_file)
+    let mut cmd = Command::new(exe);
+    cmd.args(["test", "--step", name]).args(super::line_args()).env(RESULT_VAR, result_file);
+    // cargo reads CARGO_MAKEFLAGS, make MAKEFLAGS; every process under the step inherits both.
+    if let Some(pool) = pool {
+        pool.configure_make(&mut cmd);
+    }
+    let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -131,23 +167,107 @@ mod tests {
 
     #[test]
     fn a_result_reads_back() {
-        let dir = std::env::temp_dir().join(format!("xtask-lanes-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("lock.result");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lock.result");
         write_result(&path, Duration::from_millis(12_500), Some(1.5));
         assert_eq!(read_result(&path), Some((Duration::from_millis(12_500), Some(1.5))));
         write_result(&path, Duration::from_secs(3), None);
         assert_eq!(read_result(&path), Some((Duration::from_secs(3), None)));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
-    fn the_default_run_uses_both_lanes_and_one_step_runs_alone() {
+    fn the_default_run_uses_both_lanes_and_cargo_steps_alone_do_not() {
         use super::super::{Tier, STEPS};
         let default: Vec<&Step> = STEPS.iter().filter(|s| s.tier == Tier::Default).collect();
         assert!(worth_it(&default));
-        assert!(!worth_it(&default[..1]));
         let cargo: Vec<&Step> = default.iter().copied().filter(|s| s.lane == Lane::Cargo).collect();
-        assert!(!worth_it(&cargo));
+        assert!(cargo.len() > 1 && !worth_it(&cargo));
+        let apart = default.iter().copied().find(|s| s.lane == Lane::Apart).unwrap();
+        assert!(worth_it(&[cargo[0], apart]));
+    }
+
+    use super::super::{Lines, Scope, Tier};
+    use std::sync::atomic::AtomicUsize;
+
+    fn step(name: &'static str, lane: Lane) -> &'static Step {
+        let (tier, scope, lines) = (Tier::Default, Scope::Workspace, Lines::Any);
+        let run = |_: &xshell::Shell, _: &str| Ok(());
+        Box::leak(Box::new(Step { name, covers: "", tier, scope, lane, lines, run }))
+    }
+
+    /// What a scheduled run did: the most steps at once, the most Cargo steps at once, the
+    /// Cargo steps in the order they started, and the outcomes' names.
+    #[derive(Debug, PartialEq)]
+    struct Seen {
+        most: usize,
+        most_cargo: usize,
+        cargo_order: Vec<&'static str>,
+        outcomes: Vec<&'static str>,
+    }
+
+    /// `chosen` scheduled with each step taking 30 ms, and those named in `failing` failing.
+    fn scheduled(chosen: &[&'static Step], pool: Option<&Client>, failing: &str) -> Seen {
+        let (now, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let (cargo_now, most_cargo) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let cargo_order = Mutex::new(Vec::new());
+        let outcomes = schedule(chosen, 4, pool, |step| {
+            most.fetch_max(now.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
+            if step.lane == Lane::Cargo {
+                cargo_order.lock().unwrap().push(step.name);
+                most_cargo
+                    .fetch_max(cargo_now.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
+            }
+            std::thread::sleep(Duration::from_millis(30));
+            if step.lane == Lane::Cargo {
+                cargo_now.fetch_sub(1, Ordering::SeqCst);
+            }
+            now.fetch_sub(1, Ordering::SeqCst);
+            let result = if step.name == failing { Err(anyhow::anyhow!("failed")) } else { Ok(()) };
+            let took = Duration::ZERO;
+            Outcome { name: step.name, took, cores: None, jobs: Jobs::Own(1), result }
+        });
+        Seen {
+            most: most.into_inner(),
+            most_cargo: most_cargo.into_inner(),
+            cargo_order: cargo_order.into_inner().unwrap(),
+            outcomes: outcomes.iter().map(|o| o.name).collect(),
+        }
+    }
+
+    /// Four Apart lanes beside the Cargo one: without a pool five steps run at once; with a
+    /// pool of two tokens, two. Cargo steps run one at a time, in order, whatever the pool.
+    #[test]
+    fn the_pool_bounds_the_lanes_and_cargo_steps_run_in_turn() {
+        let (c, a) = (Lane::Cargo, Lane::Apart);
+        let chosen = [
+            step("c1", c),
+            step("a1", a),
+            step("c2", c),
+            step("a2", a),
+            step("a3", a),
+            step("c3", c),
+            step("a4", a),
+            step("a5", a),
+        ];
+        let names: Vec<&str> = chosen.iter().map(|s| s.name).collect();
+        let pool = Client::new(2).unwrap();
+        for (pool, most) in [(None, 5), (Some(&pool), 2)] {
+            let seen = scheduled(&chosen, pool, "");
+            let want = Seen {
+                most,
+                most_cargo: 1,
+                cargo_order: vec!["c1", "c2", "c3"],
+                outcomes: names.clone(),
+            };
+            assert_eq!(seen, want);
+        }
+        assert_eq!(pool.available().unwrap(), 2, "every token given back");
+    }
+
+    /// A failure lets the running steps finish and starts no more.
+    #[test]
+    fn a_failed_step_starts_no_more() {
+        let chosen = [step("c1", Lane::Cargo), step("c2", Lane::Cargo), step("c3", Lane::Cargo)];
+        assert_eq!(scheduled(&chosen, None, "c2").outcomes, ["c1", "c2"]);
     }
 }

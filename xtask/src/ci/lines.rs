@@ -2,7 +2,9 @@
 //! host row: crypto-sys's suites, the known answers on every code path, and the C driver
 //! against a prefix of the line.
 
-use super::sets::{known_answers_on_every_path, EXPECT_C_VARIANT_VAR, EXPECT_VAR};
+use super::sets::{
+    known_answers_on_every_path, EXPECT_C_VARIANT_VAR, EXPECT_VAR, WITH_EXPECTATIONS,
+};
 use crate::matrix::workspace_row;
 use anyhow::{Context, Result};
 use crypto_build::data::OPENSSL_LINES;
@@ -19,7 +21,7 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
         let Some(feature) = line.feature else { continue };
         let version = line.version;
         let features = ["--features", feature];
-        cmd!(sh, "{cargo} test -p crypto-sys {features...}")
+        cmd!(sh, "{cargo} test -p crypto-sys {features...} {WITH_EXPECTATIONS...}")
             .run()
             .with_context(|| format!("crypto-sys's tests on OpenSSL {version}"))?;
         known_answers_on_every_path(sh, cargo, "auto", &features)

@@ -11,7 +11,7 @@ pub fn run() -> Result<()> {
     use crypto_build::data::{self, OPENSSL_LINES, SETS, TARGETS};
     use crypto_build::generate::{self, Config, Source};
     let sets: Vec<_> = SETS.iter().collect();
-    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let jobs = crypto_build::jobs::count();
     let progress = crate::progress::generation;
     // A target at a time, the host's first: the steps beside this one build the host's sets,
     // and a build or detect that needs a configuration waits only for the batch under way

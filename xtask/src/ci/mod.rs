@@ -424,12 +424,43 @@ fn workflow_registry() -> Vec<(String, Option<&'static str>)> {
     out
 }
 
-/// A step's end: how long it took, the cores its processes kept busy, and whether it passed.
+/// A step's end: how long it took, the cores its processes kept busy, what bounded its
+/// parallel work, and whether it passed.
 pub struct Outcome {
     name: &'static str,
     took: Duration,
     cores: Option<f64>,
+    jobs: Jobs,
     result: Result<()>,
+}
+
+/// How many jobs a step had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Jobs {
+    /// Its own: each parallel part of it starts this many (`crypto_build::jobs::count`).
+    Own(usize),
+    /// Tokens of the jobserver the lanes share, of this many when known (the parent knows).
+    Pool(Option<usize>),
+}
+
+impl Jobs {
+    /// This process's: the inherited jobserver's, else its own count.
+    fn here() -> Jobs {
+        match crypto_build::jobs::inherited() {
+            Some(_) => Jobs::Pool(None),
+            None => Jobs::Own(crypto_build::jobs::count()),
+        }
+    }
+}
+
+impl std::fmt::Display for Jobs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Jobs::Own(n) => write!(f, "{n} jobs of its own per part"),
+            Jobs::Pool(Some(n)) => write!(f, "{n} jobs shared by the lanes"),
+            Jobs::Pool(None) => write!(f, "jobs shared by the lanes"),
+        }
+    }
 }
 
 /// CPU seconds of this process's finished children (Linux's /proc; `None` elsewhere): a step's
@@ -454,8 +485,10 @@ fn run_step(sh: &Shell, step: &'static Step) -> Outcome {
         .zip(children_cpu_seconds())
         .map(|(b, a)| (a - b) / took.as_secs_f64().max(0.001));
     let outcome = if result.is_ok() { "done" } else { "FAILED" };
-    println!("step `{}`: {outcome} in {:.0} s{}", step.name, took.as_secs_f64(), cores_text(cores));
-    Outcome { name: step.name, took, cores, result }
+    let jobs = Jobs::here();
+    let (secs, busy) = (took.as_secs_f64(), cores_text(cores, jobs));
+    println!("step `{}`: {outcome} in {secs:.0} s{busy}", step.name);
+    Outcome { name: step.name, took, cores, jobs, result }
 }
 
 /// Each step's time, again at the end, so that CI's time budget can be read from one run's
@@ -470,7 +503,8 @@ fn report(outcomes: &[Outcome], wall: Duration, side_by_side: bool) {
     );
     for o in outcomes {
         let failed = if o.result.is_err() { "  FAILED" } else { "" };
-        println!("  {:>6.0} s  {}{}{failed}", o.took.as_secs_f64(), o.name, cores_text(o.cores));
+        let busy = cores_text(o.cores, o.jobs);
+        println!("  {:>6.0} s  {}{busy}{failed}", o.took.as_secs_f64(), o.name);
         if o.result.is_ok() {
             // Another line's time is its own: `--list` shows the default line's.
             let line = line();
@@ -484,8 +518,11 @@ fn report(outcomes: &[Outcome], wall: Duration, side_by_side: bool) {
     }
 }
 
-fn cores_text(cores: Option<f64>) -> String {
-    cores.map_or(String::new(), |c| format!(" ({c:.2} cores busy)"))
+fn cores_text(cores: Option<f64>, jobs: Jobs) -> String {
+    match cores {
+        Some(c) => format!(" ({c:.2} cores busy, {jobs})"),
+        None => format!(" ({jobs})"),
+    }
 }
 
 #[cfg(test)]
@@ -494,13 +531,11 @@ mod tests {
     use crate::flags::{Cli, Command};
     use clap::Parser;
 
-    /// A child that burns CPU shows in the count.
+    /// A child that burns CPU shows in the count (Linux's /proc; elsewhere there is none).
+    #[cfg(target_os = "linux")]
     #[test]
     fn children_cpu_counts_finished_children() {
-        let Some(before) = children_cpu_seconds() else {
-            println!("skipped: no /proc/self/stat on this host");
-            return;
-        };
+        let before = children_cpu_seconds().expect("Linux has /proc/self/stat");
         let spin = "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done";
         assert!(std::process::Command::new("sh").args(["-c", spin]).status().unwrap().success());
         let after = children_cpu_seconds().unwrap();

@@ -433,14 +433,11 @@ mod tests {
     }
 
     fn compared(a: Vec<u8>, b: Vec<u8>) -> String {
-        let dir = std::env::temp_dir().join(format!("xtask-repro-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        let (pa, pb) = (dir.join("a.a"), dir.join("b.a"));
+        let dir = tempfile::tempdir().unwrap();
+        let (pa, pb) = (dir.path().join("a.a"), dir.path().join("b.a"));
         fs::write(&pa, a).unwrap();
         fs::write(&pb, b).unwrap();
-        let r = same_archive(&pa, &pb).map_or_else(|e| format!("{e:#}"), |()| "same".into());
-        fs::remove_dir_all(&dir).unwrap();
-        r
+        same_archive(&pa, &pb).map_or_else(|e| format!("{e:#}"), |()| "same".into())
     }
 
     #[test]

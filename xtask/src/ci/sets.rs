@@ -11,6 +11,9 @@ use xshell::{cmd, Shell};
 
 /// Tells crypto-sys's tests which downgrades the toolchain table expects.
 pub const EXPECT_VAR: &str = "CRYPTO_SYS_EXPECT_DOWNGRADED";
+/// libtest's words that also run the test needing `EXPECT_VAR`, ignored without them so that a
+/// plain `cargo test` reports it as not run rather than as passed.
+pub const WITH_EXPECTATIONS: [&str; 2] = ["--", "--include-ignored"];
 /// Tells crypto-sys's tests/paths.rs which code-path row OPENSSL_ia32cap holds the mask of.
 const EXPECT_PATH_VAR: &str = "CRYPTO_SYS_EXPECT_PATH";
 /// The suites run on every code path: known answers, the proof that the mask took, and the
@@ -28,7 +31,7 @@ pub fn workspace(sh: &Shell, cargo: &str) -> Result<()> {
     let row = workspace_row();
     let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, row.c_variant);
     let _expect = sh.push_env(EXPECT_VAR, row.downgraded.join(","));
-    cmd!(sh, "{cargo} test --workspace").run().context("workspace tests")
+    cmd!(sh, "{cargo} test --workspace {WITH_EXPECTATIONS...}").run().context("workspace tests")
 }
 
 /// `auto` (the default set): verify, and the known answers on every code path.
@@ -45,7 +48,7 @@ pub fn asm_avx2(sh: &Shell, cargo: &str) -> Result<()> {
     let _env = sh.push_env(ASM_SET_VAR, ASM_AVX2);
     let _expect = sh.push_env(EXPECT_VAR, "");
     let (line, features): (_, &[&str]) = (super::line_args(), &super::line_features());
-    cmd!(sh, "{cargo} test -p crypto-sys {features...}")
+    cmd!(sh, "{cargo} test -p crypto-sys {features...} {WITH_EXPECTATIONS...}")
         .run()
         .context("crypto-sys tests with the asm_avx2 set")?;
     cmd!(sh, "{cargo} xtask verify {line...}").run().context("verify, set asm_avx2")?;
@@ -105,7 +108,7 @@ pub fn known_answers_on_every_path(
 /// when anything was downgraded (none otherwise), and the known-answer tests.
 fn toolchain(sh: &Shell, cargo: &str, row: &Row) -> Result<()> {
     if which::which(row.cc).is_err() {
-        bail!("{} is not installed; .ci/run installs it", row.cc);
+        bail!("{} is not installed: apt-get install {} (.ci/install does)", row.cc, row.package);
     }
     let _cc = sh.push_env("CC", row.cc);
     let _expect = sh.push_env(EXPECT_VAR, row.downgraded.join(","));
@@ -129,7 +132,7 @@ fn toolchain(sh: &Shell, cargo: &str, row: &Row) -> Result<()> {
     for w in &warnings {
         println!("{w}");
     }
-    cmd!(sh, "{cargo} test -p crypto-sys {features...}").run()?;
+    cmd!(sh, "{cargo} test -p crypto-sys {features...} {WITH_EXPECTATIONS...}").run()?;
     let no_legacy = (!row.legacy).then_some("--no-legacy");
     let line = super::line_args();
     cmd!(sh, "{cargo} xtask verify {no_legacy...} {line...}").run()?;
@@ -177,7 +180,7 @@ fn c_probe_refused(sh: &Shell, cargo: &str) -> Result<()> {
     {
         let _expect = sh.push_env(EXPECT_VAR, "");
         let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, NO_C_VARIANT);
-        cmd!(sh, "{cargo} test -p crypto-sys {features...}").run()?;
+        cmd!(sh, "{cargo} test -p crypto-sys {features...} {WITH_EXPECTATIONS...}").run()?;
     }
     cmd!(sh, "{cargo} xtask verify {line...}").run()?;
     let out = cmd!(sh, "{cargo} xtask build --strict {line...}").ignore_status().output()?;

@@ -164,8 +164,9 @@ fn build_without_cargo(
     };
     let out_dir = root.join("target").join(triple).join(out);
     fs::create_dir_all(&out_dir)?;
-    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
-    // cc and nasm-rs size their own job pools from NUM_JOBS outside cargo.
+    let jobs = crypto_build::jobs::count();
+    // cc and nasm-rs size their own job pools from NUM_JOBS outside cargo (an inherited
+    // jobserver, the lanes' in `cargo xtask test`, bounds them instead).
     std::env::set_var("NUM_JOBS", jobs.to_string());
     let crate_dir = root.join("crypto-sys");
     // nasm-rs reads it, and only cargo sets it: run from the xtask binary itself
@@ -366,14 +367,14 @@ mod tests {
 
     #[test]
     fn refuses_a_prefix_that_is_not_ours() {
-        let dir = std::env::temp_dir().join(format!("xtask-prefix-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        check_prefix(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
+        check_prefix(dir).unwrap();
         fs::write(dir.join("precious.txt"), "x").unwrap();
-        let e = check_prefix(&dir).unwrap_err().to_string();
+        let e = check_prefix(dir).unwrap_err().to_string();
         assert!(e.contains("is not a prefix installed by"), "{e}");
         fs::write(dir.join(crate::prefix::MARKER), "x").unwrap();
-        check_prefix(&dir).unwrap();
+        check_prefix(dir).unwrap();
 
         let file = dir.join("precious.txt");
         let e = check_prefix(&file).unwrap_err().to_string();
@@ -384,6 +385,5 @@ mod tests {
         let e = check_prefix(Path::new("/proc/crypto-sys-prefix")).unwrap_err().to_string();
         assert!(e.contains("cannot write in /proc"), "{e}");
         assert_eq!(fs::read_to_string(&file).unwrap(), "x");
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -22,7 +22,7 @@ impl Generate {
         for t in &targets {
             line.check_target(t.name)?;
         }
-        let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let jobs = crypto_build::jobs::count();
         let progress = crate::progress::generation;
         let mut configs = Config::expand(&targets, &sets);
         if !self.variants.is_empty() {

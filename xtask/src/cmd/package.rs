@@ -39,7 +39,7 @@ impl Package {
 /// Every set on disk and equal to the lock: a package never ships unchecked outputs. A set
 /// not yet generated is made here (after any generation under way, which it may find made).
 fn check_sets(root: &Path) -> Result<()> {
-    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let jobs = crypto_build::jobs::count();
     let progress = crate::progress::generation;
     generate::ensure_all(root, &generate::Source::pinned(), &all_configs(), jobs, Some(&progress))
         .with_context(|| format!("the packaged sets against {}", lock::FILE_NAME))

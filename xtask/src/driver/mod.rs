@@ -200,10 +200,9 @@ pub fn check_counts(report: &Report, requested: &[&str]) -> Result<()> {
 }
 
 /// `run` on each item, up to this machine's cores at once (each is one program, mostly
-/// waiting on it); the results in the items' order.
+/// waiting on it), or as an inherited jobserver allows; the results in the items' order.
 pub fn side_by_side<T: Sync, R: Send>(items: &[T], run: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    crypto_build::par_map(items, cores, run)
+    crypto_build::par_map(items, crypto_build::jobs::count(), run)
 }
 
 #[cfg(test)]

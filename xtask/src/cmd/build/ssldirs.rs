@@ -204,13 +204,6 @@ fn copy_link(src: &Path, dst: &Path) -> Result<()> {
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("xtask-ssldirs-{}-{name}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
     #[test]
     fn a_relative_dir_lies_under_the_final_prefix_and_needs_one() {
         let cwd = std::env::current_dir().unwrap();
@@ -254,7 +247,8 @@ mod tests {
     /// user's config first of all; only the `.dist` files are new.
     #[test]
     fn a_reinstall_keeps_the_users_files_and_refreshes_the_dist_files() {
-        let dir = scratch("reinstall");
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let out = dir.join("out");
         fs::create_dir_all(out.join(SSL_DIR)).unwrap();
         for (name, _) in FILES {
@@ -298,6 +292,5 @@ mod tests {
             fs::read_link(staged.join("ssl/certs/1a2b3c4d.0")).unwrap(),
             Path::new("cert.pem")
         );
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -45,7 +45,7 @@ impl UpdateOpenssl {
         let targets: Vec<&'static Target> = data::TARGETS.iter().collect();
         let sets: Vec<&'static AsmSet> = data::SETS.iter().collect();
         let configs = Config::expand(&targets, &sets);
-        let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let jobs = crypto_build::jobs::count();
         // Before the long part: a move that could not go through is refused now.
         let from = pin::pinned(sh, &root)?;
         let to = pin::Release {

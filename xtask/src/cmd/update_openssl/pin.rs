@@ -317,7 +317,8 @@ mod tests {
 
     #[test]
     fn undo_puts_back_files_and_sets() {
-        let dir = std::env::temp_dir().join(format!("update-openssl-undo-{}", std::process::id()));
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let aside = dir.join("aside");
         fs::create_dir_all(&aside).unwrap();
         let (kept, fresh, set) = (dir.join("kept"), dir.join("fresh"), dir.join("set"));
@@ -340,7 +341,6 @@ mod tests {
         assert_eq!(fs::read_to_string(&kept).unwrap(), "old");
         assert!(!fresh.exists());
         assert_eq!(fs::read_to_string(set.join("manifest.tsv")).unwrap(), "old set");
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     /// The table is this workspace's: every text is found for the pinned release.
