@@ -196,11 +196,18 @@ fn per_target_or_plain(vars: Vars, base: &str, triple: &str) -> Result<Option<(S
     })
 }
 
+/// The spellings of a boolean variable (unset and empty are false too).
+pub const TRUE: [&str; 3] = ["1", "true", "yes"];
+pub const FALSE: [&str; 3] = ["0", "false", "no"];
+
 pub fn parse_bool(name: &str, value: &str) -> Result<bool> {
-    match value {
-        "1" | "true" | "yes" => Ok(true),
-        "0" | "false" | "no" | "" => Ok(false),
-        other => bail!("{name}=`{other}` is not valid; accepted: 1, true, yes, 0, false, no"),
+    if TRUE.contains(&value) {
+        Ok(true)
+    } else if value.is_empty() || FALSE.contains(&value) {
+        Ok(false)
+    } else {
+        let accepted = [TRUE, FALSE].concat().join(", ");
+        bail!("{name}=`{value}` is not valid; accepted: {accepted}")
     }
 }
 
@@ -276,7 +283,7 @@ impl BuildConfig {
             );
         }
         let lock_dir = line.root(&lock_dir);
-        let (sets_root, packaged) = match var(SETS_DIR_VAR)? {
+        let (sets_root, packaged) = match var(SETS_DIR_VAR)?.filter(|d| !d.is_empty()) {
             Some(dir) => (line.root(&existing_sets_dir(&dir)?), false),
             None => (lock_dir.clone(), packaged),
         };
@@ -363,6 +370,110 @@ fn default_sets_root(manifest_dir: &std::path::Path) -> (PathBuf, bool) {
     }
 }
 
+/// Who sets a variable the build reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetBy {
+    /// The user, for a cargo build; `cargo xtask build`'s options set most of them.
+    User,
+    /// Cargo, for every build script.
+    Cargo,
+    /// `cargo xtask build`, for the build it runs.
+    Xtask,
+}
+
+/// What a variable accepts: a table's names, a boolean, or what its meaning says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Accepts {
+    /// `auto` or a set of `data::SETS`.
+    Set,
+    /// `auto`, `none` or a variant of `data::C_VARIANTS`.
+    CVariant,
+    /// One of [`AssemblerChoice::ALL`].
+    Assembler,
+    /// [`TRUE`] or [`FALSE`].
+    Bool,
+    /// Free text, described by the meaning.
+    Text,
+}
+
+impl Accepts {
+    /// The values, in the order error messages list them; none for [`Accepts::Text`].
+    pub fn values(self) -> Vec<&'static str> {
+        match self {
+            Accepts::Set => [&["auto"][..], &data::set_names()].concat(),
+            Accepts::CVariant => {
+                let named = data::C_VARIANTS.iter().map(|v| v.name);
+                ["auto", data::NO_C_VARIANT].into_iter().chain(named).collect()
+            }
+            Accepts::Assembler => AssemblerChoice::ALL.iter().map(|a| a.name()).collect(),
+            Accepts::Bool => [TRUE, FALSE].concat(),
+            Accepts::Text => vec![],
+        }
+    }
+}
+
+/// A variable the build reads. docs/configuration.md's tables are rendered from [`VARS`] (`cargo
+/// xtask docs`), and a test finds every variable crypto-build's code reads among its rows.
+#[derive(Debug, Clone, Copy)]
+pub struct Var {
+    /// Its name; `<…>` stands for a part that varies (`CARGO_FEATURE_<FEATURE>`).
+    pub name: &'static str,
+    pub set_by: SetBy,
+    /// `NAME_<triple with underscores>` is read too, and wins over `NAME` ([`per_target_var`]).
+    pub per_target: bool,
+    pub accepts: Accepts,
+    /// What unset means.
+    pub default: &'static str,
+    pub meaning: &'static str,
+}
+
+impl Var {
+    /// Whether `name` is this variable, or a name its pattern stands for.
+    pub fn matches(&self, name: &str) -> bool {
+        match self.name.split_once('<') {
+            Some((prefix, _)) => name.starts_with(prefix) && name.len() > prefix.len(),
+            None => self.name == name,
+        }
+    }
+}
+
+/// Every variable the build reads, the user's first.
+#[rustfmt::skip]
+pub const VARS: &[Var] = &[
+    Var { name: ASM_SET_VAR, set_by: SetBy::User, per_target: true, accepts: Accepts::Set, default: "`auto`",
+          meaning: "The asm set. `auto` takes, file by file, the fastest set the assembler can assemble; a named set is taken whole, and one the assembler cannot fully assemble is an error naming the files and the missing features" },
+    Var { name: C_VARIANT_VAR, set_by: SetBy::User, per_target: true, accepts: Accepts::CVariant, default: "`auto`",
+          meaning: "The C variant. `auto` takes the first whose probe the C compiler passes (a failed probe is a downgrade); `none` is OpenSSL's default C configuration; a target that refuses a variant says why" },
+    Var { name: ASSEMBLER_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Assembler, default: "the C compiler's; nasm for MSVC",
+          meaning: "The assembler, instead of the one behind the C compiler; `nasm` for targets with a nasm rendering (Windows). Its probes decide, never its version banner" },
+    Var { name: NASM_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "`nasm` on `PATH`",
+          meaning: "The nasm to run, when nasm assembles (nasm-rs reads it too). Missing when nasm is asked for, or too old for AVX2: an error naming how to install it" },
+    Var { name: STRICT_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Bool, default: "`0`",
+          meaning: "Under `auto`, any downgrade (an asm file from a slower set, no C variant, a whole arm set to `no_asm`) is an error instead of one warning line" },
+    Var { name: ALLOW_DOWNGRADE_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Bool, default: "`0`",
+          meaning: "A named set may fall back file by file, and a named C variant to none, each reported in one warning line" },
+    Var { name: APPS_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Bool, default: "`0`",
+          meaning: "Also compile OpenSSL's `apps/` and link the `openssl` program into `OUT_DIR/bin`" },
+    Var { name: OPENSSLDIR_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "`/usr/local/ssl`, as the sets were configured",
+          meaning: "OPENSSLDIR, an absolute path: where OpenSSL looks for `openssl.cnf`, certificates and keys. Only the units that use it are compiled again" },
+    Var { name: SETS_DIR_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "crypto-sys's own: the workspace's, or the package's `sets/`",
+          meaning: "Where the set directories are: an existing directory (create it, and the build generates the sets it needs there, with perl). Its sets must match crypto-sys's own `generate.lock`" },
+    Var { name: "PATH", set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "",
+          meaning: "Where generation finds perl and make: only a build from a git checkout that lacks a set generates it" },
+    Var { name: crate::progress::PROGRESS_VAR, set_by: SetBy::Xtask, per_target: false, accepts: Accepts::Text, default: "nothing is written",
+          meaning: "A file the build script keeps its phase and counts in, which `cargo xtask build` shows as the build goes" },
+    Var { name: "TARGET", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "",
+          meaning: "The Rust target triple built for: its row of the target table; a triple the table lacks is an error listing the supported ones" },
+    Var { name: "OUT_DIR", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "",
+          meaning: "Where the build writes its objects, libraries, headers and facts" },
+    Var { name: "CARGO_MANIFEST_DIR", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "",
+          meaning: "crypto-sys's directory: in the workspace the sets are beside it, in a package in its `sets/`" },
+    Var { name: "NUM_JOBS", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "`2`",
+          meaning: "How many compiles run at once, at most (a jobserver's tokens bound them too)" },
+    Var { name: "CARGO_FEATURE_<FEATURE>", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "",
+          meaning: "crypto-sys's features that are on: `legacy`, and the one choosing an OpenSSL line" },
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -438,6 +549,41 @@ mod tests {
             per_target_var(ASM_SET_VAR, "x86_64-unknown-linux-gnu"),
             "CRYPTO_SYS_ASM_SET_x86_64_unknown_linux_gnu"
         );
+    }
+
+    /// The names crypto-build's code reads: each `…_VAR` constant's, and each literal handed
+    /// to `env::var`, `env::var_os` or `cargo_var`, in every source file under `dir`.
+    fn variables_read(dir: &std::path::Path, names: &mut std::collections::BTreeSet<String>) {
+        let needles = ["_VAR: &str = \"", "env::var(\"", "env::var_os(\"", "cargo_var(\""];
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                variables_read(&path, names);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for needle in needles {
+                    for (at, _) in text.match_indices(needle) {
+                        let rest = &text[at + needle.len()..];
+                        names.insert(rest[..rest.find('"').unwrap()].to_string());
+                    }
+                }
+            }
+        }
+    }
+
+    /// docs/configuration.md's tables are rendered from VARS: so every variable the code
+    /// reads must be a row, and every row a variable the code reads.
+    #[test]
+    fn vars_are_every_variable_the_code_reads() {
+        let mut read = std::collections::BTreeSet::new();
+        variables_read(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut read);
+        assert!(read.contains(ASM_SET_VAR) && read.contains("OUT_DIR"), "{read:?}");
+        let missing: Vec<&String> =
+            read.iter().filter(|n| !VARS.iter().any(|v| v.matches(n))).collect();
+        assert!(missing.is_empty(), "read, but not a row of config::VARS: {missing:?}");
+        let unread: Vec<&str> =
+            VARS.iter().filter(|v| !read.iter().any(|n| v.matches(n))).map(|v| v.name).collect();
+        assert!(unread.is_empty(), "rows of config::VARS the code never reads: {unread:?}");
     }
 
     #[test]
