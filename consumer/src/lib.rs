@@ -10,6 +10,12 @@ extern "C" {
 /// OpenSSL version and asm set as crypto-sys reported them to this crate's build script.
 pub const SEEN_VERSION: &str = env!("CONSUMER_SAW_VERSION");
 pub const SEEN_ASM_SET: &str = env!("CONSUMER_SAW_ASM_SET");
+pub const SEEN_C_VARIANT: &str = env!("CONSUMER_SAW_C_VARIANT");
+pub const SEEN_LEGACY: &str = env!("CONSUMER_SAW_LEGACY");
+/// The `DEP_CRYPTO_SYS_*` keys this crate's build script saw, and those crypto-sys documents
+/// (`crypto_build::build_script::LINK_METADATA`, docs/configuration.md's table), each sorted.
+pub const SEEN_KEYS: &str = env!("CONSUMER_SAW_KEYS");
+pub const DOCUMENTED_KEYS: &str = env!("CONSUMER_DOCUMENTED_KEYS");
 
 /// SHA-256 through crypto-sys's Rust bindings.
 pub fn sha256(data: &[u8]) -> [u8; 32] {

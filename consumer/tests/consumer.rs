@@ -18,4 +18,13 @@ fn links_metadata_matches_build_info() {
     let info = crypto_sys::build_info();
     assert_eq!(crypto_consumer::SEEN_VERSION, info.openssl_version);
     assert_eq!(crypto_consumer::SEEN_ASM_SET, info.effective_set);
+    assert_eq!(crypto_consumer::SEEN_C_VARIANT, info.c_variant.unwrap_or("none"));
+    assert_eq!(crypto_consumer::SEEN_LEGACY, if info.legacy_provider { "1" } else { "0" });
+}
+
+/// Every `DEP_CRYPTO_SYS_*` key documented is one a dependent receives, and no other arrives.
+#[test]
+fn dependents_get_exactly_the_documented_keys() {
+    assert_eq!(crypto_consumer::SEEN_KEYS, crypto_consumer::DOCUMENTED_KEYS);
+    assert!(crypto_consumer::DOCUMENTED_KEYS.split(',').any(|k| k == "include"));
 }

@@ -279,6 +279,41 @@ fn buildinf(
     )
 }
 
+/// What the build hands the build scripts of crates that depend on crypto-sys, for
+/// [`LINK_METADATA`]'s values.
+pub struct Linked<'a> {
+    pub artifacts: &'a compile::Artifacts,
+    pub manifest: &'a Manifest,
+    pub plan: &'a Plan,
+    pub legacy: bool,
+}
+
+/// A key of cargo's metadata (`cargo:KEY=VALUE`), which reaches dependents' build scripts as
+/// `DEP_CRYPTO_SYS_<KEY>` (`links = "crypto_sys"`).
+pub struct LinkKey {
+    pub key: &'static str,
+    /// What it holds, for docs/configuration.md (rendered from this table).
+    pub meaning: &'static str,
+    pub value: fn(&Linked) -> String,
+}
+
+/// Every key the build emits, each with its value: the one list of them.
+#[rustfmt::skip]
+pub const LINK_METADATA: &[LinkKey] = &[
+    LinkKey { key: "root", meaning: "the build's prefix: `include/` and `lib/` (`libcrypto.a`, `libssl.a`) below it",
+              value: |l| l.artifacts.lib_dir.parent().unwrap().display().to_string() },
+    LinkKey { key: "include", meaning: "the directory holding `openssl/*.h`, for a dependent's own C",
+              value: |l| l.artifacts.include_dir.display().to_string() },
+    LinkKey { key: "version", meaning: "the OpenSSL release built (its line's), `X.Y.Z`",
+              value: |l| l.manifest.openssl.clone() },
+    LinkKey { key: "asm_set", meaning: "the set whose C configuration was compiled: `asm`, `asm_avx2`, or `no_asm` (after a full fallback too)",
+              value: |l| l.plan.c_set.name.to_string() },
+    LinkKey { key: "c_variant", meaning: "the C variant compiled, or `none` (OpenSSL's default C configuration)",
+              value: |l| data::variant_name(l.plan.c_variant).to_string() },
+    LinkKey { key: "legacy", meaning: "`1` when the legacy provider is built into libcrypto (the `legacy` feature), else `0`",
+              value: |l| u8::from(l.legacy).to_string() },
+];
+
 fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan, legacy: bool) {
     println!("cargo:rustc-link-search=native={}", a.lib_dir.display());
     println!("cargo:rustc-link-lib=static=ssl");
@@ -286,13 +321,10 @@ fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan, legacy: bool) {
     for lib in &m.ex_libs {
         println!("cargo:rustc-link-lib={lib}");
     }
-    // Reaches dependents as DEP_CRYPTO_SYS_*.
-    println!("cargo:root={}", a.lib_dir.parent().unwrap().display());
-    println!("cargo:include={}", a.include_dir.display());
-    println!("cargo:version={}", m.openssl);
-    println!("cargo:asm_set={}", plan.c_set.name);
-    println!("cargo:c_variant={}", data::variant_name(plan.c_variant));
-    println!("cargo:legacy={}", u8::from(legacy));
+    let linked = Linked { artifacts: a, manifest: m, plan, legacy };
+    for k in LINK_METADATA {
+        println!("cargo:{}={}", k.key, (k.value)(&linked));
+    }
     // Lets crypto-sys declare the asm's capability functions only when they are linked.
     println!("cargo:rustc-check-cfg=cfg(crypto_sys_asm)");
     if !plan.files.is_empty() {
