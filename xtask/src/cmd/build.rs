@@ -42,7 +42,14 @@ impl Build {
         std::env::set_var(crypto_build::progress::PROGRESS_VAR, &progress_file);
         let _watch = crate::progress::BuildWatch::start(progress_file);
         let _asm = assembler.map(|a| sh.push_env(ASSEMBLER_VAR, a.name()));
-        let _variant = variant.map(|v| sh.push_env(C_VARIANT_VAR, v.name()));
+        // Both forms, as for the set: an option wins over the environment's per-target form.
+        let _variant = variant.map(|v| {
+            let name = v.name();
+            (
+                sh.push_env(C_VARIANT_VAR, name),
+                sh.push_env(per_target_var(C_VARIANT_VAR, &triple), name),
+            )
+        });
         let _strict = strict.then(|| sh.push_env(STRICT_VAR, "1"));
         let _allow = allow_downgrade.then(|| sh.push_env(ALLOW_DOWNGRADE_VAR, "1"));
         // Always said, so that a build without --apps does not keep an earlier build's program.
