@@ -147,6 +147,14 @@ pub struct Package {
     pub name: String,
     pub version: String,
     pub manifest_path: PathBuf,
+    /// Each feature and what it turns on (`default` among them).
+    #[serde(default)]
+    pub features: std::collections::BTreeMap<String, Vec<String>>,
+    /// Its `links` key, which names the `DEP_<LINKS>_*` variables dependents get.
+    pub links: Option<String>,
+    /// Its MSRV (`rust-version`).
+    pub rust_version: Option<String>,
+    pub license: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -31,6 +31,7 @@ pub enum Command {
     Toolchains(Toolchains),
     UpdateOpenssl(UpdateOpenssl),
     Test(Test),
+    Docs(Docs),
 }
 
 /// The OpenSSL line a command works on (`data::OPENSSL_LINES`).
@@ -218,6 +219,20 @@ pub struct Verify {
 #[derive(Debug, Args)]
 pub struct Toolchains {
     /// Compare with the committed file instead of writing it
+    #[arg(long)]
+    pub check: bool,
+}
+
+/// Write the generated parts of the docs from the code's tables, and check the rest.
+///
+/// Renders docs/configuration.md's tables (crypto-sys's features, the variables the build
+/// reads, the DEP_CRYPTO_SYS_* keys it emits) and the OpenSSL lines and features in README.md
+/// and crypto-sys/README.md; then checks the hand-written parts: every `cargo xtask` command
+/// line parses, every relative link resolves, and every variable, feature, OpenSSL release,
+/// crate version, MSRV and license named is the code's.
+#[derive(Debug, Args)]
+pub struct Docs {
+    /// Compare with the committed files instead of writing them
     #[arg(long)]
     pub check: bool,
 }

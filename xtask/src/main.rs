@@ -41,5 +41,6 @@ fn run(command: flags::Command) -> anyhow::Result<()> {
         flags::Command::Package(p) => p.run(&sh),
         flags::Command::Bench(b) => b.run(&sh),
         flags::Command::UpdateOpenssl(u) => u.run(&sh),
+        flags::Command::Docs(d) => d.run(&sh),
     }
 }

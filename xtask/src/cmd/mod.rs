@@ -5,6 +5,7 @@
 mod bench;
 mod build;
 mod detect;
+mod docs;
 mod generate;
 mod json;
 mod package;
