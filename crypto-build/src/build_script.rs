@@ -300,7 +300,7 @@ pub struct LinkKey {
 /// Every key the build emits, each with its value: the one list of them.
 #[rustfmt::skip]
 pub const LINK_METADATA: &[LinkKey] = &[
-    LinkKey { key: "root", meaning: "the build's prefix: `include/` and `lib/` (`libcrypto.a`, `libssl.a`) below it",
+    LinkKey { key: "root", meaning: "the build's prefix: `include/` and `lib/` below it (`libcrypto.a` and `libssl.a`; `crypto.lib` and `ssl.lib` for MSVC)",
               value: |l| l.artifacts.lib_dir.parent().unwrap().display().to_string() },
     LinkKey { key: "include", meaning: "the directory holding `openssl/*.h`, for a dependent's own C",
               value: |l| l.artifacts.include_dir.display().to_string() },
