@@ -7,16 +7,17 @@ pub const HELP: &str = "\
 cargo xtask <command>
 
   generate [--check] [--set S]... [--target T]... [--c-variant V]... [--root DIR]
-           [--openssl 3.6|4.0]
+           [--openssl LINE]
       Generate the asm sets from OpenSSL's perlasm (all sets, targets and C variants by
       default; `--c-variant none` is OpenSSL's default C configuration alone).
       --check regenerates in a scratch directory and compares with generate.lock and with
       the outputs on disk, changing nothing. --root works on another copy of the sets.
-      --openssl 4.0: the second OpenSSL line's sets, in openssl-4.0/ with its own lock.
+      --openssl LINE: another OpenSSL line's sets (`update-openssl --status` lists the
+      lines), in openssl-LINE/ with its own lock.
   build [--asm-set auto|asm|asm_avx2|no_asm] [--c-variant auto|none|ec_nistp_64_gcc_128]
         [--assembler gas|clang|nasm] [--strict] [--allow-downgrade] [--target TRIPLE]
         [--release] [--prefix DIR] [--no-legacy] [--apps] [--openssldir DIR]
-        [--openssl 3.6|4.0]
+        [--openssl LINE]
       Build crypto-sys with that set and print one summary line. The options map to the
       variables CRYPTO_SYS_ASM_SET, CRYPTO_SYS_C_VARIANT, CRYPTO_SYS_ASSEMBLER,
       CRYPTO_SYS_STRICT and CRYPTO_SYS_ALLOW_DOWNGRADE, which plain cargo builds read.
@@ -31,33 +32,34 @@ cargo xtask <command>
       --openssldir sets OPENSSLDIR, where OpenSSL looks for openssl.cnf, certificates and
       keys (CRYPTO_SYS_OPENSSLDIR, absolute); a relative DIR lies under the prefix, as with
       Configure, and needs --prefix. By default it is /usr/local/ssl, as in openssl-sys's
-      vendored build, and the libraries do not depend on the prefix. --openssl 4.0 builds
-      the second OpenSSL line (crypto-sys's `openssl-4` feature).
+      vendored build, and the libraries do not depend on the prefix. --openssl LINE builds
+      another OpenSSL line (crypto-sys's `openssl-X-Y` feature).
   detect [--target T] [--asm-set S] [--c-variant V] [--assembler gas|clang|nasm] [--strict]
          [--allow-downgrade] [--json]
       Print the toolchain cc would use (honouring CC, CFLAGS, ...), its assembler and C
       probe results and the plan (per-file sets, C variant), without building anything.
   bench [--sets asm,asm_avx2,no_asm] [--against openssl-src,ring,aws-lc-rs] [--cc COMPILER]
-        [--windows] [--json FILE] [--plot FILE] [--rounds N] [--seconds S] [--openssl 3.6|4.0]
+        [--windows] [--json FILE] [--plot FILE] [--rounds N] [--seconds S] [--openssl LINE]
       Build the benchmark harness with each set (and with each --against library: OpenSSL's
       own build, ring and aws-lc-rs through their own APIs, any subset), run them interleaved
       for N rounds, and print each figure with its ratio to asm, then ours against
       openssl-src built the same way and against ring and aws-lc-rs (n/a where a library
       lacks a figure), then clean build times. --cc adds asm and openssl-src built with
       CC=COMPILER. --windows instead compares the C driver's figures under wine (GNU as and
-      nasm objects) with the native Linux build. --openssl 4.0 measures the second OpenSSL
-      line, against openssl-src 400's own build of it.
+      nasm objects) with the native Linux build. --openssl LINE measures another OpenSSL
+      line, against openssl-src's own build of that line's release.
   package
       Make crypto-build and crypto-sys .crate files (crypto-sys carrying the pre-generated
       sets, checked against generate.lock) and run `cargo publish --dry-run` on them.
-  verify [--no-legacy] [--openssl 3.6|4.0]
+  verify [--no-legacy] [--openssl LINE]
       Build, then check the linked libcrypto.a: fast paths taken from asm are real code,
       downgraded ones are stubs, the legacy provider is linked (or, with --no-legacy, left
       out as asked), and the eligibility functions are true where the CPU allows.
-      --openssl 4.0 builds and checks the second OpenSSL line, against its own manifests.
+      --openssl LINE builds and checks another OpenSSL line, against its own manifests.
   toolchains [--check]
       Write docs/toolchains.md: each tested toolchain against the plan chosen for it.
-  update-openssl VERSION [--report-only]
+  update-openssl VERSION [--report-only] [--openssl LINE]
+                 --status [--registry-answer FILE]
       Fetch openssl-src VERSION through cargo (a crate version, 400.0.2, or an OpenSSL
       release, 4.0.3: the newest crate of its line, which must hold it), generate every
       configuration from it in scratch space and compare with generate.lock and the
@@ -68,8 +70,17 @@ cargo xtask <command>
       .json; fails after writing them when there is a finding. Without --report-only, and
       only when there is none, then moves the pin: Cargo.toml, generate.lock and the sets,
       data::OPENSSL_VERSION, the version checks and the README, all or nothing, and the
-      report to docs/openssl-updates/.
-  test [--list] [--step NAME]... [--target TRIPLE]... [--full] [--openssl 3.6|4.0]
+      report to docs/openssl-updates/. --openssl LINE moves that line instead of the
+      default; a move to another series renames what is named after it (the line's
+      directory, feature and openssl-src dependency). A release older than the oldest
+      series OpenSSL supports (data::SUPPORT), of a series past its support or of one with
+      no support date there is refused before anything is touched.
+      --status lists each line: its release, the newest of its series on the registry
+      (crates.io's index of openssl-src, or the saved answer --registry-answer reads), and
+      the end of its support; it fails when the default line is past that end, when a line
+      has a newer release on the registry, and when it cannot tell (no registry answer).
+      SOURCE_DATE_EPOCH, when set, is its today, as for a build's support warning.
+  test [--list] [--step NAME]... [--target TRIPLE]... [--full] [--openssl LINE]
       Every check CI runs, as named steps: fmt and clippy, the sets against generate.lock,
       the workspace's tests, crypto-sys's suites with each set on every code path, the other
       toolchains, the prefix and its consumers, the sanitizers, Windows under wine, aarch64,
@@ -82,8 +93,8 @@ cargo xtask <command>
       line, and the openssl crate's own tests against a prefix of each line). Steps run side
       by side: those that build through cargo in turn, beside them those that never call
       cargo, one per core (and, once the cargo steps are done, in their lane too), each line
-      tagged with its step. A table of each step's time ends the run. --openssl 4.0 runs
-      the steps on the second OpenSSL line (crypto-sys's `openssl-4` feature): those whose
+      tagged with its step. A table of each step's time ends the run. --openssl LINE runs
+      the steps on another OpenSSL line (crypto-sys's `openssl-X-Y` feature): those whose
       checks depend on the line, each other one named once with the reason it is left out.
 ";
 
@@ -105,6 +116,12 @@ pub enum Command {
 pub struct UpdateOpenssl {
     pub version: String,
     pub report_only: bool,
+    /// The line moved (`data::OPENSSL_LINES`); the default line when absent.
+    pub openssl: Option<String>,
+    /// List the lines against the registry instead of moving one.
+    pub status: bool,
+    /// A saved answer of the registry's index, for `--status` (else it is fetched).
+    pub registry_answer: Option<PathBuf>,
 }
 
 #[derive(Debug, Default)]
@@ -316,15 +333,21 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
         }
         "update-openssl" => {
             let mut u = UpdateOpenssl::default();
-            options("update-openssl", args, |opt, _| {
+            options("update-openssl", args, |opt, v| {
                 match opt {
                     "--report-only" => u.report_only = true,
+                    "--openssl" => u.openssl = Some(v.take()?),
+                    "--status" => u.status = true,
+                    "--registry-answer" => u.registry_answer = Some(v.take()?.into()),
                     v if !v.starts_with('-') && u.version.is_empty() => u.version = v.into(),
                     _ => return Ok(false),
                 }
                 Ok(true)
             })?;
-            if u.version.is_empty() {
+            if u.status && !u.version.is_empty() {
+                bail!("update-openssl --status takes no VERSION: it lists every line");
+            }
+            if u.version.is_empty() && !u.status {
                 bail!(
                     "update-openssl needs a VERSION: openssl-src's (400.0.2) or OpenSSL's (4.0.3)"
                 );
@@ -420,5 +443,19 @@ mod tests {
         let e = parse_str("update-openssl").err().expect("a version is needed");
         assert!(e.to_string().contains("needs a VERSION"), "{e}");
         assert!(parse_str("update-openssl 4.0.3 3.5.5").is_err());
+        let Command::UpdateOpenssl(u) = parse_str("update-openssl 300.5.5 --openssl 4.0").unwrap()
+        else {
+            panic!("not update-openssl")
+        };
+        assert_eq!((u.version.as_str(), u.openssl.as_deref()), ("300.5.5", Some("4.0")));
+        let Command::UpdateOpenssl(u) =
+            parse_str("update-openssl --status --registry-answer a.json").unwrap()
+        else {
+            panic!("not update-openssl")
+        };
+        assert!(u.status && u.version.is_empty());
+        assert_eq!(u.registry_answer, Some(PathBuf::from("a.json")));
+        let e = parse_str("update-openssl --status 4.0.3").err().expect("no version with --status");
+        assert!(e.to_string().contains("takes no VERSION"), "{e}");
     }
 }

@@ -208,8 +208,10 @@ fn check_path(
         result.with_context(|| format!("the driver on the {} path ({shown})", path.name))?;
     check_report(&r, tc.asm, plan)?;
     let words = r.path.cap_words(var)?;
+    // The driver reports the eligibility functions whose files the build links.
     let eligible = |e: &Eligibility, want: bool| {
-        (want && took_from_asm(plan, e.file), r.path.eligible(e.symbol))
+        plan.set_of(e.file)?;
+        Some((want && took_from_asm(plan, e.file), r.path.eligible(e.symbol)))
     };
     let wrong = path.mismatches(var, words, &eligible)?;
     let seen = format!("OPENSSL_{} {}", var.symbol, driver::hex_words(words));
