@@ -4,7 +4,7 @@
 use std::fmt;
 
 /// OpenSSL version that openssl-src (pinned in the workspace) provides: the default line's.
-pub const OPENSSL_VERSION: &str = "3.6.3";
+pub const OPENSSL_VERSION: &str = "4.0.3";
 
 /// Where the support dates come from: OpenSSL's release strategy.
 pub const SUPPORT_SOURCE: &str = "openssl-library.org/policies/releasestrat";
@@ -109,7 +109,7 @@ pub struct OpensslLine {
 /// a line is chosen explicitly.
 #[rustfmt::skip]
 pub const OPENSSL_LINES: &[OpensslLine] = &[
-    OpensslLine { version: OPENSSL_VERSION, source: LineSource::Registry { crate_version: "300.6.1" }, default: true,
+    OpensslLine { version: OPENSSL_VERSION, source: LineSource::Registry { crate_version: "400.0.2" }, default: true,
                   targets: None },
     OpensslLine { version: "4.0.3", source: LineSource::Registry { crate_version: "400.0.2" }, default: false,
                   targets: None },
