@@ -16,6 +16,6 @@ fn main() {
         eprintln!("vendored-openssl-X-Y measures openssl-src's build: add --no-default-features");
         std::process::exit(1);
     }
-    #[cfg(feature = "vendored-openssl-4-0")]
-    openssl_src_4_0::Build::new().build().print_cargo_metadata();
+    #[cfg(feature = "vendored-openssl-3-5")]
+    openssl_src_3_5::Build::new().build().print_cargo_metadata();
 }

@@ -26,8 +26,8 @@ pub fn line_source_dir(line: &data::OpensslLine) -> anyhow::Result<std::path::Pa
         return Ok(openssl_src::source_dir());
     }
     match line.name() {
-        #[cfg(feature = "openssl-4-0")]
-        "4.0" => Ok(openssl_src_4_0::source_dir()),
+        #[cfg(feature = "openssl-3-5")]
+        "3.5" => Ok(openssl_src_3_5::source_dir()),
         _ => {
             let feature = line.feature().unwrap_or_default();
             anyhow::bail!(

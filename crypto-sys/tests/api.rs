@@ -165,16 +165,16 @@ fn version_and_init() {
         let v = CStr::from_ptr(ffi::OpenSSL_version(ffi::OPENSSL_VERSION)).to_str().unwrap();
         let num = ffi::OpenSSL_version_num();
         // 0xMNN00PP0L: 4.0.3.
-        #[cfg(not(feature = "openssl-4-0"))]
+        #[cfg(not(feature = "openssl-3-5"))]
         {
             assert_eq!(ffi::OpenSSL_version_num(), 0x4000_0030, "{num:#x}");
             assert!(v.starts_with("OpenSSL 4.0.3"), "{v}");
         }
-        // The second line (crypto-sys's `openssl-4-0` feature): 4.0.3.
-        #[cfg(feature = "openssl-4-0")]
+        // The second line (crypto-sys's `openssl-3-5` feature): 3.5.5.
+        #[cfg(feature = "openssl-3-5")]
         {
-            assert_eq!(ffi::OpenSSL_version_num(), 0x4000_0030, "{num:#x}");
-            assert!(v.starts_with("OpenSSL 4.0.3"), "{v}");
+            assert_eq!(ffi::OpenSSL_version_num(), 0x3050_0050, "{num:#x}");
+            assert!(v.starts_with("OpenSSL 3.5.5"), "{v}");
         }
     }
 }

@@ -111,7 +111,7 @@ pub struct OpensslLine {
 pub const OPENSSL_LINES: &[OpensslLine] = &[
     OpensslLine { version: OPENSSL_VERSION, source: LineSource::Registry { crate_version: "400.0.2" }, default: true,
                   targets: None },
-    OpensslLine { version: "4.0.3", source: LineSource::Registry { crate_version: "400.0.2" }, default: false,
+    OpensslLine { version: "3.5.5", source: LineSource::Registry { crate_version: "300.5.5" }, default: false,
                   targets: None },
 ];
 

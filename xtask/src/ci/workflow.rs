@@ -455,18 +455,18 @@ mod tests {
         ("riscv64-full", None),
         ("lines", None),
         ("rust-openssl", None),
-        ("lock@4.0", None),
-        ("auto@4.0", None),
-        ("asm_avx2@4.0", None),
-        ("no_asm@4.0", None),
-        ("toolchains@4.0", None),
-        ("sanitize@4.0", None),
-        ("windows@4.0", None),
-        ("aarch64@4.0", None),
-        ("ppc64le@4.0", None),
-        ("s390x@4.0", None),
-        ("riscv64@4.0", None),
-        ("assembled@4.0", None),
+        ("lock@3.5", None),
+        ("auto@3.5", None),
+        ("asm_avx2@3.5", None),
+        ("no_asm@3.5", None),
+        ("toolchains@3.5", None),
+        ("sanitize@3.5", None),
+        ("windows@3.5", None),
+        ("aarch64@3.5", None),
+        ("ppc64le@3.5", None),
+        ("s390x@3.5", None),
+        ("riscv64@3.5", None),
+        ("assembled@3.5", None),
         ("msvc", Some("windows-latest")),
         ("macos-arm64", Some("macos-14")),
         ("macos-x86_64", Some("macos-15-intel")),
@@ -508,22 +508,22 @@ mod tests {
                 ],
             ),
             job(
-                "linux/openssl-4.0-tests",
+                "linux/openssl-3.5-tests",
                 linux,
                 &[
-                    "lock@4.0",
-                    "auto@4.0",
-                    "asm_avx2@4.0",
-                    "no_asm@4.0",
-                    "toolchains@4.0",
-                    "sanitize@4.0",
+                    "lock@3.5",
+                    "auto@3.5",
+                    "asm_avx2@3.5",
+                    "no_asm@3.5",
+                    "toolchains@3.5",
+                    "sanitize@3.5",
                 ],
             ),
-            job("linux/openssl-4.0-windows", linux, &["windows@4.0"]),
+            job("linux/openssl-3.5-windows", linux, &["windows@3.5"]),
             job(
-                "linux/openssl-4.0-cross",
+                "linux/openssl-3.5-cross",
                 linux,
-                &["aarch64@4.0", "ppc64le@4.0", "s390x@4.0", "riscv64@4.0", "assembled@4.0"],
+                &["aarch64@3.5", "ppc64le@3.5", "s390x@3.5", "riscv64@3.5", "assembled@3.5"],
             ),
             job("msvc", "windows-latest", &["msvc"]),
             job("macos-arm64", "macos-14", &["macos-arm64"]),
@@ -536,8 +536,8 @@ mod tests {
 
     #[test]
     fn a_line_other_than_the_default_names_its_steps_after_it() {
-        let steps = test_steps(1, "cargo xtask test --openssl 4.0 --step lock --step=windows");
-        assert_eq!(steps.unwrap(), ["lock@4.0", "windows@4.0"]);
+        let steps = test_steps(1, "cargo xtask test --openssl 3.5 --step lock --step=windows");
+        assert_eq!(steps.unwrap(), ["lock@3.5", "windows@3.5"]);
         let steps = test_steps(1, "cargo xtask test --step lock --openssl 3.6").unwrap();
         assert_eq!(steps, ["lock"]);
         let e = test_steps(1, "cargo xtask test --step lock --openssl").unwrap_err();
