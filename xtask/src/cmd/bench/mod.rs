@@ -21,7 +21,8 @@ const OPENSSL_SRC: &str = "openssl-src";
 /// What `--against` accepts: other builds of the same figures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Library {
-    /// OpenSSL built by its own Configure and make, through openssl-sys's vendored build.
+    /// OpenSSL built by its own Configure and make: the line's openssl-src's Build, as
+    /// openssl-sys's vendored build runs it.
     OpensslSrc,
     /// ring and aws-lc-rs, through their own Rust APIs (each a harness feature of its own).
     Ring,
@@ -86,10 +87,15 @@ impl Line {
         self.0.feature().map(|f| vec!["--features".into(), f]).unwrap_or_default()
     }
 
-    /// crypto-bench's feature for openssl-src's build: openssl-sys's vendored one for the
-    /// default line, `vendored-<crypto-sys's feature>` for another.
+    /// crypto-bench's feature for openssl-src's build of the line's own release, whose
+    /// build script runs the line's openssl-src's Build as openssl-sys's vendored build runs
+    /// the 300.x it takes: `vendored-default` for the default line (its dependency is the
+    /// pin, whatever its series), `vendored-openssl-SERIES` for another.
     fn vendored(self) -> String {
-        self.0.feature().map_or("vendored".into(), |f| format!("vendored-{f}"))
+        match self.0.feature() {
+            None => "vendored-default".into(),
+            Some(_) => format!("vendored-openssl-{}", self.0.series_dashed()),
+        }
     }
 
     /// `base`, or for another line than the default, `base-openssl-NAME`.
@@ -171,8 +177,8 @@ impl Bench {
 type Cost = Vec<(&'static str, f64)>;
 
 /// Builds from clean in throwaway target directories: crypto-sys with asm, a switch to
-/// asm_avx2 and a no-op rebuild, then each library asked for: openssl-sys's vendored build
-/// (openssl-src), and the harness on ring and on aws-lc-rs, whose binaries are kept as their
+/// asm_avx2 and a no-op rebuild, then each library asked for: the line's openssl-src's own
+/// build, and the harness on ring and on aws-lc-rs, whose binaries are kept as their
 /// contenders (they are built nowhere else).
 fn build_cost(sh: &Shell, against: &[Library], line: Line) -> Result<(Cost, Vec<Contender>)> {
     let cargo = cargo();

@@ -150,7 +150,9 @@ fn old_side(
     jobs: usize,
 ) -> Result<Side> {
     let (version, sets_root, source) = (line.version, line.root(root), Source::of_line(line)?);
-    println!("update-openssl: OpenSSL {version}'s sets against {}", line.dir() + "/generate.lock");
+    let lock = sets_root.join(generate::lock::FILE_NAME);
+    let lock = lock.strip_prefix(root).unwrap_or(&lock).display();
+    println!("update-openssl: OpenSSL {version}'s sets against {lock}");
     let progress = crate::progress::generation;
     generate::ensure_all(&sets_root, &source, configs, jobs, Some(&progress))?;
     let mut manifests = BTreeMap::new();
