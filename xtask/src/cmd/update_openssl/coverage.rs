@@ -174,3 +174,33 @@ fn downgrade_twins(config: &Config, fastest: &Manifest, new: &Side) -> Vec<Findi
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crypto_build::manifest::AsmFile;
+
+    /// An eligibility function is looked for where the release has its file: a release
+    /// without the file (3.5, aes-cfb-avx512) is no finding; the file without the function is.
+    #[test]
+    fn eligibility_functions_are_looked_for_where_the_release_has_their_file() {
+        let target = data::TARGETS.iter().find(|t| t.name == "linux-x86_64").unwrap();
+        let config = Config { target, set: &data::SETS[0], variant: None };
+        let file = |path: &str, globals: &[&str]| AsmFile {
+            path: path.into(),
+            features: vec![],
+            globals: globals.iter().map(|g| g.to_string()).collect(),
+        };
+        let all: Vec<AsmFile> =
+            data::ELIGIBILITIES.iter().map(|e| file(e.file, &[e.symbol])).collect();
+        let with = |asm: Vec<AsmFile>| Manifest { asm, ..Manifest::default() };
+        assert!(eligibilities("k", &config, &with(all.clone())).is_empty());
+        let cfb = "crypto/aes/aes-cfb-avx512.s";
+        let without: Vec<AsmFile> = all.iter().filter(|f| f.path != cfb).cloned().collect();
+        assert!(eligibilities("k", &config, &with(without.clone())).is_empty());
+        let emptied = without.into_iter().chain([file(cfb, &[])]).collect();
+        let found = eligibilities("k", &config, &with(emptied));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].message.contains("ossl_aes_cfb128_vaes_eligible"), "{found:?}");
+    }
+}
