@@ -62,6 +62,13 @@ impl UpdateOpenssl {
             crate_full: fetched.crate_version.clone(),
             openssl: source.version.clone(),
         };
+        if !self.report_only {
+            pin::check_graph(
+                data::OPENSSL_LINES,
+                line,
+                to.crate_full.split('+').next().unwrap_or(""),
+            )?;
+        }
         let edits = match self.report_only {
             true => vec![],
             false if from == to => bail!("openssl-src {} is the pinned one already", to.crate_full),

@@ -78,6 +78,29 @@ pub fn pinned(root: &Path, line: &OpensslLine) -> Result<Release> {
     Ok(Release { crate_full: crate_full.into(), openssl: line.version.into() })
 }
 
+/// Refuses, before the long part, a move cargo could not resolve: cargo holds one
+/// openssl-src of a major (one 300.x, one 400.x) in a graph, so `krate` may not be another
+/// major-mate of another line's crate than that crate itself (the default moving onto the
+/// release another line holds is fine).
+pub fn check_graph(lines: &[OpensslLine], line: &OpensslLine, krate: &str) -> Result<()> {
+    let major = |v: &str| v.split('.').next().unwrap_or(v).to_string();
+    let mates = lines.iter().filter(|l| *l != line && major(l.crate_version()) == major(krate));
+    if let Some(other) = mates.into_iter().find(|l| l.crate_version() != krate) {
+        let hint = other
+            .feature()
+            .map_or(String::new(), |_| format!(", or add --openssl {}", other.name()));
+        bail!(
+            "openssl-src {krate} cannot be in cargo's graph beside line {}'s {} (one {}.x at a \
+             time): move line {} instead{hint}",
+            other.name(),
+            other.crate_version(),
+            major(krate),
+            other.name()
+        );
+    }
+    Ok(())
+}
+
 /// The sites of `line`: the default line's, or another line's.
 pub fn sites(line: &OpensslLine) -> &'static [Site] {
     if line.default {
@@ -420,6 +443,25 @@ mod tests {
         assert!(!fresh.exists());
         assert_eq!(fs::read_to_string(set.join("manifest.tsv")).unwrap(), "old set");
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_move_cargo_could_not_resolve_is_refused() {
+        let (default, other) =
+            (data::DEFAULT_LINE, data::OPENSSL_LINES.iter().find(|l| !l.default).unwrap());
+        let lines = data::OPENSSL_LINES;
+        // Onto the very crate another line holds (the default onto a release it promotes): fine.
+        check_graph(lines, default, other.crate_version()).unwrap();
+        let (major, _) = other.crate_version().split_once('.').unwrap();
+        let mate = format!("{major}.99.0");
+        let e = check_graph(lines, default, &mate).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("beside line {}'s {}", other.name(), other.crate_version())),
+            "{e}"
+        );
+        assert!(e.contains(&format!("--openssl {}", other.name())), "{e}");
+        check_graph(lines, other, &mate).unwrap();
+        check_graph(lines, default, "999.0.0").unwrap();
     }
 
     /// A line's sets root moved aside whole (a move to another series) comes back whole,
