@@ -29,11 +29,23 @@
 
 #ifdef DRIVER_X86_64_ASM
 extern unsigned int OPENSSL_ia32cap_P[];
+/* Each eligibility function where the prefix links its file (DRIVER_HAS_<SYMBOL>, from the
+ * prefix's build facts): OpenSSL 3.5 has no aes-cfb-avx512. */
+#ifdef DRIVER_HAS_OSSL_VAES_VPCLMULQDQ_CAPABLE
 int ossl_vaes_vpclmulqdq_capable(void);
+#endif
+#ifdef DRIVER_HAS_OSSL_RSAZ_AVX512IFMA_ELIGIBLE
 int ossl_rsaz_avx512ifma_eligible(void);
+#endif
+#ifdef DRIVER_HAS_OSSL_RSAZ_AVXIFMA_ELIGIBLE
 int ossl_rsaz_avxifma_eligible(void);
+#endif
+#ifdef DRIVER_HAS_AESNI_XTS_AVX512_ELIGIBLE
 int aesni_xts_avx512_eligible(void);
+#endif
+#ifdef DRIVER_HAS_OSSL_AES_CFB128_VAES_ELIGIBLE
 int ossl_aes_cfb128_vaes_eligible(void);
+#endif
 #elif defined(DRIVER_AARCH64_ASM)
 extern unsigned int OPENSSL_armcap_P;
 #elif defined(DRIVER_PPC64LE_ASM)
@@ -61,11 +73,22 @@ void path_report(void)
     printf("path asm x86_64\npath ia32cap_P");
     for (i = 0; i < 10; i++)
         printf(" 0x%08x", OPENSSL_ia32cap_P[i]);
-    printf("\npath vaes_vpclmulqdq_capable %d\n", ossl_vaes_vpclmulqdq_capable() != 0);
+    printf("\n");
+#ifdef DRIVER_HAS_OSSL_VAES_VPCLMULQDQ_CAPABLE
+    printf("path vaes_vpclmulqdq_capable %d\n", ossl_vaes_vpclmulqdq_capable() != 0);
+#endif
+#ifdef DRIVER_HAS_OSSL_RSAZ_AVX512IFMA_ELIGIBLE
     printf("path rsaz_avx512ifma_eligible %d\n", ossl_rsaz_avx512ifma_eligible() != 0);
+#endif
+#ifdef DRIVER_HAS_OSSL_RSAZ_AVXIFMA_ELIGIBLE
     printf("path rsaz_avxifma_eligible %d\n", ossl_rsaz_avxifma_eligible() != 0);
+#endif
+#ifdef DRIVER_HAS_AESNI_XTS_AVX512_ELIGIBLE
     printf("path aesni_xts_avx512_eligible %d\n", aesni_xts_avx512_eligible() != 0);
+#endif
+#ifdef DRIVER_HAS_OSSL_AES_CFB128_VAES_ELIGIBLE
     printf("path ossl_aes_cfb128_vaes_eligible %d\n", ossl_aes_cfb128_vaes_eligible() != 0);
+#endif
 #elif defined(DRIVER_AARCH64_ASM)
     /* Read after OPENSSL_init_crypto, which probed the CPU or took OPENSSL_armcap instead. */
     printf("path asm aarch64\npath armcap_P 0x%08x\n", OPENSSL_armcap_P);

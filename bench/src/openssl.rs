@@ -1,5 +1,6 @@
 //! The figures through OpenSSL's C API, linked from crypto-sys (feature `ours`) or from
-//! openssl-src's build (`vendored`, or `vendored-openssl-4`, linked by the build script).
+//! openssl-src's build (`vendored`, or a line's `vendored-default` or `vendored-openssl-X-Y`,
+//! linked by the build script).
 
 #[cfg(feature = "ours")]
 use crypto_sys as _;

@@ -140,6 +140,10 @@ pub fn run() -> Result<()> {
     if let Some(w) = &built.warning {
         println!("cargo:warning={w}");
     }
+    // After the build, which it leaves as it is: the same bytes whatever the date.
+    if let Some(w) = config.line.support_warning(config.today) {
+        println!("cargo:warning={w}");
+    }
     for m in &built.inputs {
         println!("cargo:rerun-if-changed={}", m.display());
     }
@@ -330,6 +334,21 @@ fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan, legacy: bool) {
     if !plan.files.is_empty() {
         println!("cargo:rustc-cfg=crypto_sys_asm");
     }
+    // And each eligibility function only where this release has its file (3.5 has no
+    // aes-cfb-avx512): `cfg(crypto_sys_eligible = "SYMBOL")`.
+    let symbols: Vec<String> =
+        data::ELIGIBILITIES.iter().map(|e| format!("{:?}", e.symbol)).collect();
+    println!("cargo:rustc-check-cfg=cfg(crypto_sys_eligible, values({}))", symbols.join(", "));
+    for symbol in linked_eligibilities(plan) {
+        println!("cargo:rustc-cfg=crypto_sys_eligible={symbol:?}");
+    }
+}
+
+/// The eligibility functions (`data::ELIGIBILITIES`) whose file the plan links, in any syntax.
+pub fn linked_eligibilities(plan: &Plan) -> Vec<&'static str> {
+    let stem = crate::facts::stem;
+    let linked = |file: &str| plan.files.iter().any(|f| stem(&f.path) == stem(file));
+    data::ELIGIBILITIES.iter().filter(|e| linked(e.file)).map(|e| e.symbol).collect()
 }
 
 /// The build's facts: [`BuildFacts`] in its file, and as Rust constants for `build_info()`.

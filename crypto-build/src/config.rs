@@ -1,7 +1,7 @@
 //! The build's configuration, read from the environment in this module only. Every variable is
 //! declared once, typed, and announces itself with `rerun-if-env-changed`.
 
-use crate::data::{self, AsmSet, CVariant, OpensslLine, Target};
+use crate::data::{self, AsmSet, CVariant, Date, OpensslLine, Target};
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 
@@ -118,6 +118,8 @@ pub struct BuildConfig {
     pub apps: bool,
     /// OPENSSLDIR, when not the one the sets were configured with (an absolute path).
     pub openssldir: Option<String>,
+    /// The build's notion of today, for the line's support date ([`today`]).
+    pub today: Date,
 }
 
 /// Environment variables a user may set, with what they accept.
@@ -130,6 +132,8 @@ pub const SETS_DIR_VAR: &str = "CRYPTO_SYS_SETS_DIR";
 pub const NASM_VAR: &str = "NASM";
 pub const APPS_VAR: &str = "CRYPTO_SYS_APPS";
 pub const OPENSSLDIR_VAR: &str = "CRYPTO_SYS_OPENSSLDIR";
+/// The reproducible-builds convention for a build's notion of now (seconds since the epoch).
+pub const SOURCE_DATE_EPOCH_VAR: &str = "SOURCE_DATE_EPOCH";
 /// Set by cargo when crypto-sys's `legacy` feature is on.
 const LEGACY_FEATURE_VAR: &str = "CARGO_FEATURE_LEGACY";
 
@@ -199,6 +203,28 @@ fn per_target_or_plain(vars: Vars, base: &str, triple: &str) -> Result<Option<(S
 /// The spellings of a boolean variable (unset and empty are false too).
 pub const TRUE: [&str; 3] = ["1", "true", "yes"];
 pub const FALSE: [&str; 3] = ["0", "false", "no"];
+
+/// Today, as a build sees it: SOURCE_DATE_EPOCH's day when set (the reproducible-builds
+/// convention), else the system clock's. Only a warning depends on it, never the bytes built.
+pub fn today() -> Result<Date> {
+    read_today(Vars::ENV)
+}
+
+fn read_today(vars: Vars) -> Result<Date> {
+    match vars.get(SOURCE_DATE_EPOCH_VAR)?.filter(|v| !v.is_empty()) {
+        Some(v) => {
+            let secs: i64 = v.trim().parse().with_context(|| {
+                format!("{SOURCE_DATE_EPOCH_VAR}=`{v}` is not a number of seconds since 1970")
+            })?;
+            Ok(Date::from_unix(secs))
+        }
+        None => {
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+            let secs = now.context("the system clock is before 1970")?.as_secs();
+            Ok(Date::from_unix(i64::try_from(secs).unwrap_or(i64::MAX)))
+        }
+    }
+}
 
 pub fn parse_bool(name: &str, value: &str) -> Result<bool> {
     if TRUE.contains(&value) {
@@ -272,13 +298,14 @@ impl BuildConfig {
             Some(v) => Some(crate::openssldir::check(&v).map(|()| v).context(OPENSSLDIR_VAR)?),
             None => None,
         };
+        let today = read_today(vars)?;
         let (lock_dir, packaged) = default_sets_root(manifest_dir);
         if packaged && line != data::DEFAULT_LINE {
             bail!(
                 "OpenSSL {} (crypto-sys's `{}` feature) builds from the crypto-sys workspace: \
                  a package carries the sets of OpenSSL {} only",
                 line.version,
-                line.feature.unwrap_or_default(),
+                line.feature().unwrap_or_default(),
                 data::DEFAULT_LINE.version
             );
         }
@@ -305,6 +332,7 @@ impl BuildConfig {
             legacy,
             apps,
             openssldir,
+            today,
         })
     }
 }
@@ -347,12 +375,12 @@ fn line_of_features() -> Result<&'static OpensslLine> {
         std::env::var_os(var).is_some()
     };
     let chosen: Vec<&'static OpensslLine> =
-        data::OPENSSL_LINES.iter().filter(|l| l.feature.is_some_and(on)).collect();
+        data::OPENSSL_LINES.iter().filter(|l| l.feature().is_some_and(|f| on(&f))).collect();
     match chosen[..] {
         [] => Ok(data::DEFAULT_LINE),
         [line] => Ok(line),
         _ => {
-            let features: Vec<&str> = chosen.iter().filter_map(|l| l.feature).collect();
+            let features: Vec<String> = chosen.iter().filter_map(|l| l.feature()).collect();
             bail!(
                 "crypto-sys's features {} each choose an OpenSSL line; enable one",
                 features.join(", ")
@@ -458,6 +486,8 @@ pub const VARS: &[Var] = &[
           meaning: "OPENSSLDIR, an absolute path: where OpenSSL looks for `openssl.cnf`, certificates and keys. Only the units that use it are compiled again" },
     Var { name: SETS_DIR_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "crypto-sys's own: the workspace's, or the package's `sets/`",
           meaning: "Where the set directories are: an existing directory (create it, and the build generates the sets it needs there, with perl). Its sets must match crypto-sys's own `generate.lock`" },
+    Var { name: SOURCE_DATE_EPOCH_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "the system clock",
+          meaning: "The build's today, in seconds since 1970 (the reproducible-builds convention): a line past its end of support prints one warning line; nothing built depends on it" },
     Var { name: "PATH", set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "",
           meaning: "Where generation finds perl and make: only a build from a git checkout that lacks a set generates it" },
     Var { name: crate::progress::PROGRESS_VAR, set_by: SetBy::Xtask, per_target: false, accepts: Accepts::Text, default: "nothing is written",
@@ -478,31 +508,57 @@ pub const VARS: &[Var] = &[
 mod tests {
     use super::*;
 
-    /// The second line is refused, in one line that names it, for a target it has no sets
+    /// Another line is refused, in one line that names it, for a target it has no sets
     /// for, and from a package, which carries the default line's sets only.
     #[test]
     fn a_line_builds_only_its_targets_and_only_from_the_workspace() {
-        let four = data::OpensslLine::by_name("4.0").unwrap();
+        let _guard = ENV.lock().unwrap_or_else(|e| e.into_inner());
+        let other = data::OPENSSL_LINES.iter().find(|l| !l.default).expect("a second line");
         let crate_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let read = |triple: &str, manifest_dir: &std::path::Path| {
-            BuildConfig::read(Vars::ENV, triple.into(), std::env::temp_dir(), manifest_dir, 1, four)
+            BuildConfig::read(
+                Vars::ENV,
+                triple.into(),
+                std::env::temp_dir(),
+                manifest_dir,
+                1,
+                other,
+            )
         };
-        // 4.0 has every target's sets; a line naming its targets refuses the others.
+        // Every line has every target's sets; a line naming its targets refuses the others.
         let arm =
             read("aarch64-unknown-linux-gnu", &crate_dir.parent().unwrap().join("crypto-sys"));
         assert_eq!(arm.unwrap().target.name, "linux-aarch64");
-        let partial = data::OpensslLine { targets: Some(&["linux-x86_64"]), ..*four };
+        let partial = data::OpensslLine { targets: Some(&["linux-x86_64"]), ..*other };
         let e = partial.check_target("linux-aarch64").unwrap_err().to_string();
-        assert!(e.contains("OpenSSL 4.0.3") && e.contains("linux-x86_64 only"), "{e}");
+        let named = format!("OpenSSL {}", other.version);
+        assert!(e.contains(&named) && e.contains("linux-x86_64 only"), "{e}");
         let packaged = tempfile::tempdir().unwrap();
         let e = read("x86_64-unknown-linux-gnu", packaged.path()).unwrap_err().to_string();
         assert!(e.contains("builds from the crypto-sys workspace"), "{e}");
         let c = read("x86_64-unknown-linux-gnu", &crate_dir.parent().unwrap().join("crypto-sys"));
         let c = c.unwrap();
-        assert_eq!((c.line.version, c.packaged), ("4.0.3", false));
-        assert!(c.lock_dir.ends_with("openssl-4.0") && c.sets_root == c.lock_dir);
-        assert_eq!((data::DEFAULT_LINE.feature, data::DEFAULT_LINE.dir), (None, ""));
+        assert_eq!((c.line.version, c.packaged), (other.version, false));
+        let dir = format!("openssl-{}", other.name());
+        assert!(c.lock_dir.ends_with(&dir) && c.sets_root == c.lock_dir, "{dir}");
     }
+
+    /// SOURCE_DATE_EPOCH is the build's today when set; a value that is no number is refused
+    /// in one line naming it. (The variable is read here only, so the test sets it itself.)
+    #[test]
+    fn source_date_epoch_is_today_when_set() {
+        let _guard = ENV.lock().unwrap_or_else(|e| e.into_inner());
+        std::env::set_var(SOURCE_DATE_EPOCH_VAR, "1810339199");
+        assert_eq!(today().unwrap(), Date::ymd(2027, 5, 14));
+        std::env::set_var(SOURCE_DATE_EPOCH_VAR, "yesterday");
+        let e = today().unwrap_err().to_string();
+        assert!(e.contains("SOURCE_DATE_EPOCH=`yesterday`"), "{e}");
+        std::env::remove_var(SOURCE_DATE_EPOCH_VAR);
+        assert!(today().unwrap() >= Date::ymd(2026, 1, 1), "the system clock's day");
+    }
+
+    /// Tests that set a variable of this process take turns.
+    static ENV: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
     #[test]
     fn set_choice_accepts_auto_and_named_sets_only() {

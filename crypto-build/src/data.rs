@@ -3,92 +3,9 @@
 use std::fmt;
 
 mod code_paths;
+mod lines;
 pub use code_paths::*;
-
-/// OpenSSL version that openssl-src (pinned in the workspace) provides.
-pub const OPENSSL_VERSION: &str = "3.6.3";
-
-/// An OpenSSL release line crypto-sys builds: the default, openssl-sys's vendored release
-/// (the pin above, which `cargo xtask update-openssl` moves), or one a cargo feature chooses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OpensslLine {
-    /// Its name on the command line (`cargo xtask generate --openssl 4.0`).
-    pub name: &'static str,
-    pub version: &'static str,
-    /// crypto-sys's feature that selects it; `None`: the default line.
-    pub feature: Option<&'static str>,
-    /// Where its sets and generate.lock are, under the workspace ("": the workspace itself).
-    pub dir: &'static str,
-    /// The targets its sets are generated, locked and tested for; `None`: every target.
-    pub targets: Option<&'static [&'static str]>,
-}
-
-/// The default line first. 4.0 removes public API that vendored users of 3.x may call
-/// (ENGINE, much of EVP's deprecated surface: docs/openssl-updates/3.6.3-to-4.0.3.md), so it is
-/// a second line chosen explicitly, on the host row alone until its budget allows more.
-#[rustfmt::skip]
-pub const OPENSSL_LINES: &[OpensslLine] = &[
-    OpensslLine { name: "3.6", version: OPENSSL_VERSION, feature: None, dir: "", targets: None },
-    OpensslLine { name: "4.0", version: "4.0.3", feature: Some("openssl-4"), dir: "openssl-4.0",
-                  targets: None },
-];
-
-pub const DEFAULT_LINE: &OpensslLine = &OPENSSL_LINES[0];
-
-impl OpensslLine {
-    /// The line named on a command line (`--openssl NAME`), the default one when none is.
-    pub fn chosen(name: Option<&str>) -> anyhow::Result<&'static OpensslLine> {
-        name.map_or(Ok(DEFAULT_LINE), OpensslLine::by_name)
-    }
-
-    pub fn by_name(name: &str) -> anyhow::Result<&'static OpensslLine> {
-        OPENSSL_LINES.iter().find(|l| l.name == name).ok_or_else(|| {
-            let names: Vec<&str> = OPENSSL_LINES.iter().map(|l| l.name).collect();
-            anyhow::anyhow!("no OpenSSL line `{name}`; the lines: {}", names.join(", "))
-        })
-    }
-
-    /// Whether its sets exist for `target` (a `Target::name`).
-    pub fn has_target(&self, target: &str) -> bool {
-        self.targets.is_none_or(|t| t.contains(&target))
-    }
-
-    /// Refuses, in one line, a target it has no sets for.
-    pub fn check_target(&self, target: &str) -> anyhow::Result<()> {
-        if self.has_target(target) {
-            return Ok(());
-        }
-        anyhow::bail!(
-            "OpenSSL {} (crypto-sys's `{}` feature) has sets for {} only, not {target}; the \
-             default OpenSSL {} has every target",
-            self.version,
-            self.feature.unwrap_or_default(),
-            self.targets.unwrap_or_default().join(", "),
-            DEFAULT_LINE.version
-        )
-    }
-
-    /// Whether it is the default line, the one built without a crypto-sys feature.
-    pub fn is_default(&self) -> bool {
-        self.feature.is_none()
-    }
-
-    /// cargo's argument that builds crypto-sys on this line: none for the default.
-    pub fn cargo_feature_arg(&self) -> Option<String> {
-        self.feature.map(|f| format!("--features={f}"))
-    }
-
-    /// What a directory of this line's own builds adds to the default line's name: nothing
-    /// for the default, `-openssl-NAME` for another, so that the lines never share one.
-    pub fn dir_suffix(&self) -> String {
-        self.feature.map_or(String::new(), |_| format!("-openssl-{}", self.name))
-    }
-
-    /// Its sets' root under `workspace`.
-    pub fn root(&self, workspace: &std::path::Path) -> std::path::PathBuf {
-        workspace.join(self.dir)
-    }
-}
+pub use lines::*;
 
 /// A Configure option shared by every set, and the releases it applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -23,17 +23,23 @@ pub mod version;
 pub use openssl_src::source_dir as openssl_source_dir;
 
 /// The source tree of an OpenSSL line (`data::OPENSSL_LINES`): the pinned openssl-src's for
-/// the default line, another openssl-src's when crypto-build has that line's feature.
+/// the default line; for another, the openssl-src dependency named after its series, which
+/// crypto-build's feature of the same name (crypto-sys's turns it on) brings.
 pub fn line_source_dir(line: &data::OpensslLine) -> anyhow::Result<std::path::PathBuf> {
-    match line.feature {
-        None => Ok(openssl_src::source_dir()),
-        #[cfg(feature = "openssl-4")]
-        Some("openssl-4") => Ok(openssl_src_4::source_dir()),
-        Some(feature) => anyhow::bail!(
-            "OpenSSL {} needs crypto-build's `{feature}` feature (crypto-sys's `{feature}` \
-             turns it on), which brings its source",
-            line.version
-        ),
+    if line.default {
+        return Ok(openssl_src::source_dir());
+    }
+    match line.name() {
+        #[cfg(feature = "openssl-3-5")]
+        "3.5" => Ok(openssl_src_3_5::source_dir()),
+        _ => {
+            let feature = line.feature().unwrap_or_default();
+            anyhow::bail!(
+                "OpenSSL {} needs crypto-build's `{feature}` feature (crypto-sys's `{feature}` \
+                 turns it on), which brings its source",
+                line.version
+            )
+        }
     }
 }
 

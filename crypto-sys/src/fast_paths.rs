@@ -51,13 +51,20 @@ const PATHS: &[Needs] = &[
     Needs { name: "Poly1305 AVX-512", file: "crypto/poly1305/poly1305-x86_64.s", bits: &[F] },
 ];
 
+// Each eligibility function where the build links its file (the build script's cfg): an
+// OpenSSL line may lack one (3.5 has no aes-cfb-avx512).
 #[cfg(crypto_sys_asm)]
 extern "C" {
     static OPENSSL_ia32cap_P: [core::ffi::c_uint; 10];
+    #[cfg(crypto_sys_eligible = "ossl_vaes_vpclmulqdq_capable")]
     fn ossl_vaes_vpclmulqdq_capable() -> core::ffi::c_int;
+    #[cfg(crypto_sys_eligible = "ossl_rsaz_avx512ifma_eligible")]
     fn ossl_rsaz_avx512ifma_eligible() -> core::ffi::c_int;
+    #[cfg(crypto_sys_eligible = "ossl_rsaz_avxifma_eligible")]
     fn ossl_rsaz_avxifma_eligible() -> core::ffi::c_int;
+    #[cfg(crypto_sys_eligible = "aesni_xts_avx512_eligible")]
     fn aesni_xts_avx512_eligible() -> core::ffi::c_int;
+    #[cfg(crypto_sys_eligible = "ossl_aes_cfb128_vaes_eligible")]
     fn ossl_aes_cfb128_vaes_eligible() -> core::ffi::c_int;
 }
 
@@ -76,22 +83,24 @@ pub fn openssl_ia32cap() -> Option<[u32; 10]> {
     ia32cap()
 }
 
-/// Every asm eligibility function (the checks OpenSSL's C code makes before calling an
-/// AVX-512-class routine) by symbol, and what it answers now; empty without asm.
+/// Every asm eligibility function the build links (the checks OpenSSL's C code makes before
+/// calling an AVX-512-class routine) by symbol, and what it answers now; empty without asm.
 pub fn asm_eligibility() -> Vec<(&'static str, bool)> {
     if ia32cap().is_none() {
         return Vec::new();
     }
-    #[cfg(crypto_sys_asm)]
     let checks: &[(&str, unsafe extern "C" fn() -> core::ffi::c_int)] = &[
+        #[cfg(crypto_sys_eligible = "ossl_vaes_vpclmulqdq_capable")]
         ("ossl_vaes_vpclmulqdq_capable", ossl_vaes_vpclmulqdq_capable),
+        #[cfg(crypto_sys_eligible = "ossl_rsaz_avx512ifma_eligible")]
         ("ossl_rsaz_avx512ifma_eligible", ossl_rsaz_avx512ifma_eligible),
+        #[cfg(crypto_sys_eligible = "ossl_rsaz_avxifma_eligible")]
         ("ossl_rsaz_avxifma_eligible", ossl_rsaz_avxifma_eligible),
+        #[cfg(crypto_sys_eligible = "aesni_xts_avx512_eligible")]
         ("aesni_xts_avx512_eligible", aesni_xts_avx512_eligible),
+        #[cfg(crypto_sys_eligible = "ossl_aes_cfb128_vaes_eligible")]
         ("ossl_aes_cfb128_vaes_eligible", ossl_aes_cfb128_vaes_eligible),
     ];
-    #[cfg(not(crypto_sys_asm))]
-    let checks: &[(&str, unsafe extern "C" fn() -> core::ffi::c_int)] = &[];
     // SAFETY: each only reads OPENSSL_ia32cap_P, which OPENSSL_init_crypto has set.
     checks.iter().map(|&(name, f)| (name, unsafe { f() } != 0)).collect()
 }
@@ -117,18 +126,18 @@ pub fn fast_paths() -> Vec<FastPath> {
 /// What the AES-GCM AVX-512 file's own eligibility function answers; `None` without asm.
 pub fn aes_gcm_avx512_live() -> Option<bool> {
     ia32cap()?;
-    #[cfg(crypto_sys_asm)]
+    #[cfg(crypto_sys_eligible = "ossl_vaes_vpclmulqdq_capable")]
     return Some(unsafe { ossl_vaes_vpclmulqdq_capable() } != 0);
-    #[cfg(not(crypto_sys_asm))]
+    #[cfg(not(crypto_sys_eligible = "ossl_vaes_vpclmulqdq_capable"))]
     None
 }
 
 /// What the RSAZ AVX512-IFMA file's own eligibility function answers; `None` without asm.
 pub fn rsaz_avx512ifma_live() -> Option<bool> {
     ia32cap()?;
-    #[cfg(crypto_sys_asm)]
+    #[cfg(crypto_sys_eligible = "ossl_rsaz_avx512ifma_eligible")]
     return Some(unsafe { ossl_rsaz_avx512ifma_eligible() } != 0);
-    #[cfg(not(crypto_sys_asm))]
+    #[cfg(not(crypto_sys_eligible = "ossl_rsaz_avx512ifma_eligible"))]
     None
 }
 

@@ -324,17 +324,17 @@ fn linked_openssl_is_the_lines_release() {
         (init, ffi::OpenSSL_version_num(), text)
     };
     assert_eq!(init, 1);
-    // OPENSSL_VERSION_NUMBER layout is 0xMNN00PP0: 3.6.3 -> 0x30600030.
-    #[cfg(not(feature = "openssl-4"))]
-    {
-        assert_eq!(num, 0x3060_0030);
-        assert_eq!(text.to_str(), Ok("3.6.3"));
-    }
-    // crypto-sys's `openssl-4` feature: 4.0.3 -> 0x40000030.
-    #[cfg(feature = "openssl-4")]
+    // OPENSSL_VERSION_NUMBER layout is 0xMNN00PP0: 4.0.3 -> 0x40000030.
+    #[cfg(not(feature = "openssl-3-5"))]
     {
         assert_eq!(num, 0x4000_0030);
         assert_eq!(text.to_str(), Ok("4.0.3"));
+    }
+    // crypto-sys's `openssl-3-5` feature: 3.5.5 -> 0x30500050.
+    #[cfg(feature = "openssl-3-5")]
+    {
+        assert_eq!(num, 0x3050_0050);
+        assert_eq!(text.to_str(), Ok("3.5.5"));
     }
 }
 

@@ -225,7 +225,7 @@ struct Model {
     /// `pub type NAME = unsafe extern "C" fn(..) -> ..;`
     fn_aliases: Vec<FnSig>,
     opaque: Vec<String>,
-    /// Declarations for the other OpenSSL line (`#[cfg(..feature = "openssl-4"..)]`).
+    /// Declarations for the other OpenSSL line (`#[cfg(..feature = "openssl-3-5"..)]`).
     other_line: usize,
 }
 
@@ -540,7 +540,7 @@ fn ident(s: &str) -> Tok {
     Tok::Ident(s.to_string())
 }
 
-/// Whether an attribute lets its item into this build: `cfg(feature = "openssl-4")`, or its
+/// Whether an attribute lets its item into this build: `cfg(feature = "openssl-3-5")`, or its
 /// `not(..)`, the one cfg bindings.rs uses (a declaration per OpenSSL line); other attributes
 /// always do.
 fn cfg_holds(attr: &Vec<Tok>) -> bool {
@@ -551,9 +551,9 @@ fn cfg_holds(attr: &Vec<Tok>) -> bool {
         Tok::Str(s, _) => Some(s.as_str()),
         _ => None,
     });
-    assert_eq!(feature, Some("openssl-4"), "bindings.rs: an unsupported cfg: {attr:?}");
+    assert_eq!(feature, Some("openssl-3-5"), "bindings.rs: an unsupported cfg: {attr:?}");
     let negated = attr.contains(&ident("not"));
-    cfg!(feature = "openssl-4") != negated
+    cfg!(feature = "openssl-3-5") != negated
 }
 
 fn parse_bindings(src: &str) -> Model {

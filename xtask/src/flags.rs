@@ -42,7 +42,7 @@ pub struct Openssl {
     #[arg(
         long = "openssl",
         value_name = "LINE",
-        default_value = data::DEFAULT_LINE.name,
+        default_value = data::DEFAULT_LINE.name(),
         value_parser = lines(),
     )]
     pub line: &'static OpensslLine,
@@ -247,15 +247,30 @@ pub struct Docs {
 /// target/update-openssl/FROM-to-TO.md and .json; fails after writing them when there is a
 /// finding. Without --report-only, and only when there is none, then moves the pin:
 /// Cargo.toml, generate.lock and the sets, data::OPENSSL_VERSION, the version checks and the
-/// README, all or nothing, and the report to docs/openssl-updates/.
+/// README, all or nothing, and the report to docs/openssl-updates/. A release older than the
+/// oldest series OpenSSL supports (data::SUPPORT), of a series past its support or of one with
+/// no support date there is refused before anything is touched.
 #[derive(Debug, Args)]
 pub struct UpdateOpenssl {
     /// openssl-src's crate version (400.0.2), or an OpenSSL release (4.0.3: the newest crate
     /// of its line, which must hold it)
-    pub version: String,
+    #[arg(required_unless_present = "status", conflicts_with = "status")]
+    pub version: Option<String>,
     /// Write the report only; leave the pin where it is
     #[arg(long)]
     pub report_only: bool,
+    /// The line moved, instead of the default; a move to another series renames what is named
+    /// after it (the line's directory, feature and openssl-src dependency)
+    #[arg(long = "openssl", value_name = "LINE", value_parser = lines())]
+    pub openssl: Option<&'static OpensslLine>,
+    /// List each line: its release, the newest of its series on the registry, the end of its
+    /// support; fail when the default line is past that end, when a line has a newer release
+    /// on the registry, or when it cannot tell. SOURCE_DATE_EPOCH, when set, is its today
+    #[arg(long)]
+    pub status: bool,
+    /// A saved answer of crates.io's index of openssl-src, for --status (else it is fetched)
+    #[arg(long, value_name = "FILE", requires = "status")]
+    pub registry_answer: Option<PathBuf>,
 }
 
 /// Every check CI runs, as named steps (`--list` names each, with what it covers).
@@ -334,7 +349,7 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for Table<T> {
 }
 
 fn lines() -> Table<&'static OpensslLine> {
-    Table::new("OpenSSL line", data::OPENSSL_LINES, |l| l.name)
+    Table::new("OpenSSL line", data::OPENSSL_LINES, |l| l.name())
 }
 
 fn sets() -> Table<&'static AsmSet> {
@@ -427,7 +442,7 @@ mod tests {
     fn a_value_the_table_lacks_is_refused_naming_the_accepted_ones() {
         let set_names = data::set_names();
         let variant_names: Vec<&str> = data::C_VARIANTS.iter().map(|v| v.name).collect();
-        let line_names: Vec<&str> = data::OPENSSL_LINES.iter().map(|l| l.name).collect();
+        let line_names: Vec<&str> = data::OPENSSL_LINES.iter().map(|l| l.name()).collect();
         let step_names: Vec<&str> = STEPS.iter().map(|s| s.name).collect();
         let cases: [(&str, Vec<&str>); 6] = [
             ("build --asm-set", [&["auto"][..], &set_names].concat()),
@@ -481,7 +496,7 @@ mod tests {
         else {
             panic!("not update-openssl")
         };
-        assert_eq!((u.version.as_str(), u.report_only), ("400.0.2", true));
+        assert_eq!((u.version.as_deref(), u.report_only), (Some("400.0.2"), true));
         let e = parse("update-openssl").unwrap_err();
         assert_eq!(e.kind(), ErrorKind::MissingRequiredArgument);
         assert!(e.to_string().contains("<VERSION>"), "{e}");
@@ -489,5 +504,21 @@ mod tests {
             parse("update-openssl 4.0.3 3.5.5").unwrap_err().kind(),
             ErrorKind::UnknownArgument
         );
+        let other = data::OPENSSL_LINES.iter().find(|l| !l.default).unwrap();
+        let line = format!("update-openssl 300.5.5 --openssl {}", other.name());
+        let Command::UpdateOpenssl(u) = parse(&line).unwrap().command else {
+            panic!("not update-openssl")
+        };
+        assert_eq!((u.version.as_deref(), u.openssl), (Some("300.5.5"), Some(other)));
+        let status = "update-openssl --status --registry-answer a.json";
+        let Command::UpdateOpenssl(u) = parse(status).unwrap().command else {
+            panic!("not update-openssl")
+        };
+        assert!(u.status && u.version.is_none());
+        assert_eq!(u.registry_answer, Some(PathBuf::from("a.json")));
+        let e = parse("update-openssl --status 4.0.3").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::ArgumentConflict, "{e}");
+        let e = parse("update-openssl 4.0.3 --registry-answer a.json").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::MissingRequiredArgument, "{e}");
     }
 }

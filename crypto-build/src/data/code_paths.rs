@@ -162,8 +162,10 @@ pub enum DriverFamilies {
 }
 
 /// For an eligibility function and the answer a path expects of its `asm` copy: the answer
-/// expected of the copy the build took, and the answer reported.
-pub type EligibleAnswer<'a> = dyn Fn(&Eligibility, bool) -> (bool, Option<bool>) + 'a;
+/// expected of the copy the build took, and the answer reported; `None` when the build has
+/// no copy, its release lacking the file (OpenSSL 3.5 has no aes-cfb-avx512), so there is
+/// nothing to observe.
+pub type EligibleAnswer<'a> = dyn Fn(&Eligibility, bool) -> Option<(bool, Option<bool>)> + 'a;
 
 /// A code path: the capability value or emulated CPU that selects it, what a CPU must have
 /// to run it, and what proves that OpenSSL took it.
@@ -242,7 +244,7 @@ impl CodePath {
                     }
                 }
                 Observe::Eligible(e, want) => {
-                    let (want, got) = eligible(&e, want);
+                    let Some((want, got)) = eligible(&e, want) else { continue };
                     if got != Some(want) {
                         wrong.push(format!("{} answered {got:?}, expected {want}", e.symbol));
                     }
@@ -794,14 +796,14 @@ mod tests {
                     assert!(!other, "{}: {} both set and clear", p.name, b.name);
                 }
                 let Some(words) = p.exact_words(var).unwrap() else { continue };
-                assert!(p.mismatches(var, &words, &|_, w| (w, Some(w))).unwrap().is_empty());
+                assert!(p.mismatches(var, &words, &|_, w| Some((w, Some(w)))).unwrap().is_empty());
             }
         }
         let arm = |name| code_path_by_name(Arch::Aarch64, name).unwrap();
         assert_eq!(arm("ARMv8-crypto").exact_words(&ARMCAP).unwrap(), Some(vec![0x3d]));
         assert_eq!(arm("plain").exact_words(&ARMCAP).unwrap(), Some(vec![0]));
         assert_eq!(arm("max").exact_words(&ARMCAP).unwrap(), None);
-        let wrong = arm("NEON").mismatches(&ARMCAP, &[0x5], &|_, w| (w, Some(w))).unwrap();
+        let wrong = arm("NEON").mismatches(&ARMCAP, &[0x5], &|_, w| Some((w, Some(w)))).unwrap();
         assert_eq!(wrong, ["AES should be clear", "OPENSSL_armcap_P should be 0x1 exactly"]);
     }
 }

@@ -115,7 +115,7 @@ fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
     println!("driver ({}, set {set}): the run without a mask in {secs:.1} s", tc.name);
     #[cfg(target_arch = "x86_64")]
     if asm == Some(Arch::X86_64) && tc.runner.on_this_cpu() {
-        cpu::check_unmasked(&report.path, &|f| took_from_asm(&plan, f))?;
+        cpu::check_unmasked(&report.path, &plan)?;
     }
     for (path, run) in &paths {
         let arch = asm.expect("code paths only for a prefix with asm");
@@ -208,8 +208,10 @@ fn check_path(
         result.with_context(|| format!("the driver on the {} path ({shown})", path.name))?;
     check_report(&r, tc.asm, plan)?;
     let words = r.path.cap_words(var)?;
+    // The driver reports the eligibility functions whose files the build links.
     let eligible = |e: &Eligibility, want: bool| {
-        (want && took_from_asm(plan, e.file), r.path.eligible(e.symbol))
+        plan.set_of(e.file)?;
+        Some((want && took_from_asm(plan, e.file), r.path.eligible(e.symbol)))
     };
     let wrong = path.mismatches(var, words, &eligible)?;
     let seen = format!("OPENSSL_{} {}", var.symbol, driver::hex_words(words));
@@ -281,25 +283,33 @@ mod cpu {
     use crate::driver::PathReport;
     use anyhow::{ensure, Result};
     use crypto_build::data::{cpu_has, ELIGIBILITIES, IA32CAP};
+    use crypto_build::facts::BuildFacts;
 
     /// Without a mask: each bit an eligibility function reads matches this CPU, and each
     /// function answers what its bits give (0 where its file came from a slower set, whose
-    /// copy is a stub).
-    pub fn check_unmasked(p: &PathReport, from_asm: &dyn Fn(&str) -> bool) -> Result<()> {
+    /// copy is a stub). A function whose file the build does not link (its release has
+    /// none) is not reported.
+    pub fn check_unmasked(p: &PathReport, plan: &BuildFacts) -> Result<()> {
         let cap = p.cap_words(&IA32CAP)?;
         let set = |b: &crypto_build::data::CapBit| cap[b.word] & (1 << b.bit) != 0;
+        let linked = |file: &str| plan.set_of(file).is_some();
         for e in ELIGIBILITIES {
             for b in e.needs {
                 let (seen, cpu) = (set(b), cpu_has(*b));
                 ensure!(seen == cpu, "{}: OPENSSL_ia32cap_P says {seen}, this CPU {cpu}", b.name);
             }
             let got = p.eligible(e.symbol);
-            let want = e.needs.iter().all(set) && from_asm(e.file);
+            if !linked(e.file) {
+                ensure!(got.is_none(), "{}: reported, but {} is not linked", e.symbol, e.file);
+                continue;
+            }
+            let want = e.needs.iter().all(set) && super::took_from_asm(plan, e.file);
             ensure!(got == Some(want), "{}: the driver reports {got:?}, expected {want}", e.symbol);
         }
         let live = |b: Option<bool>| if b == Some(true) { "live" } else { "not live" };
         let shown: Vec<String> = ELIGIBILITIES
             .iter()
+            .filter(|e| linked(e.file))
             .map(|e| format!("{} {}", e.symbol, live(p.eligible(e.symbol))))
             .collect();
         println!("driver paths: {}", shown.join(", "));

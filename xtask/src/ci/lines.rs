@@ -1,4 +1,4 @@
-//! The `openssl-4.0` step: each OpenSSL line but the default (`data::OPENSSL_LINES`), on the
+//! The `lines` step: each OpenSSL line but the default (`data::OPENSSL_LINES`), on the
 //! host row: crypto-sys's suites, the known answers on every code path, and the C driver
 //! against a prefix of the line.
 
@@ -18,16 +18,16 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
     let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, row.c_variant);
     let _expect = sh.push_env(EXPECT_VAR, row.downgraded.join(","));
     for line in OPENSSL_LINES {
-        let Some(feature) = line.feature else { continue };
+        let Some(feature) = line.feature() else { continue };
         let version = line.version;
-        let features = ["--features", feature];
+        let features = ["--features", feature.as_str()];
         cmd!(sh, "{cargo} test -p crypto-sys {features...} {WITH_EXPECTATIONS...}")
             .run()
             .with_context(|| format!("crypto-sys's tests on OpenSSL {version}"))?;
         known_answers_on_every_path(sh, cargo, "auto", &features)
             .with_context(|| format!("OpenSSL {version}"))?;
         let prefix = super::line_target_dir("prefix", line);
-        let name = line.name;
+        let name = line.name();
         cmd!(sh, "{cargo} xtask build --openssl {name} --prefix {prefix}")
             .run()
             .with_context(|| format!("a prefix of OpenSSL {version}"))?;

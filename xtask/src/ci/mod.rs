@@ -21,6 +21,7 @@ mod sanitize;
 mod sccache;
 mod sets;
 mod ssldirs;
+mod support_date;
 mod windows;
 mod workflow;
 
@@ -97,7 +98,12 @@ pub fn line() -> &'static OpensslLine {
 
 /// cargo's words for crypto-sys on the run's line: none for the default.
 pub fn line_features() -> Vec<&'static str> {
-    line().feature.map_or(Vec::new(), |f| vec!["--features", f])
+    // The run's line is chosen once, before any step asks.
+    static FEATURE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    FEATURE
+        .get_or_init(|| line().feature())
+        .as_deref()
+        .map_or(Vec::new(), |f| vec!["--features", f])
 }
 
 /// `cargo xtask build`'s (and `verify`'s) words for the run's line: none for the default.
@@ -106,7 +112,7 @@ pub fn line_args() -> Vec<&'static str> {
     if line.is_default() {
         Vec::new()
     } else {
-        vec!["--openssl", line.name]
+        vec!["--openssl", line.name()]
     }
 }
 
@@ -153,7 +159,7 @@ pub const STEPS: &[Step] = &[
     Step { name: "workflow", covers: "actionlint on .github/workflows/ci.yml; its jobs run exactly these steps",
            tier: Tier::Default, scope: Scope::Workspace, lane: Lane::Cargo,
            lines: Lines::Default("the workflow file is the same whatever the line"), run: |_, _| check_workflow() },
-    Step { name: "auto", covers: "set auto: verify, crypto-sys's suites on every x86_64 code path",
+    Step { name: "auto", covers: "set auto: verify, a build past the line's support date warns once and builds the same bytes, crypto-sys's suites on every x86_64 code path",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Any, run: sets::auto },
     Step { name: "asm_avx2", covers: "set asm_avx2: crypto-sys's tests, verify, every code path",
@@ -161,7 +167,7 @@ pub const STEPS: &[Step] = &[
            lines: Lines::Any, run: sets::asm_avx2 },
     Step { name: "prefix", covers: "xtask build --prefix --apps: openssl-sys, pkg-config, CMake, bin/openssl with the installed config, --openssldir, the C driver natively",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
-           lines: Lines::Default("the openssl-4.0 step builds a prefix of the other lines and runs the C driver on it; rust-openssl, openssl-sys through it"), run: prefix::run },
+           lines: Lines::Default("the lines step builds a prefix of the other lines and runs the C driver on it; rust-openssl, openssl-sys through it"), run: prefix::run },
     Step { name: "no_asm", covers: "set no_asm by a C compiler that fails the C variant's probe: tests, verify, every mask ignored, --strict",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Any, run: sets::no_asm },
@@ -213,7 +219,7 @@ pub const STEPS: &[Step] = &[
     Step { name: "riscv64-full", covers: "clang-19's riscv64 build, and no_asm with gcc and clang-19, under qemu",
            tier: Tier::Full, scope: Scope::Triple(qemu::RISCV64), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::RISCV64, true) },
-    Step { name: "openssl-4.0", covers: "the second OpenSSL line (crypto-sys's openssl-4 feature, 4.0.3): crypto-sys's tests and the C driver, every x86_64 code path",
+    Step { name: "lines", covers: "every OpenSSL line but the default (data::OPENSSL_LINES, each by its crypto-sys feature): crypto-sys's tests and the C driver, every x86_64 code path",
            tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("it tests every other line itself"), run: lines::run },
     Step { name: "rust-openssl", covers: "the openssl crate's own tests, unmodified, against a prefix through OPENSSL_DIR",
@@ -418,7 +424,7 @@ fn workflow_registry() -> Vec<(String, Option<&'static str>)> {
         STEPS.iter().map(|s| (s.name.to_string(), runner(s))).collect();
     for line in crypto_build::data::OPENSSL_LINES.iter().filter(|l| !l.is_default()) {
         for s in STEPS.iter().filter(|s| s.tier == Tier::Default && s.lines == Lines::Any) {
-            out.push((workflow::on_line(s.name, line.name), runner(s)));
+            out.push((workflow::on_line(s.name, line.name()), runner(s)));
         }
     }
     out
@@ -511,7 +517,7 @@ fn report(outcomes: &[Outcome], wall: Duration, side_by_side: bool) {
             let key = if line.is_default() {
                 o.name.to_string()
             } else {
-                workflow::on_line(o.name, line.name)
+                workflow::on_line(o.name, line.name())
             };
             record_time(&key, o.took);
         }
@@ -587,19 +593,20 @@ mod tests {
 
     #[test]
     fn another_line_runs_the_steps_that_can_test_it_and_refuses_the_others_by_name() {
-        let line = OpensslLine::by_name("4.0").unwrap();
+        let line = crypto_build::data::OPENSSL_LINES.iter().find(|l| !l.is_default()).unwrap();
         let default: Vec<&Step> = STEPS.iter().filter(|s| s.tier == Tier::Default).collect();
         let kept: Vec<&str> =
             on_line(default.clone(), line, false).unwrap().iter().map(|s| s.name).collect();
         for name in ["lock", "windows", "aarch64", "s390x", "sanitize", "toolchains", "asm_avx2"] {
-            assert!(kept.contains(&name), "{name} should run on 4.0: {kept:?}");
+            assert!(kept.contains(&name), "{name} should run on {}: {kept:?}", line.name());
         }
         for name in ["lint", "package", "prefix"] {
             assert!(!kept.contains(&name), "{name} tests the default line only");
         }
         let lint = default.iter().copied().filter(|s| s.name == "lint").collect();
         let e = on_line(lint, line, true).unwrap_err().to_string();
-        assert!(e.contains("step `lint` tests the default OpenSSL line only, not 4.0.3"), "{e}");
+        let only = format!("step `lint` tests the default OpenSSL line only, not {}", line.version);
+        assert!(e.contains(&only), "{e}");
         assert!(line_args().is_empty() && line_features().is_empty(), "no --openssl: the default");
     }
 
@@ -624,7 +631,10 @@ mod tests {
         let text = std::fs::read_to_string(root.join(workflow::WORKFLOW)).unwrap();
         let registry = workflow_registry();
         let has = |name: &str| registry.iter().any(|(n, r)| n == name && r.is_none());
-        assert!(has("windows@4.0") && !has("lint@4.0"));
+        for line in crypto_build::data::OPENSSL_LINES.iter().filter(|l| !l.is_default()) {
+            let on = |step: &str| workflow::on_line(step, line.name());
+            assert!(has(&on("windows")) && !has(&on("lint")), "{}", line.name());
+        }
         workflow::check_against_registry(&workflow::jobs(&text).unwrap(), &registry).unwrap();
     }
 }

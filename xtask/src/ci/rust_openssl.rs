@@ -20,8 +20,8 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
 fn suite(sh: &Shell, cargo: &str, line: &crypto_build::data::OpensslLine) -> Result<()> {
     let root = crate::cargo::project_root();
     let work = root.join(WORK);
-    let prefix = work.join(format!("prefix-{}", line.name));
-    let name = line.name;
+    let prefix = work.join(format!("prefix-{}", line.name()));
+    let name = line.name();
     cmd!(sh, "{cargo} xtask build --openssl {name} --prefix {prefix}")
         .run()
         .context("the prefix")?;
@@ -39,7 +39,7 @@ fn suite(sh: &Shell, cargo: &str, line: &crypto_build::data::OpensslLine) -> Res
     text.push_str("\n[workspace]\n");
     std::fs::write(&manifest, text)?;
     // One per line: a rerun against the other line's prefix leaves this one's build as it was.
-    let target_dir = work.join(format!("target-{}", line.name));
+    let target_dir = work.join(format!("target-{}", line.name()));
     let out = cmd!(sh, "{cargo} test --manifest-path {manifest} --target-dir {target_dir}")
         .env("OPENSSL_DIR", &prefix)
         .env("OPENSSL_STATIC", "1")

@@ -112,7 +112,7 @@ fn build_prefix(sh: &Shell, driver: &Toolchain, line: &OpensslLine, dirs: &Dirs)
     let xtask = crate::cargo::xtask_binary()?;
     let prefix = &dirs.prefix;
     // The default line as every other step builds it: no --openssl.
-    let openssl = line.feature.map(|_| ["--openssl", line.name]).into_iter().flatten();
+    let openssl = line.feature().map(|_| ["--openssl", line.name()]).into_iter().flatten();
     cmd!(sh, "{xtask} build {openssl...} --prefix {prefix}")
         .run()
         .with_context(|| format!("building OpenSSL {} with the sanitizers", line.version))

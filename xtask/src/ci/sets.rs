@@ -39,6 +39,7 @@ pub fn auto(sh: &Shell, cargo: &str) -> Result<()> {
     let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, workspace_row().c_variant);
     let line = super::line_args();
     cmd!(sh, "{cargo} xtask verify {line...}").run()?;
+    super::support_date::check(sh, cargo).context("the support date's warning")?;
     known_answers_on_every_path(sh, cargo, "auto", &super::line_features())
 }
 

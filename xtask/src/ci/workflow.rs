@@ -298,7 +298,7 @@ pub fn command_steps(command: &str) -> Result<Vec<String>> {
     let line = test.openssl.line;
     let name = |s: &&Step| match line.is_default() {
         true => s.name.to_string(),
-        false => on_line(s.name, line.name),
+        false => on_line(s.name, line.name()),
     };
     Ok(test.selected()?.iter().map(name).collect())
 }
@@ -314,7 +314,7 @@ fn one_line(e: &clap::Error) -> String {
 }
 
 /// How a step run on another OpenSSL line (`--openssl LINE`) is named in a job and in the
-/// registry: `lock@4.0`.
+/// registry: `lock@3.5`.
 pub fn on_line(step: &str, line: &str) -> String {
     format!("{step}@{line}")
 }
@@ -402,14 +402,14 @@ mod tests {
     #[test]
     fn reads_matrix_entries_and_scripts() {
         let text = r#"  linux:
-    runs-on: ubuntu-24.04
+    runs-on: ubuntu-23.54
     strategy:
       matrix:
         include:
           - name: one
             test: cargo xtask test --step lint --step=lock
           - name: four
-            test: cargo xtask test --openssl=4.0 --step windows
+            test: cargo xtask test --openssl=3.5 --step windows
     steps:
       - uses: actions/checkout@v5
       - run: ${{ matrix.test }}
@@ -422,8 +422,8 @@ mod tests {
             --step macos-arm64
 "#;
         let want = [
-            job("linux/one", "ubuntu-24.04", &["lint", "lock"]),
-            job("linux/four", "ubuntu-24.04", &["windows@4.0"]),
+            job("linux/one", "ubuntu-23.54", &["lint", "lock"]),
+            job("linux/four", "ubuntu-23.54", &["windows@3.5"]),
             job("mac", "macos-14", &["macos-arm64"]),
         ];
         assert_eq!(read(text).unwrap(), want);
@@ -432,9 +432,9 @@ mod tests {
     #[test]
     fn each_command_runs_the_steps_xtask_would() {
         let steps = |line: &str| command_steps(line).map_err(|e| format!("{e:#}"));
-        let four = steps("cargo xtask test --openssl 4.0 --step lock --step=windows");
-        assert_eq!(four.unwrap(), ["lock@4.0", "windows@4.0"]);
-        let default = crypto_build::data::DEFAULT_LINE.name;
+        let four = steps("cargo xtask test --openssl 3.5 --step lock --step=windows");
+        assert_eq!(four.unwrap(), ["lock@3.5", "windows@3.5"]);
+        let default = crypto_build::data::DEFAULT_LINE.name();
         let plain = steps(&format!("cargo xtask test --step lock --openssl {default}"));
         assert_eq!(plain.unwrap(), ["lock"]);
         let one_target = steps(
@@ -451,7 +451,7 @@ mod tests {
             ("cargo xtask test --sanitize --step lint", "unexpected argument '--sanitize'"),
             ("cargo xtask test --full", "without `--step` runs the default steps"),
             (
-                "cargo xtask test --openssl 4.0 --step lint",
+                "cargo xtask test --openssl 3.5 --step lint",
                 "step `lint` tests the default OpenSSL line only",
             ),
             (

@@ -194,6 +194,10 @@ fn build_without_cargo(
     if let Some(w) = &built.warning {
         eprintln!("warning: crypto-sys: {w}");
     }
+    // Under cargo, the build script's line says it (cargo shows it on every build).
+    if let Some(w) = config.line.support_warning(config.today) {
+        eprintln!("warning: crypto-sys: {w}");
+    }
     Ok(out_dir)
 }
 
@@ -304,7 +308,8 @@ fn write_pkg_config(out_dir: &Path, dir: &Path) -> Result<()> {
         .collect();
     let head = "prefix=${pcfiledir}/../..\nexec_prefix=${prefix}\nlibdir=${exec_prefix}/lib\n\
                 includedir=${prefix}/include\n";
-    let version = data::OPENSSL_VERSION;
+    // The release built, whichever line it is.
+    let version = BuildFacts::read(out_dir)?.openssl_version;
     let files = [
         (
             "libcrypto.pc",

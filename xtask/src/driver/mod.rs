@@ -10,6 +10,7 @@ pub use report::{diagnostics, hex_words, parse_report, tail, PathReport, Report}
 pub use vectors::{count_names, families, write_vectors};
 
 use crypto_build::data::{Arch, DriverFamilies};
+use crypto_build::facts::BuildFacts;
 
 use anyhow::{bail, ensure, Context, Result};
 use std::fs;
@@ -23,6 +24,15 @@ pub const DRIVER_DIR: &str = "target/driver";
 /// also the eligibility functions), as `driver/main.c` names it: `-DDRIVER_X86_64_ASM`.
 pub fn asm_define(arch: Arch) -> String {
     format!("-DDRIVER_{}_ASM", arch.name().to_ascii_uppercase())
+}
+
+/// The -D per eligibility function (`data::ELIGIBILITIES`) whose file `facts`' build links,
+/// as `driver/main.c` names it (`-DDRIVER_HAS_OSSL_AES_CFB128_VAES_ELIGIBLE`); every one
+/// without facts (sources compiled alone). A release may lack one's file.
+pub fn eligibility_defines(facts: Option<&BuildFacts>) -> Vec<String> {
+    let linked = |file: &str| facts.is_none_or(|f| f.set_of(file).is_some());
+    let eligible = crypto_build::data::ELIGIBILITIES.iter().filter(|e| linked(e.file));
+    eligible.map(|e| format!("-DDRIVER_HAS_{}", e.symbol.to_ascii_uppercase())).collect()
 }
 
 /// A C toolchain the driver is built with, and how its programs run here (a matrix row's,
@@ -81,7 +91,10 @@ pub fn build(sh: &Shell, tc: &Toolchain, name: &str, prefix: &Path, asm: bool) -
     let exe = out_dir.join(tc.exe);
     let (cc, flags) = (tc.cc, &tc.flags);
     let srcs = sources(&crate::cargo::project_root())?;
-    let define = tc.asm.filter(|_| asm).map(asm_define);
+    let mut define: Vec<String> = tc.asm.filter(|_| asm).map(asm_define).into_iter().collect();
+    if asm {
+        define.extend(eligibility_defines(Some(&crate::prefix::facts(prefix)?)));
+    }
     let libcrypto = prefix.join("lib/libcrypto.a");
     ensure!(libcrypto.exists(), "{} not found: not an OpenSSL prefix", libcrypto.display());
     // The prefix's own pkg-config files say how to compile and link against it, the system
@@ -111,7 +124,10 @@ pub fn compile_only(sh: &Shell, tc: &Toolchain, include: &Path, asm: bool) -> Re
     require_cc(tc)?;
     let out_dir = crate::cargo::project_root().join(DRIVER_DIR).join(format!("{}-objects", tc.cc));
     fs::create_dir_all(&out_dir)?;
-    let define = tc.asm.filter(|_| asm).map(asm_define);
+    let mut define: Vec<String> = tc.asm.filter(|_| asm).map(asm_define).into_iter().collect();
+    if asm {
+        define.extend(eligibility_defines(None));
+    }
     let define = define.as_slice();
     let (cc, flags) = (tc.cc, &tc.flags);
     for src in sources(&crate::cargo::project_root())? {
@@ -222,7 +238,16 @@ mod tests {
             };
             assert_eq!(row.driver().unwrap().asm, Some(want), "{row:?}");
         }
-        // The names driver/main.c tests.
+        // The names driver/main.c tests: an eligibility function only where its file is
+        // linked (the sample links aes-gcm-avx512 alone), each without facts.
+        let linked = eligibility_defines(Some(&crate::prefix::sample_facts()));
+        assert_eq!(linked, ["-DDRIVER_HAS_OSSL_VAES_VPCLMULQDQ_CAPABLE"]);
+        let main = fs::read_to_string(crate::cargo::project_root().join("driver/main.c")).unwrap();
+        for define in eligibility_defines(None) {
+            let name = define.strip_prefix("-D").unwrap();
+            assert_eq!(main.matches(&format!("#ifdef {name}\n")).count(), 2, "{name}");
+        }
+        assert_eq!(eligibility_defines(None).len(), crypto_build::data::ELIGIBILITIES.len());
         assert_eq!(asm_define(Arch::X86_64), "-DDRIVER_X86_64_ASM");
         assert_eq!(asm_define(Arch::Aarch64), "-DDRIVER_AARCH64_ASM");
         assert_eq!(asm_define(Arch::Ppc64le), "-DDRIVER_PPC64LE_ASM");

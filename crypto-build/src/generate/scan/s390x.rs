@@ -9,14 +9,16 @@ use crate::data::Feature;
 use anyhow::{bail, Result};
 
 /// z/Architecture's base (z900) integer, branch and storage instructions, with the extended
-/// mnemonics (`jz`, `bzr`) and the extended-immediate facility (z9) perlasm writes.
+/// mnemonics (`jz`, `bzr`) and the extended-immediate facility (z9) perlasm writes, and the
+/// base floating-point `lzdr` (load zero, long) with which OpenSSL 3.5's OPENSSL_wipe_cpu
+/// clears the FPRs.
 #[rustfmt::skip]
 const BASE: &[&str] = &[
     "a", "aghi", "ahi", "al", "alc", "alcg", "alcgr", "alcr", "alg", "algr", "alr", "ar", "bcr",
     "bhr", "bler", "blr", "bnzr", "br", "bras", "brasl", "brc", "brct", "brctg", "bzr", "cghi", "cl",
     "clg", "clgr", "clr", "cr", "cs", "csg", "dlgr", "ex", "ic", "icm", "ipm", "j", "je", "jh", "jhe",
     "jl", "jle", "jne", "jnz", "jz", "l", "la", "larl", "lcgr", "ld", "lg", "lgf", "lgfr",
-    "lghi", "lgr", "lhi", "llgc", "llgf", "llgfr", "llihh", "llilh", "llill", "lm", "lmg", "lnr",
+    "lghi", "lgr", "lhi", "llgc", "llgf", "llgfr", "llihh", "llilh", "llill", "lm", "lmg", "lnr", "lzdr",
     "lr", "lrvg", "lrvgr", "lrvr", "ltgfr", "ltgr", "ltr", "mlg", "mlgr", "msgr", "mvc", "n", "ng", "ngr",
     "nihh", "nihl", "nill", "nr", "o", "og", "ogr", "oill", "or", "rll", "rllg", "s", "sla",
     "slbg", "slbgr", "sll", "sllg", "slgr", "slr", "sra", "srag", "srl", "srlg", "st", "stc", "stck",

@@ -22,7 +22,8 @@ const OPENSSL_SRC: &str = "openssl-src";
 /// What `--against` accepts: other builds of the same figures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Library {
-    /// OpenSSL built by its own Configure and make, through openssl-sys's vendored build.
+    /// OpenSSL built by its own Configure and make: the line's openssl-src's Build, as
+    /// openssl-sys's vendored build runs it.
     OpensslSrc,
     /// ring and aws-lc-rs, through their own Rust APIs (each a harness feature of its own).
     Ring,
@@ -83,14 +84,19 @@ struct Line(&'static OpensslLine);
 
 impl Line {
     /// crypto-bench's features for crypto-sys on this line (the default: none).
-    fn ours(self) -> Vec<&'static str> {
-        self.0.feature.map(|f| ["--features", f]).into_iter().flatten().collect()
+    fn ours(self) -> Vec<String> {
+        self.0.feature().map(|f| vec!["--features".into(), f]).unwrap_or_default()
     }
 
-    /// crypto-bench's feature for openssl-src's build: openssl-sys's vendored one for the
-    /// default line, `vendored-<crypto-sys's feature>` for another.
+    /// crypto-bench's feature for openssl-src's build of the line's own release, whose
+    /// build script runs the line's openssl-src's Build as openssl-sys's vendored build runs
+    /// the 300.x it takes: `vendored-default` for the default line (its dependency is the
+    /// pin, whatever its series), `vendored-openssl-SERIES` for another.
     fn vendored(self) -> String {
-        self.0.feature.map_or("vendored".into(), |f| format!("vendored-{f}"))
+        match self.0.feature() {
+            None => "vendored-default".into(),
+            Some(_) => format!("vendored-openssl-{}", self.0.series_dashed()),
+        }
     }
 
     /// `base`, or for another line than the default, `base-openssl-NAME`.
@@ -170,8 +176,8 @@ impl Bench {
 type Cost = Vec<(&'static str, f64)>;
 
 /// Builds from clean in throwaway target directories: crypto-sys with asm, a switch to
-/// asm_avx2 and a no-op rebuild, then each library asked for: openssl-sys's vendored build
-/// (openssl-src), and the harness on ring and on aws-lc-rs, whose binaries are kept as their
+/// asm_avx2 and a no-op rebuild, then each library asked for: the line's openssl-src's own
+/// build, and the harness on ring and on aws-lc-rs, whose binaries are kept as their
 /// contenders (they are built nowhere else).
 fn build_cost(sh: &Shell, against: &[Library], line: Line) -> Result<(Cost, Vec<Contender>)> {
     let cargo = cargo();
@@ -677,8 +683,8 @@ mod tests {
     /// default target directories.
     #[test]
     fn each_line_names_features_the_harness_has() {
-        let manifest = crate::cargo::project_root().join("bench/Cargo.toml");
-        let text = fs::read_to_string(manifest).unwrap();
+        let root = crate::cargo::project_root();
+        let text = fs::read_to_string(root.join("bench/Cargo.toml")).unwrap();
         let has = |f: &str| text.lines().any(|l| l.starts_with(&format!("{f} = ")));
         for l in crypto_build::data::OPENSSL_LINES {
             let line = Line(l);
@@ -686,19 +692,15 @@ mod tests {
             for f in line.ours().iter().filter(|f| !f.starts_with("--")) {
                 assert!(has(f), "bench/Cargo.toml lacks {f}");
             }
+            if l.default {
+                assert_eq!(line.dir("target/bench"), "target/bench");
+                assert!(line.ours().is_empty());
+            } else {
+                let dir = format!("target/bench-openssl-{}", l.name());
+                assert_eq!(line.dir("target/bench"), dir);
+                assert_eq!(line.ours(), ["--features".to_string(), l.feature().unwrap()]);
+            }
         }
-        let default = Line(crypto_build::data::DEFAULT_LINE);
-        assert_eq!(
-            (default.dir("target/bench"), default.vendored()),
-            ("target/bench".into(), "vendored".into())
-        );
-        assert!(default.ours().is_empty());
-        let four = Line(OpensslLine::by_name("4.0").unwrap());
-        assert_eq!(four.dir("target/bench"), "target/bench-openssl-4.0");
-        assert_eq!(
-            (four.ours(), four.vendored()),
-            (vec!["--features", "openssl-4"], "vendored-openssl-4".into())
-        );
     }
 
     #[test]

@@ -197,7 +197,7 @@ fn table(head: &[&str], rows: Vec<Vec<String>>) -> String {
 /// The OpenSSL lines, and how each is chosen.
 fn lines(_: &Facts) -> Result<String> {
     let rows = data::OPENSSL_LINES.iter().map(|l| {
-        let how = match l.feature {
+        let how = match l.feature() {
             None => "the default".to_string(),
             Some(f) => format!("crypto-sys's `{f}` feature"),
         };

@@ -128,7 +128,9 @@ fn probes(key: &str, config: &Config, m: &Manifest) -> Vec<Finding> {
     out
 }
 
-/// data::ELIGIBILITIES: each x86_64 eligibility function in its file, in every rendering.
+/// data::ELIGIBILITIES: each x86_64 eligibility function in its file, in every rendering,
+/// where the release has the file (a release without it, as 3.5 without aes-cfb-avx512,
+/// links no such function, and the build, crypto-sys and the driver leave it out).
 fn eligibilities(key: &str, config: &Config, m: &Manifest) -> Vec<Finding> {
     if config.target.arch != Arch::X86_64 {
         return vec![];
@@ -138,8 +140,8 @@ fn eligibilities(key: &str, config: &Config, m: &Manifest) -> Vec<Finding> {
         for syntax in config.target.syntaxes {
             let file = syntax.rename(e.file);
             let symbol = format!("{}{}", config.target.symbol_prefix, e.symbol);
-            let has = m.asm_file(&file).is_some_and(|f| f.globals.contains(&symbol));
-            if !has {
+            let Some(f) = m.asm_file(&file) else { continue };
+            if !f.globals.contains(&symbol) {
                 let message = format!(
                     "data::ELIGIBILITIES names {symbol} in {file}, which this release does not \
                      export there (the driver and crypto-sys's tests call it)"
@@ -171,4 +173,34 @@ fn downgrade_twins(config: &Config, fastest: &Manifest, new: &Side) -> Vec<Findi
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crypto_build::manifest::AsmFile;
+
+    /// An eligibility function is looked for where the release has its file: a release
+    /// without the file (3.5, aes-cfb-avx512) is no finding; the file without the function is.
+    #[test]
+    fn eligibility_functions_are_looked_for_where_the_release_has_their_file() {
+        let target = data::TARGETS.iter().find(|t| t.name == "linux-x86_64").unwrap();
+        let config = Config { target, set: &data::SETS[0], variant: None };
+        let file = |path: &str, globals: &[&str]| AsmFile {
+            path: path.into(),
+            features: vec![],
+            globals: globals.iter().map(|g| g.to_string()).collect(),
+        };
+        let all: Vec<AsmFile> =
+            data::ELIGIBILITIES.iter().map(|e| file(e.file, &[e.symbol])).collect();
+        let with = |asm: Vec<AsmFile>| Manifest { asm, ..Manifest::default() };
+        assert!(eligibilities("k", &config, &with(all.clone())).is_empty());
+        let cfb = "crypto/aes/aes-cfb-avx512.s";
+        let without: Vec<AsmFile> = all.iter().filter(|f| f.path != cfb).cloned().collect();
+        assert!(eligibilities("k", &config, &with(without.clone())).is_empty());
+        let emptied = without.into_iter().chain([file(cfb, &[])]).collect();
+        let found = eligibilities("k", &config, &with(emptied));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].message.contains("ossl_aes_cfb128_vaes_eligible"), "{found:?}");
+    }
 }

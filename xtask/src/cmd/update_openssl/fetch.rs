@@ -43,6 +43,23 @@ fn wanted(version: &str) -> Result<Wanted> {
     })
 }
 
+/// The OpenSSL series VERSION asks for: `300.5.5` and `3.5.5` are `3.5`; openssl-src's crates
+/// before 300 (`111.28.2`, OpenSSL 1.1.1) are `1.1`.
+pub fn series(version: &str) -> Result<String> {
+    Ok(match wanted(version)? {
+        Wanted::Crate(v) => {
+            let mut parts = v.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+            let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+            if major >= 300 {
+                format!("{}.{minor}", major / 100)
+            } else {
+                "1.1".into()
+            }
+        }
+        Wanted::Openssl { release, .. } => crypto_build::data::series_of(&release).into(),
+    })
+}
+
 /// Fetches openssl-src `version` (see [`wanted`]) into cargo's registry, through a scratch
 /// package under `scratch`.
 pub fn openssl_src(sh: &Shell, scratch: &Path, version: &str) -> Result<Fetched> {
@@ -97,5 +114,10 @@ mod tests {
         assert_eq!(wanted("3.5.5").unwrap(), line("~300.5", "3.5.5"));
         assert!(wanted("3.5").is_err());
         assert!(wanted("latest").is_err());
+        assert_eq!(series("400.0.2").unwrap(), "4.0");
+        assert_eq!(series("300.5.5+3.5.5").unwrap(), "3.5");
+        assert_eq!(series("4.1.0").unwrap(), "4.1");
+        assert_eq!(series("111.28.2").unwrap(), "1.1");
+        assert!(series("3.5").is_err());
     }
 }

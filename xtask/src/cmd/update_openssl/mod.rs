@@ -1,8 +1,9 @@
-//! `cargo xtask update-openssl VERSION [--report-only]`: what moving the pin to another
-//! OpenSSL release changes, as a report for its reviewer, and then (without --report-only)
-//! the move itself.
+//! `cargo xtask update-openssl VERSION [--report-only] [--openssl LINE]`: what moving an
+//! OpenSSL line (the default one unless named) to another release changes, as a report for
+//! its reviewer, and then (without --report-only) the move itself; and `--status`, each line
+//! against its support date and the registry.
 //!
-//! The old side is the pinned release as `generate.lock` and the manifests have it, with what
+//! The old side is the line's release as its `generate.lock` and manifests have it, with what
 //! its Configure decides; the new side is every configuration of every target row generated
 //! from the fetched tree in scratch space, each as far as it goes, so that every failure is
 //! a finding rather than the end of the run.
@@ -12,12 +13,14 @@ mod compare;
 mod coverage;
 mod fetch;
 mod pin;
+mod registry;
 mod report;
+mod support;
 
 use crate::flags::UpdateOpenssl;
 use anyhow::{bail, Context, Result};
 use compare::{Finding, Side};
-use crypto_build::data::{self, AsmSet, Target, OPENSSL_VERSION};
+use crypto_build::data::{self, AsmSet, OpensslLine, Target};
 use crypto_build::generate::{self, Config, ConfigData, Request, Source, Staging};
 use crypto_build::manifest::Manifest;
 use std::collections::BTreeMap;
@@ -31,10 +34,19 @@ const SCRATCH: &str = "target/update-openssl";
 
 impl UpdateOpenssl {
     pub fn run(self, sh: &Shell) -> Result<()> {
+        if self.status {
+            return support::status(sh, self.registry_answer.as_deref());
+        }
         let started = Instant::now();
+        let line = self.openssl.unwrap_or(data::DEFAULT_LINE);
+        // clap requires VERSION without --status.
+        let version = self.version.as_deref().context("update-openssl needs a VERSION")?;
+        // Before anything is fetched: a release no line may move to is refused now.
+        let series = fetch::series(version)?;
+        support::check_release(&series, crypto_build::config::today()?, self.report_only)?;
         let root = crate::cargo::project_root();
         let scratch = root.join(SCRATCH);
-        let fetched = fetch::openssl_src(sh, &scratch, &self.version)?;
+        let fetched = fetch::openssl_src(sh, &scratch, version)?;
         let source = &fetched.source;
         println!(
             "update-openssl: openssl-src {} (OpenSSL {}) in {}",
@@ -47,25 +59,33 @@ impl UpdateOpenssl {
         let configs = Config::expand(&targets, &sets);
         let jobs = crypto_build::jobs::count();
         // Before the long part: a move that could not go through is refused now.
-        let from = pin::pinned(sh, &root)?;
+        let from = pin::pinned(sh, &root, line)?;
         let to = pin::Release {
             crate_full: fetched.crate_version.clone(),
             openssl: source.version.clone(),
         };
+        if !self.report_only {
+            pin::check_graph(
+                data::OPENSSL_LINES,
+                line,
+                to.crate_full.split('+').next().unwrap_or(""),
+            )?;
+        }
         let edits = match self.report_only {
             true => vec![],
             false if from == to => bail!("openssl-src {} is the pinned one already", to.crate_full),
-            false => pin::plan(&root, pin::SITES, &from, &to)?,
+            false => pin::plan(&root, pin::sites(line), &from, &to)?,
         };
-        let old = old_side(&root, &scratch, &configs, jobs)?;
+        let old = old_side(&root, line, &scratch, &configs, jobs)?;
         let mut new = new_side(&scratch, source, &configs, jobs)?;
         new.findings.extend(coverage::of_tables(&configs, &new.side, &source.dir));
         let findings = std::mem::take(&mut new.findings);
         let mut comparison = compare::compare(&configs, &old, &new.side, findings);
         comparison.crate_version = fetched.crate_version.clone();
-        comparison.api = public_api(sh, &root, &old, &source.dir)?;
+        comparison.api = public_api(sh, &root, line, &old, &source.dir)?;
         let flag = if self.report_only { " --report-only" } else { "" };
-        let command = format!("cargo xtask update-openssl {}{flag}", self.version);
+        let openssl = self.openssl.map_or(String::new(), |l| format!(" --openssl {}", l.name()));
+        let command = format!("cargo xtask update-openssl {version}{flag}{openssl}");
         let md = write_report(&scratch, &comparison, &command)?;
         println!(
             "update-openssl: wrote {} and its .json ({:.0?})",
@@ -90,9 +110,11 @@ impl UpdateOpenssl {
         let report = ["md", "json"].map(|ext| (scratch.join(name(ext)), docs.join(name(ext))));
         let sets = new.side.manifests.values().map(|m| (m, new.dirs[&m.key()].clone())).collect();
         let aside = scratch.join(format!("aside-{}", std::process::id()));
+        // A line's directory is its series': a move to another series moves its sets too.
+        let (old_root, new_root) = (line.root(&root), line.root_at(&root, &to.openssl));
         let step = pin::Move {
             root: &root,
-            from: &from,
+            sets_roots: (old_root, new_root.clone()),
             to: &to,
             edits,
             sets,
@@ -101,11 +123,13 @@ impl UpdateOpenssl {
         };
         step.apply(sh)?;
         println!(
-            "update-openssl: moved the pin from openssl-src {} to {}: Cargo.toml, Cargo.lock, \
-             generate.lock and the sets, the version checks and the README, and {DOCS}/{}; \
-             review and commit them ({:.0?})",
+            "update-openssl: moved line {} from openssl-src {} to {}: Cargo.toml, Cargo.lock, \
+             {} and the sets, the version checks, and {DOCS}/{}; review and commit them \
+             ({:.0?})",
+            line.name(),
             from.crate_full,
             to.crate_full,
+            new_root.join("generate.lock").strip_prefix(&root).unwrap_or(&new_root).display(),
             name("md"),
             started.elapsed()
         );
@@ -125,25 +149,34 @@ struct NewSide {
     _staging: Staging,
 }
 
-/// The pinned release: its sets as the lock has them (made where missing) and what its
+/// The line's release: its sets as its lock has them (made where missing) and what its
 /// Configure decides.
-fn old_side(root: &Path, scratch: &Path, configs: &[Config], jobs: usize) -> Result<Side> {
-    println!("update-openssl: OpenSSL {OPENSSL_VERSION}'s sets against generate.lock");
+fn old_side(
+    root: &Path,
+    line: &OpensslLine,
+    scratch: &Path,
+    configs: &[Config],
+    jobs: usize,
+) -> Result<Side> {
+    let (version, sets_root, source) = (line.version, line.root(root), Source::of_line(line)?);
+    let lock = sets_root.join(generate::lock::FILE_NAME);
+    let lock = lock.strip_prefix(root).unwrap_or(&lock).display();
+    println!("update-openssl: OpenSSL {version}'s sets against {lock}");
     let progress = crate::progress::generation;
-    generate::ensure_all(root, &Source::pinned(), configs, jobs, Some(&progress))?;
+    generate::ensure_all(&sets_root, &source, configs, jobs, Some(&progress))?;
     let mut manifests = BTreeMap::new();
     for c in configs {
-        manifests.insert(c.key(), Manifest::load(&c.dir(root))?);
+        manifests.insert(c.key(), Manifest::load(&c.dir(&sets_root))?);
     }
-    println!("update-openssl: configuring OpenSSL {OPENSSL_VERSION}");
+    println!("update-openssl: configuring OpenSSL {version}");
     let staging = Staging::new(&scratch_root(scratch)?)?;
-    let answers = generate::configure_only(&Source::pinned(), configs, &staging, jobs)?;
+    let answers = generate::configure_only(&source, configs, &staging, jobs)?;
     let mut config = BTreeMap::new();
     for (group, answer) in answers {
         let data = answer.context("configuring the pinned release")?;
         config.extend(group.iter().map(|c| (c.key(), data.clone())));
     }
-    Ok(Side { version: OPENSSL_VERSION.into(), manifests, config })
+    Ok(Side { version: version.into(), manifests, config })
 }
 
 /// The fetched release: every configuration generated as far as it goes, and configured;
@@ -176,9 +209,15 @@ fn new_side(scratch: &Path, source: &Source, configs: &[Config], jobs: usize) ->
     Ok(NewSide { side, findings, dirs, _staging: staging })
 }
 
-/// The exports of the pinned tree against `tree`'s, with openssl-sys's declarations: the
+/// The exports of the line's tree against `tree`'s, with openssl-sys's declarations: the
 /// version the prefix consumer locks (the one a user of openssl-sys's vendored build gets).
-fn public_api(sh: &Shell, root: &Path, old: &Side, tree: &Path) -> Result<api::Api> {
+fn public_api(
+    sh: &Shell,
+    root: &Path,
+    line: &OpensslLine,
+    old: &Side,
+    tree: &Path,
+) -> Result<api::Api> {
     let cargo = crate::cargo::cargo();
     let consumer = root.join("xtask/tests/prefix-consumer/Cargo.toml");
     let metadata =
@@ -192,7 +231,7 @@ fn public_api(sh: &Shell, root: &Path, old: &Side, tree: &Path) -> Result<api::A
     let key = crypto_build::manifest::key("asm", "linux-x86_64", None);
     let disabled =
         &old.config.get(&key).context("no pinned configuration of asm/linux-x86_64")?.disabled;
-    let libs = api::compare(&Source::pinned().dir, tree, disabled, &bindings)?;
+    let libs = api::compare(&Source::of_line(line)?.dir, tree, disabled, &bindings)?;
     Ok(api::Api { openssl_sys, libs })
 }
 

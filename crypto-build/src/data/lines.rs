@@ -1,0 +1,306 @@
+//! OpenSSL's release lines that crypto-sys builds, where each line's source comes from, and
+//! the day OpenSSL's support of each series ends (its release strategy), as tables.
+
+use std::fmt;
+
+/// OpenSSL version that openssl-src (pinned in the workspace) provides: the default line's.
+pub const OPENSSL_VERSION: &str = "4.0.3";
+
+/// Where the support dates come from: OpenSSL's release strategy.
+pub const SUPPORT_SOURCE: &str = "openssl-library.org/policies/releasestrat";
+
+/// A calendar day (UTC).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Date {
+    pub year: i32,
+    pub month: u32,
+    pub day: u32,
+}
+
+impl Date {
+    pub const fn ymd(year: i32, month: u32, day: u32) -> Date {
+        Date { year, month, day }
+    }
+
+    /// The UTC day `secs` seconds after the Unix epoch (SOURCE_DATE_EPOCH's unit), by Howard
+    /// Hinnant's `civil_from_days`.
+    pub fn from_unix(secs: i64) -> Date {
+        let z = secs.div_euclid(86_400) + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+        let year = (yoe + era * 400 + i64::from(month <= 2)) as i32;
+        Date { year, month, day }
+    }
+
+    /// Seconds from the Unix epoch to this day's midnight (UTC), `days_from_civil`.
+    pub fn to_unix(self) -> i64 {
+        let y = i64::from(self.year) - i64::from(self.month <= 2);
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let m = i64::from(self.month);
+        let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(self.day) - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        (era * 146_097 + doe - 719_468) * 86_400
+    }
+}
+
+impl fmt::Display for Date {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
+    }
+}
+
+/// How long OpenSSL supports a release series (`3.5`, `4.0`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Support {
+    pub series: &'static str,
+    /// A long-term support release: five years, where any other gets thirteen months.
+    pub lts: bool,
+    /// The last day of support: no security fix after it.
+    pub until: Date,
+}
+
+/// OpenSSL's series that a line may be on, with the end of their support, from its release
+/// strategy ([`SUPPORT_SOURCE`]). Each line's date is its series' row ([`OpensslLine::support`]),
+/// so that moving a line to another series moves its date with it; the oldest row that is
+/// still supported is the oldest series `cargo xtask update-openssl` moves a line to. A series
+/// missing here (4.1) is refused until its row is added from the source.
+#[rustfmt::skip]
+pub const SUPPORT: &[Support] = &[
+    Support { series: "3.5", lts: true, until: Date::ymd(2030, 4, 8) },
+    Support { series: "3.6", lts: false, until: Date::ymd(2026, 11, 1) },
+    Support { series: "4.0", lts: false, until: Date::ymd(2027, 5, 14) },
+];
+
+/// The support row of `series` (`4.0`).
+pub fn support_of(series: &str) -> Option<&'static Support> {
+    SUPPORT.iter().find(|s| s.series == series)
+}
+
+/// Where a line's OpenSSL source comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineSource {
+    /// The openssl-src crate of that exact version (`400.0.2`), a dependency of crypto-build
+    /// named after the line's series (`openssl-src-4-0`).
+    Registry { crate_version: &'static str },
+}
+
+/// An OpenSSL release line crypto-sys builds: the default one (the pin, which `cargo xtask
+/// update-openssl` moves), or one a crypto-sys feature chooses (`--openssl NAME` moves it).
+/// Its name (`3.5`), directory (`openssl-3.5`) and feature (`openssl-3-5`) are its series'.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpensslLine {
+    /// OpenSSL's release, `3.6.3`.
+    pub version: &'static str,
+    pub source: LineSource,
+    /// Built without a crypto-sys feature, its sets and lock at the workspace's root.
+    pub default: bool,
+    /// The targets its sets are generated, locked and tested for; `None`: every target.
+    pub targets: Option<&'static [&'static str]>,
+}
+
+/// The default line first, then the others. 4.0 removes public API that users of 3.x may
+/// call (ENGINE, much of EVP's deprecated surface: docs/openssl-updates/3.6.3-to-4.0.3.md), so
+/// a line is chosen explicitly.
+#[rustfmt::skip]
+pub const OPENSSL_LINES: &[OpensslLine] = &[
+    OpensslLine { version: OPENSSL_VERSION, source: LineSource::Registry { crate_version: "400.0.2" }, default: true,
+                  targets: None },
+    OpensslLine { version: "3.5.5", source: LineSource::Registry { crate_version: "300.5.5" }, default: false,
+                  targets: None },
+];
+
+pub const DEFAULT_LINE: &OpensslLine = &OPENSSL_LINES[0];
+
+/// The series of an OpenSSL release (`4.0.3` → `4.0`): its first two numbers.
+pub fn series_of(release: &str) -> &str {
+    match release.match_indices('.').nth(1) {
+        Some((i, _)) => &release[..i],
+        None => release,
+    }
+}
+
+/// A series' `(major, minor)`, to order them; `None` for text that is not one.
+pub fn series_number(series: &str) -> Option<(u32, u32)> {
+    let (major, minor) = series.split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
+impl OpensslLine {
+    /// The line named on a command line (`--openssl NAME`), the default one when none is.
+    pub fn chosen(name: Option<&str>) -> anyhow::Result<&'static OpensslLine> {
+        name.map_or(Ok(DEFAULT_LINE), OpensslLine::by_name)
+    }
+
+    pub fn by_name(name: &str) -> anyhow::Result<&'static OpensslLine> {
+        OPENSSL_LINES.iter().find(|l| l.name() == name).ok_or_else(|| {
+            let names: Vec<&str> = OPENSSL_LINES.iter().map(|l| l.name()).collect();
+            anyhow::anyhow!("no OpenSSL line `{name}`; the lines: {}", names.join(", "))
+        })
+    }
+
+    /// Its name on the command line (`cargo xtask generate --openssl 3.5`): its series.
+    pub fn name(&self) -> &'static str {
+        series_of(self.version)
+    }
+
+    /// Its series with a dash (`3-5`), as cargo's feature and dependency names spell it.
+    pub fn series_dashed(&self) -> String {
+        self.name().replace('.', "-")
+    }
+
+    /// crypto-sys's feature that selects it (`openssl-3-5`); `None`: the default line.
+    pub fn feature(&self) -> Option<String> {
+        (!self.default).then(|| format!("openssl-{}", self.series_dashed()))
+    }
+
+    /// Where its sets and generate.lock are, under the workspace: the workspace itself for
+    /// the default line, `openssl-3.5` for another.
+    pub fn dir(&self) -> String {
+        self.dir_at(self.version)
+    }
+
+    /// Where they would be at `release` (a move to another series moves them).
+    pub fn dir_at(&self, release: &str) -> String {
+        if self.default {
+            String::new()
+        } else {
+            format!("openssl-{}", series_of(release))
+        }
+    }
+
+    /// The openssl-src crate it builds from.
+    pub fn crate_version(&self) -> &'static str {
+        match self.source {
+            LineSource::Registry { crate_version } => crate_version,
+        }
+    }
+
+    /// Its series' support row (a test holds every line to have one).
+    pub fn support(&self) -> Option<&'static Support> {
+        support_of(self.name())
+    }
+
+    /// The one warning line for a build of it on `today`, when OpenSSL's support of its
+    /// series has ended; `None` while supported.
+    pub fn support_warning(&self, today: Date) -> Option<String> {
+        let support = self.support()?;
+        (today > support.until).then(|| {
+            format!(
+                "OpenSSL {} is past its support, which ended on {} ({SUPPORT_SOURCE}): it gets \
+                 no security fixes; move to a supported OpenSSL line",
+                self.version, support.until
+            )
+        })
+    }
+
+    /// Whether its sets exist for `target` (a `Target::name`).
+    pub fn has_target(&self, target: &str) -> bool {
+        self.targets.is_none_or(|t| t.contains(&target))
+    }
+
+    /// Refuses, in one line, a target it has no sets for.
+    pub fn check_target(&self, target: &str) -> anyhow::Result<()> {
+        if self.has_target(target) {
+            return Ok(());
+        }
+        anyhow::bail!(
+            "OpenSSL {} (crypto-sys's `{}` feature) has sets for {} only, not {target}; the \
+             default OpenSSL {} has every target",
+            self.version,
+            self.feature().unwrap_or_default(),
+            self.targets.unwrap_or_default().join(", "),
+            DEFAULT_LINE.version
+        )
+    }
+
+    /// Whether it is the default line, the one built without a crypto-sys feature.
+    pub fn is_default(&self) -> bool {
+        self.default
+    }
+
+    /// cargo's argument that builds crypto-sys on this line: none for the default.
+    pub fn cargo_feature_arg(&self) -> Option<String> {
+        self.feature().map(|f| format!("--features={f}"))
+    }
+
+    /// What a directory of this line's own builds adds to the default line's name: nothing
+    /// for the default, `-openssl-NAME` for another, so that the lines never share one.
+    pub fn dir_suffix(&self) -> String {
+        if self.default {
+            String::new()
+        } else {
+            format!("-openssl-{}", self.name())
+        }
+    }
+
+    /// Its sets' root under `workspace`.
+    pub fn root(&self, workspace: &std::path::Path) -> std::path::PathBuf {
+        workspace.join(self.dir())
+    }
+
+    /// Its sets' root under `workspace` at `release`.
+    pub fn root_at(&self, workspace: &std::path::Path, release: &str) -> std::path::PathBuf {
+        workspace.join(self.dir_at(release))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn days_convert_both_ways() {
+        assert_eq!(Date::from_unix(0), Date::ymd(1970, 1, 1));
+        // 2026-11-01T00:00:00Z and the last second of 2027-05-14.
+        assert_eq!(Date::from_unix(1_793_491_200), Date::ymd(2026, 11, 1));
+        assert_eq!(Date::from_unix(1_810_339_199), Date::ymd(2027, 5, 14));
+        assert_eq!(Date::from_unix(951_782_400), Date::ymd(2000, 2, 29));
+        for d in [Date::ymd(2030, 4, 8), Date::ymd(2000, 2, 29), Date::ymd(1969, 12, 31)] {
+            assert_eq!(Date::from_unix(d.to_unix()), d);
+            assert_eq!(Date::from_unix(d.to_unix() + 86_399), d);
+        }
+        assert_eq!(Date::ymd(2027, 5, 14).to_string(), "2027-05-14");
+        assert!(Date::ymd(2027, 5, 15) > Date::ymd(2027, 5, 14));
+        assert!(Date::ymd(2026, 12, 31) < Date::ymd(2027, 1, 1));
+    }
+
+    /// Every line has a support row, the names are derived from the release, and exactly
+    /// one line, the first, is the default.
+    #[test]
+    fn lines_are_their_series() {
+        for line in OPENSSL_LINES {
+            let support =
+                line.support().unwrap_or_else(|| panic!("no support row for {}", line.name()));
+            assert_eq!(support.series, line.name());
+            assert_eq!(line.version.matches('.').count(), 2, "{}", line.version);
+            if !line.default {
+                let dashed = line.name().replace('.', "-");
+                assert_eq!(line.feature(), Some(format!("openssl-{dashed}")));
+                assert_eq!(line.dir(), format!("openssl-{}", line.name()));
+            }
+        }
+        assert!(DEFAULT_LINE.default && DEFAULT_LINE.version == OPENSSL_VERSION);
+        assert_eq!(OPENSSL_LINES.iter().filter(|l| l.default).count(), 1);
+        assert_eq!((DEFAULT_LINE.feature(), DEFAULT_LINE.dir()), (None, String::new()));
+        assert_eq!(series_of("3.5.5"), "3.5");
+        assert_eq!(series_number("4.10"), Some((4, 10)));
+        assert_eq!(series_number("four"), None);
+    }
+
+    #[test]
+    fn a_line_past_its_date_warns_in_one_line() {
+        let line = DEFAULT_LINE;
+        let until = line.support().unwrap().until;
+        assert_eq!(line.support_warning(until), None, "the last day is still supported");
+        let next = Date::from_unix(until.to_unix() + 86_400);
+        let w = line.support_warning(next).unwrap();
+        assert!(w.contains(&format!("OpenSSL {} is past its support", line.version)), "{w}");
+        assert!(w.contains(&until.to_string()) && w.contains(SUPPORT_SOURCE) && !w.contains('\n'));
+    }
+}
