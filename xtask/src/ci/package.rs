@@ -5,6 +5,9 @@ use super::repro;
 use anyhow::{bail, Result};
 use xshell::{cmd, Shell};
 
+/// The consumer's variable: how many asm files the workspace's own build linked.
+const EXPECT_ASM_FILES: &str = "CRYPTO_SYS_EXPECT_ASM_FILES";
+
 /// Unpacks the `.crate` files of `cargo xtask package` and builds a consumer from them with
 /// perl absent from PATH, in debug and release at once, from a cache holding three quarters of
 /// this workspace's objects: both must give this workspace's prefix's libraries, byte for byte (see
@@ -30,12 +33,16 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
     }
     let manifest = work.join("consumer/Cargo.toml");
     let target_dir = work.join("target");
+    let reference = root.join("target/prefix");
+    // The consumer checks its build against the workspace's: the same number of asm files.
+    let expect = crate::prefix::facts(&reference)?.asm_files.len().to_string();
     repro::Race {
         project: &work.join("consumer"),
         target_dir: &target_dir,
         args: &["run"],
         path: &path,
-        reference: &root.join("target/prefix"),
+        env: &[(EXPECT_ASM_FILES, expect)],
+        reference: &reference,
         reference_cache: &root.join("target/crypto-sys-objcache"),
     }
     .run(cargo)?;

@@ -53,6 +53,8 @@ pub struct Race<'a> {
     /// cargo's subcommand and arguments, without the profile flag.
     pub args: &'a [&'a str],
     pub path: &'a str,
+    /// Variables for the consumer's run, beside PATH and CARGO_TARGET_DIR.
+    pub env: &'a [(&'a str, String)],
     pub reference: &'a Path,
     /// The workspace's object cache, `target/crypto-sys-objcache`.
     pub reference_cache: &'a Path,
@@ -152,6 +154,7 @@ impl Race<'_> {
                     .current_dir(self.project)
                     .env("CARGO_TARGET_DIR", self.target_dir)
                     .env("PATH", self.path)
+                    .envs(self.env.iter().map(|(k, v)| (k, v)))
                     .stdout(Stdio::piped())
                     .stderr(Stdio::piped());
                 let log = self.target_dir.with_file_name(format!("{profile}.log"));

@@ -132,7 +132,7 @@ pub const DEFAULT_SITES: &[Site] = &[
     Site { path: "crypto-build/src/data/lines.rs",
            texts: &["pub const OPENSSL_VERSION: &str = \"{release}\";",
                     "OpensslLine { version: OPENSSL_VERSION, source: LineSource::Registry { crate_version: \"{crate}\" }, default: true,"] },
-    Site { path: "README.md", texts: &["generates OpenSSL {release}'s perlasm output", "The default is OpenSSL {release};"] },
+    Site { path: "README.md", texts: &["generates OpenSSL {release}'s perlasm output", "| OpenSSL {release} | the default |"] },
     Site { path: "docs/ARCHITECTURE.md", texts: &["(pinned, OpenSSL {release} source)"] },
     Site { path: "crypto-sys/Cargo.toml", texts: &["description = \"OpenSSL {release} (libcrypto"] },
     Site { path: "crypto-sys/README.md", texts: &["OpenSSL {release} (libcrypto and libssl)"] },
@@ -178,8 +178,9 @@ pub const LINE_SITES: &[Site] = &[
            texts: &["# OpenSSL {release} instead of the default line",
                     "openssl-{series_dash} = [\"crypto-build/openssl-{series_dash}\"]"] },
     Site { path: "crypto-sys/README.md",
-           texts: &["and `openssl-{series_dash}`\n(OpenSSL {release} instead of the default line"] },
-    Site { path: "README.md", texts: &["OpenSSL {release} is crypto-sys's `openssl-{series_dash}`\nfeature"] },
+           texts: &["| OpenSSL {release} | crypto-sys's `openssl-{series_dash}` feature |",
+                    "| `openssl-{series_dash}` | off | OpenSSL {release} instead of the default line"] },
+    Site { path: "README.md", texts: &["| OpenSSL {release} | crypto-sys's `openssl-{series_dash}` feature |"] },
     Site { path: "crypto-sys/src/bindings.rs", texts: &["feature = \"openssl-{series_dash}\""] },
     Site { path: "crypto-sys/tests/api.rs",
            texts: &["// The second line (crypto-sys's `openssl-{series_dash}` feature): {release}.\n        \
@@ -209,7 +210,7 @@ pub const LINE_SITES: &[Site] = &[
            texts: &["- name: openssl-{series}-tests", "- name: openssl-{series}-windows",
                     "- name: openssl-{series}-cross", "--openssl {series} --step"] },
     Site { path: "xtask/src/ci/workflow.rs",
-           texts: &["@{series}\"", "\"linux/openssl-{series}-", "--openssl {series} --step lock"] },
+           texts: &["@{series}\"", "--openssl {series} --step lock"] },
 ];
 
 /// One file's new text.
