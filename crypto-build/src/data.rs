@@ -21,6 +21,19 @@ pub struct OpensslLine {
     pub dir: &'static str,
     /// The targets its sets are generated, locked and tested for; `None`: every target.
     pub targets: Option<&'static [&'static str]>,
+    /// Where its OpenSSL tree comes from (`crate::source` resolves it).
+    pub source: LineSource,
+}
+
+/// Where a line's OpenSSL tree comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineSource {
+    /// An openssl-src crate on the registry (`300.6.1+3.6.3`): a dependency of crypto-build's.
+    Registry { crate_version: &'static str },
+    /// An OpenSSL release tarball (`openssl-X.Y.Z.tar.gz`) of this SHA-256, for a release the
+    /// registry lacks: unpacked and verified into the workspace's `openssl-sources/` by
+    /// `cargo xtask update-openssl --source FILE --sha256 HEX`.
+    Tarball { sha256: &'static str },
 }
 
 /// The default line first. 4.0 removes public API that vendored users of 3.x may call
@@ -28,10 +41,34 @@ pub struct OpensslLine {
 /// a second line chosen explicitly, on the host row alone until its budget allows more.
 #[rustfmt::skip]
 pub const OPENSSL_LINES: &[OpensslLine] = &[
-    OpensslLine { name: "3.6", version: OPENSSL_VERSION, feature: None, dir: "", targets: None },
+    OpensslLine { name: "3.6", version: OPENSSL_VERSION, feature: None, dir: "", targets: None,
+                  source: LineSource::Registry { crate_version: "300.6.1+3.6.3" } },
     OpensslLine { name: "4.0", version: "4.0.3", feature: Some("openssl-4"), dir: "openssl-4.0",
-                  targets: None },
+                  targets: None, source: LineSource::Registry { crate_version: "400.0.2+4.0.3" } },
 ];
+
+/// The oldest OpenSSL series still supported upstream (openssl-library.org's release
+/// strategy: 3.5, the LTS, to 2030-04-08; 3.0's support ended on 2026-09-07): no line and no
+/// update goes older.
+pub const OLDEST_SUPPORTED_SERIES: (u32, u32) = (3, 5);
+
+/// Refuses, in one line, an OpenSSL release (`X.Y.Z`) older than
+/// [`OLDEST_SUPPORTED_SERIES`], or one that is no release number.
+pub fn check_supported_release(version: &str) -> anyhow::Result<()> {
+    let numbers: Vec<u32> =
+        version.split(['.', '-']).take(3).map_while(|p| p.parse().ok()).collect();
+    let [major, minor, _] = numbers[..] else {
+        anyhow::bail!("`{version}` is not an OpenSSL release number (MAJOR.MINOR.PATCH)");
+    };
+    let (oldest_major, oldest_minor) = OLDEST_SUPPORTED_SERIES;
+    if (major, minor) < OLDEST_SUPPORTED_SERIES {
+        anyhow::bail!(
+            "OpenSSL {version} is older than {oldest_major}.{oldest_minor}, the oldest series \
+             OpenSSL still supports (data::OLDEST_SUPPORTED_SERIES): refused"
+        );
+    }
+    Ok(())
+}
 
 pub const DEFAULT_LINE: &OpensslLine = &OPENSSL_LINES[0];
 
@@ -950,6 +987,20 @@ mod tests {
         let four = configure_common("4.0.3");
         assert!(!four.contains(&"no-ssl3") && four.contains(&"no-md2"));
         assert_eq!(four.len(), CONFIGURE_COMMON.len() - 1);
+    }
+
+    #[test]
+    fn releases_older_than_the_oldest_supported_series_are_refused() {
+        for ok in ["3.5.0", "3.5.5", "3.6.3", "4.0.3", "4.1.0-alpha1", "10.0.0"] {
+            check_supported_release(ok).unwrap();
+        }
+        let e = check_supported_release("3.4.9").unwrap_err().to_string();
+        assert!(e.contains("OpenSSL 3.4.9 is older than 3.5"), "{e}");
+        assert!(check_supported_release("1.1.1").is_err());
+        let e = check_supported_release("3.5").unwrap_err().to_string();
+        assert!(e.contains("not an OpenSSL release number"), "{e}");
+        // Every line is one OpenSSL still supports.
+        OPENSSL_LINES.iter().for_each(|l| check_supported_release(l.version).unwrap());
     }
 
     #[test]

@@ -14,24 +14,13 @@ pub mod packed;
 pub mod progress;
 pub mod select;
 pub mod sha256;
+pub mod source;
 
 /// OpenSSL's source tree, from the pinned openssl-src, which generation and every build read.
 pub use openssl_src::source_dir as openssl_source_dir;
 
-/// The source tree of an OpenSSL line (`data::OPENSSL_LINES`): the pinned openssl-src's for
-/// the default line, another openssl-src's when crypto-build has that line's feature.
-pub fn line_source_dir(line: &data::OpensslLine) -> anyhow::Result<std::path::PathBuf> {
-    match line.feature {
-        None => Ok(openssl_src::source_dir()),
-        #[cfg(feature = "openssl-4")]
-        Some("openssl-4") => Ok(openssl_src_4::source_dir()),
-        Some(feature) => anyhow::bail!(
-            "OpenSSL {} needs crypto-build's `{feature}` feature (crypto-sys's `{feature}` \
-             turns it on), which brings its source",
-            line.version
-        ),
-    }
-}
+/// The source tree of an OpenSSL line (`data::OPENSSL_LINES`), as [`source`] resolves it.
+pub use source::line_source_dir;
 
 /// `f` of each item, `jobs` at a time (each item on whichever thread is free), in the items'
 /// order: generation's Configures, the C driver's runs, the assembled-only rows' files.
