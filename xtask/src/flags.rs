@@ -57,18 +57,27 @@ cargo xtask <command>
       --openssl 4.0 builds and checks the second OpenSSL line, against its own manifests.
   toolchains [--check]
       Write docs/toolchains.md: each tested toolchain against the plan chosen for it.
-  update-openssl VERSION [--report-only]
+  update-openssl VERSION|--source FILE --sha256 HEX [--from VERSION] [--target NAME]...
+                 [--report-only]
       Fetch openssl-src VERSION through cargo (a crate version, 400.0.2, or an OpenSSL
-      release, 4.0.3: the newest crate of its line, which must hold it), generate every
-      configuration from it in scratch space and compare with generate.lock and the
-      manifests: per target and set, asm files, entry points and instruction classes added
-      and removed, the oldest assembler each set takes, Configure's defines, disabled
-      features and generated headers, the C variants still accepted, and every failed
-      configuration or check as a finding. Writes target/update-openssl/FROM-to-TO.md and
-      .json; fails after writing them when there is a finding. Without --report-only, and
-      only when there is none, then moves the pin: Cargo.toml, generate.lock and the sets,
-      data::OPENSSL_VERSION, the version checks and the README, all or nothing, and the
-      report to docs/openssl-updates/.
+      release, 4.0.3: the newest crate of its line, which must hold it), or take the release
+      tarball FILE (openssl-X.Y.Z.tar.gz: its SHA-256 must be HEX, it must hold Configure and
+      VERSION.dat under openssl-X.Y.Z/, and be 3.5 or newer; each refused before anything is
+      touched), generate every configuration from it in scratch space and compare with
+      generate.lock and the manifests: a summary in plain words, then per target and set the
+      asm files with the entry points and instruction classes they gain and lose, the oldest
+      assembler each set takes, Configure's defines, disabled features and generated headers,
+      the C variants still accepted, the public API, and every failed configuration or check
+      as a finding. Writes target/update-openssl/FROM-to-TO.md and .json; fails after writing
+      them when there is a finding. --from VERSION compares with that openssl-src release,
+      generated in scratch too, instead of the pinned one; --target NAME (a Configure target
+      of data::TARGETS, repeatable) only those targets' configurations; both need
+      --report-only. Without --report-only, and only when there is no finding, then moves the
+      pin: Cargo.toml, generate.lock and the sets, data::OPENSSL_VERSION and the default
+      line's source, the version checks and the README, all or nothing, and the report to
+      docs/openssl-updates/; a tarball's tree goes to openssl-sources/openssl-X.Y.Z/ with its
+      SHA-256, where builds take it from. The tarball of a line that names it already is only
+      unpacked there (what a build that misses it asks for).
   test [--list] [--step NAME]... [--target TRIPLE]... [--full] [--openssl 3.6|4.0]
       Every check CI runs, as named steps: fmt and clippy, the sets against generate.lock,
       the workspace's tests, crypto-sys's suites with each set on every code path, the other
@@ -103,7 +112,15 @@ pub enum Command {
 
 #[derive(Debug, Default)]
 pub struct UpdateOpenssl {
+    /// The release moved to, fetched through cargo; empty with `--source`.
     pub version: String,
+    /// A release tarball instead, and the SHA-256 it must have.
+    pub source: Option<PathBuf>,
+    pub sha256: Option<String>,
+    /// The release compared with, instead of the pinned one.
+    pub from: Option<String>,
+    /// Only these targets' configurations (`Target::name`); none: every target.
+    pub targets: Vec<String>,
     pub report_only: bool,
 }
 
@@ -316,23 +333,48 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command> {
         }
         "update-openssl" => {
             let mut u = UpdateOpenssl::default();
-            options("update-openssl", args, |opt, _| {
+            options("update-openssl", args, |opt, v| {
                 match opt {
                     "--report-only" => u.report_only = true,
+                    "--source" => u.source = Some(v.take()?.into()),
+                    "--sha256" => u.sha256 = Some(v.take()?),
+                    "--from" => u.from = Some(v.take()?),
+                    "--target" => u.targets.push(v.take()?),
                     v if !v.starts_with('-') && u.version.is_empty() => u.version = v.into(),
                     _ => return Ok(false),
                 }
                 Ok(true)
             })?;
-            if u.version.is_empty() {
-                bail!(
-                    "update-openssl needs a VERSION: openssl-src's (400.0.2) or OpenSSL's (4.0.3)"
-                );
-            }
+            u.check()?;
             Command::UpdateOpenssl(u)
         }
         other => bail!("unknown command `{other}`; see `cargo xtask help`"),
     })
+}
+
+impl UpdateOpenssl {
+    /// The combinations that make sense, else one line saying which is wrong.
+    fn check(&self) -> Result<()> {
+        match (&self.source, &self.sha256, self.version.is_empty()) {
+            (None, None, true) => bail!(
+                "update-openssl needs a VERSION (openssl-src's, 400.0.2, or OpenSSL's, 4.0.3) \
+                 or --source openssl-X.Y.Z.tar.gz --sha256 HEX"
+            ),
+            (Some(_), _, false) => bail!("update-openssl takes a VERSION or --source, not both"),
+            (Some(_), None, _) => {
+                bail!("--source needs --sha256 HEX: the tarball's SHA-256, from its publisher")
+            }
+            (None, Some(_), _) => bail!("--sha256 is the SHA-256 of --source's tarball"),
+            _ => {}
+        }
+        if !self.report_only && (self.from.is_some() || !self.targets.is_empty()) {
+            bail!(
+                "--from and --target make a report only (a move starts from the pin and takes \
+                 every target): add --report-only"
+            );
+        }
+        Ok(())
+    }
 }
 
 /// One command's part of HELP: its usage lines and their description.
@@ -420,5 +462,28 @@ mod tests {
         let e = parse_str("update-openssl").err().expect("a version is needed");
         assert!(e.to_string().contains("needs a VERSION"), "{e}");
         assert!(parse_str("update-openssl 4.0.3 3.5.5").is_err());
+    }
+
+    #[test]
+    fn update_openssl_takes_a_tarball_and_its_sha256() {
+        let line = "update-openssl --source openssl-3.6.3.tar.gz --sha256 ab --report-only \
+                    --from 300.6.1 --target linux-x86_64 --target linux-aarch64";
+        let Command::UpdateOpenssl(u) = parse_str(line).unwrap() else {
+            panic!("not update-openssl")
+        };
+        assert_eq!(u.source, Some(PathBuf::from("openssl-3.6.3.tar.gz")));
+        assert_eq!((u.sha256.as_deref(), u.from.as_deref()), (Some("ab"), Some("300.6.1")));
+        assert_eq!(u.targets, ["linux-x86_64", "linux-aarch64"]);
+        let refused = [
+            ("update-openssl --source a.tar.gz", "--source needs --sha256"),
+            ("update-openssl --sha256 ab 4.0.3", "--sha256 is the SHA-256 of --source"),
+            ("update-openssl 4.0.3 --source a.tar.gz --sha256 ab", "not both"),
+            ("update-openssl 4.0.3 --from 3.6.3", "add --report-only"),
+            ("update-openssl 4.0.3 --target linux-x86_64", "add --report-only"),
+        ];
+        for (line, want) in refused {
+            let e = parse_str(line).err().expect(line).to_string();
+            assert!(e.contains(want) && !e.contains('\n'), "{line}: {e}");
+        }
     }
 }

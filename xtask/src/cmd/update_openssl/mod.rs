@@ -1,11 +1,14 @@
-//! `cargo xtask update-openssl VERSION [--report-only]`: what moving the pin to another
-//! OpenSSL release changes, as a report for its reviewer, and then (without --report-only)
-//! the move itself.
+//! `cargo xtask update-openssl VERSION|--source FILE --sha256 HEX [--from VERSION]
+//! [--target NAME]... [--report-only]`: what moving the pin to another OpenSSL release
+//! changes, as a report for its reviewer, and then (without --report-only) the move itself.
 //!
-//! The old side is the pinned release as `generate.lock` and the manifests have it, with what
-//! its Configure decides; the new side is every configuration of every target row generated
-//! from the fetched tree in scratch space, each as far as it goes, so that every failure is
-//! a finding rather than the end of the run.
+//! The new side is every configuration (or those of the targets asked for) generated from the
+//! other release's tree in scratch space, each as far as it goes, so that every failure is a
+//! finding rather than the end of the run; the tree is an openssl-src crate fetched through
+//! cargo, or a release tarball checked whole before anything is touched. The old side is the
+//! pinned release as `generate.lock` and the manifests have it, or with --from another
+//! openssl-src release, generated in scratch too (so that a report can be made again after
+//! the pin has moved).
 
 mod api;
 mod compare;
@@ -13,60 +16,83 @@ mod coverage;
 mod fetch;
 mod pin;
 mod report;
+mod sides;
+mod summary;
+mod tarball;
+#[cfg(test)]
+mod tests;
 
 use crate::flags::UpdateOpenssl;
 use anyhow::{bail, Context, Result};
-use compare::{Finding, Side};
-use crypto_build::data::{self, AsmSet, Target, OPENSSL_VERSION};
-use crypto_build::generate::{self, Config, ConfigData, Request, Source, Staging};
-use crypto_build::manifest::Manifest;
-use std::collections::BTreeMap;
+use compare::{Comparison, Origin, Side};
+use crypto_build::data::{self, AsmSet, LineSource, Target};
+use crypto_build::generate::{Config, Source};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use tarball::Tarball;
 use xshell::Shell;
 
 /// Under the workspace: the fetch package, the scratch generation and the reports.
 const SCRATCH: &str = "target/update-openssl";
+
+/// Where a move leaves its report, for the reviewers of the commit.
+const DOCS: &str = "docs/openssl-updates";
+
+/// The release moved to, on disk.
+struct New {
+    source: Source,
+    origin: Origin,
+    /// The tarball's, when it is one.
+    tarball: Option<Tarball>,
+}
 
 impl UpdateOpenssl {
     pub fn run(self, sh: &Shell) -> Result<()> {
         let started = Instant::now();
         let root = crate::cargo::project_root();
         let scratch = root.join(SCRATCH);
-        let fetched = fetch::openssl_src(sh, &scratch, &self.version)?;
-        let source = &fetched.source;
-        println!(
-            "update-openssl: openssl-src {} (OpenSSL {}) in {}",
-            fetched.crate_version,
-            source.version,
-            source.dir.display()
-        );
-        let targets: Vec<&'static Target> = data::TARGETS.iter().collect();
-        let sets: Vec<&'static AsmSet> = data::SETS.iter().collect();
-        let configs = Config::expand(&targets, &sets);
-        let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let configs = self.configs()?;
+        // A tarball is checked whole before anything is written.
+        let tarball = match (&self.source, &self.sha256) {
+            (Some(file), Some(sha256)) => Some(Tarball::check(file, sha256)?),
+            _ => None,
+        };
+        if let Some(t) = &tarball {
+            if let Some(line) = line_of(t) {
+                return restore(&root, &scratch, t, line);
+            }
+        }
+        let new = self.new_release(sh, &scratch, tarball)?;
         // Before the long part: a move that could not go through is refused now.
         let from = pin::pinned(&root)?;
         let to = pin::Release {
-            crate_full: fetched.crate_version.clone(),
-            openssl: source.version.clone(),
+            openssl: new.source.version.clone(),
+            origin: new.origin.clone(),
+            krate: match &new.origin {
+                Origin::Crate { crate_version } => crate_version.clone(),
+                Origin::Tarball { .. } => from.krate.clone(),
+            },
         };
         let edits = match self.report_only {
             true => vec![],
-            false if from == to => bail!("openssl-src {} is the pinned one already", to.crate_full),
+            false if (&from.openssl, &from.origin) == (&to.openssl, &to.origin) => {
+                bail!("{} is the pinned one already", to.origin.describe())
+            }
             false => pin::plan(&root, pin::SITES, &from, &to)?,
         };
-        let old = old_side(&root, &scratch, &configs, jobs)?;
-        let mut new = new_side(&scratch, source, &configs, jobs)?;
-        new.findings.extend(coverage::of_tables(&configs, &new.side, &source.dir));
-        let findings = std::mem::take(&mut new.findings);
-        let mut comparison = compare::compare(&configs, &old, &new.side, findings);
-        comparison.crate_version = fetched.crate_version.clone();
-        comparison.api = public_api(sh, &root, &old, &source.dir)?;
-        let flag = if self.report_only { " --report-only" } else { "" };
-        let command = format!("cargo xtask update-openssl {}{flag}", self.version);
-        let md = write_report(&scratch, &comparison, &command)?;
+        let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let old = self.old_side(sh, &root, &scratch, &configs, jobs, from.origin.clone())?;
+        let mut generated =
+            sides::generated(&scratch, "new", &new.source, new.origin.clone(), &configs, jobs)?;
+        let found = coverage::of_tables(&configs, &generated.side, &new.source.dir);
+        generated.findings.extend(found);
+        let findings = std::mem::take(&mut generated.findings);
+        let mut comparison = compare::compare(&configs, &old.side, &generated.side, findings);
+        sides::text_facts(&mut comparison, &old.side, &generated.side);
+        comparison.limited_to = self.targets.clone();
+        comparison.api = public_api(sh, &root, &old.side, &new.source.dir)?;
+        let md = write_report(&scratch, &comparison, &self.command())?;
         println!(
             "update-openssl: wrote {} and its .json ({:.0?})",
             md.display(),
@@ -85,11 +111,11 @@ impl UpdateOpenssl {
         if self.report_only {
             return Ok(());
         }
-        let docs = root.join(DOCS);
         let name = |ext: &str| format!("{}-to-{}.{ext}", comparison.from, comparison.to);
+        let docs = root.join(DOCS);
         let report = ["md", "json"].map(|ext| (scratch.join(name(ext)), docs.join(name(ext))));
-        let sets = new.side.manifests.values().map(|m| (m, new.dirs[&m.key()].clone())).collect();
-        let aside = scratch.join(format!("aside-{}", std::process::id()));
+        let side = &generated.side;
+        let sets = side.manifests.values().map(|m| (m, side.dirs[&m.key()].clone())).collect();
         let step = pin::Move {
             root: &root,
             from: &from,
@@ -97,86 +123,149 @@ impl UpdateOpenssl {
             edits,
             sets,
             report: report.to_vec(),
-            aside,
+            aside: scratch.join(format!("aside-{}", std::process::id())),
+            tree: new.tarball.is_some().then(|| new.source.dir.clone()),
         };
         step.apply(sh)?;
         println!(
-            "update-openssl: moved the pin from openssl-src {} to {}: Cargo.toml, Cargo.lock, \
-             generate.lock and the sets, the version checks and the README, and {DOCS}/{}; \
-             review and commit them ({:.0?})",
-            from.crate_full,
-            to.crate_full,
+            "update-openssl: moved the pin from {} to {}: Cargo.toml, Cargo.lock, generate.lock \
+             and the sets, data.rs's version and source, the version checks and the README{}, \
+             and {DOCS}/{}; review and commit them ({:.0?})",
+            from.origin.describe(),
+            to.origin.describe(),
+            if new.tarball.is_some() { ", the tree in openssl-sources/" } else { "" },
             name("md"),
             started.elapsed()
         );
         Ok(())
     }
-}
 
-/// Where a move leaves its report, for the reviewers of the commit.
-const DOCS: &str = "docs/openssl-updates";
-
-/// The fetched release as generated: the side compared, its findings so far, and its
-/// configurations' directories in `staging` (which a move installs).
-struct NewSide {
-    side: Side,
-    findings: Vec<Finding>,
-    dirs: BTreeMap<String, PathBuf>,
-    _staging: Staging,
-}
-
-/// The pinned release: its sets as the lock has them (made where missing) and what its
-/// Configure decides.
-fn old_side(root: &Path, scratch: &Path, configs: &[Config], jobs: usize) -> Result<Side> {
-    println!("update-openssl: OpenSSL {OPENSSL_VERSION}'s sets against generate.lock");
-    let progress = crate::progress::generation;
-    generate::ensure_all(root, &Source::pinned(), configs, jobs, Some(&progress))?;
-    let mut manifests = BTreeMap::new();
-    for c in configs {
-        manifests.insert(c.key(), Manifest::load(&c.dir(root))?);
-    }
-    println!("update-openssl: configuring OpenSSL {OPENSSL_VERSION}");
-    let staging = Staging::new(&scratch_root(scratch)?)?;
-    let answers = generate::configure_only(&Source::pinned(), configs, &staging, jobs)?;
-    let mut config = BTreeMap::new();
-    for (group, answer) in answers {
-        let data = answer.context("configuring the pinned release")?;
-        config.extend(group.iter().map(|c| (c.key(), data.clone())));
-    }
-    Ok(Side { version: OPENSSL_VERSION.into(), manifests, config })
-}
-
-/// The fetched release: every configuration generated as far as it goes, and configured;
-/// each failure a finding.
-fn new_side(scratch: &Path, source: &Source, configs: &[Config], jobs: usize) -> Result<NewSide> {
-    let root = scratch_root(scratch)?;
-    let staging = Staging::new(&root)?;
-    println!(
-        "update-openssl: generating OpenSSL {} ({} configurations)",
-        source.version,
-        configs.len()
-    );
-    let progress = crate::progress::generation;
-    let req =
-        Request { root: &root, configs: configs.to_vec(), jobs, progress: Some(&progress), source };
-    let survey = generate::survey(&req, &staging)?;
-    let mut findings = coverage::of_failures(&survey.failed);
-    println!("update-openssl: configuring OpenSSL {}", source.version);
-    let answers = generate::configure_only(source, configs, &staging, jobs)?;
-    findings.extend(coverage::of_configure(&answers));
-    let mut config: BTreeMap<String, ConfigData> = BTreeMap::new();
-    for (group, answer) in answers {
-        if let Ok(data) = answer {
-            config.extend(group.iter().map(|c| (c.key(), data.clone())));
+    /// Every configuration of every target row, or of the targets asked for.
+    fn configs(&self) -> Result<Vec<Config>> {
+        let mut targets: Vec<&'static Target> = Vec::new();
+        for name in &self.targets {
+            targets.push(data::target_by_name(name)?);
         }
+        if targets.is_empty() {
+            targets = data::TARGETS.iter().collect();
+        }
+        let sets: Vec<&'static AsmSet> = data::SETS.iter().collect();
+        Ok(Config::expand(&targets, &sets))
     }
-    let dirs = survey.staged.iter().map(|s| (s.manifest.key(), s.dir.clone())).collect();
-    let manifests = survey.staged.into_iter().map(|s| (s.manifest.key(), s.manifest)).collect();
-    let side = Side { version: source.version.clone(), manifests, config };
-    Ok(NewSide { side, findings, dirs, _staging: staging })
+
+    /// The release moved to: the tarball unpacked in scratch space, or the crate fetched.
+    fn new_release(&self, sh: &Shell, scratch: &Path, tarball: Option<Tarball>) -> Result<New> {
+        if let Some(t) = tarball {
+            let dir = t.unpack(&scratch.join("tarball"))?;
+            let source = Source::at(&dir)?;
+            println!(
+                "update-openssl: {} (OpenSSL {}) in {}",
+                t.path.display(),
+                source.version,
+                dir.display()
+            );
+            return Ok(New { source, origin: t.origin(), tarball: Some(t) });
+        }
+        let fetched = fetch::openssl_src(sh, scratch, &self.version)?;
+        let source = fetched.source;
+        println!(
+            "update-openssl: openssl-src {} (OpenSSL {}) in {}",
+            fetched.crate_version,
+            source.version,
+            source.dir.display()
+        );
+        Ok(New {
+            source,
+            origin: Origin::Crate { crate_version: fetched.crate_version },
+            tarball: None,
+        })
+    }
+
+    /// The pinned release, or --from's generated in scratch space.
+    fn old_side(
+        &self,
+        sh: &Shell,
+        root: &Path,
+        scratch: &Path,
+        configs: &[Config],
+        jobs: usize,
+        pinned: Origin,
+    ) -> Result<Old> {
+        let Some(from) = &self.from else {
+            return Ok(Old {
+                side: sides::pinned(root, scratch, configs, jobs, pinned)?,
+                _staging: None,
+            });
+        };
+        let fetched = fetch::openssl_src(sh, scratch, from)?;
+        let origin = Origin::Crate { crate_version: fetched.crate_version };
+        let g = sides::generated_whole(scratch, &fetched.source, origin, configs, jobs)?;
+        Ok(Old { side: g.side, _staging: Some(g._staging) })
+    }
+
+    /// How the report was made, as a user would type it.
+    fn command(&self) -> String {
+        let mut words = vec!["cargo xtask update-openssl".to_string()];
+        match (&self.source, &self.sha256) {
+            (Some(file), Some(sha256)) => {
+                words.push(format!("--source {} --sha256 {sha256}", file.display()))
+            }
+            _ => words.push(self.version.clone()),
+        }
+        if let Some(from) = &self.from {
+            words.push(format!("--from {from}"));
+        }
+        words.extend(self.targets.iter().map(|t| format!("--target {t}")));
+        if self.report_only {
+            words.push("--report-only".into());
+        }
+        words.join(" ")
+    }
 }
 
-/// The exports of the pinned tree against `tree`'s, with openssl-sys's declarations: the
+/// The old side, and the scratch staging that holds its directories when it was generated.
+struct Old {
+    side: Side,
+    _staging: Option<crypto_build::generate::Staging>,
+}
+
+/// The line whose source is this very tarball, if one is.
+fn line_of(t: &Tarball) -> Option<&'static data::OpensslLine> {
+    data::OPENSSL_LINES.iter().find(|l| {
+        l.version == t.version
+            && matches!(l.source, LineSource::Tarball { sha256 } if sha256 == t.sha256)
+    })
+}
+
+/// A line's tarball again: unpacked where builds take it from, nothing else done.
+fn restore(root: &Path, scratch: &Path, t: &Tarball, line: &data::OpensslLine) -> Result<()> {
+    use crypto_build::source;
+    let sources = root.join(source::SOURCES_DIR);
+    let unpacked = t.unpack(&scratch.join("tarball"))?;
+    let dest = sources.join(source::tree_name(&t.version));
+    let stamp = source::stamp_path(&sources, &t.version);
+    let _ = fs::remove_file(&stamp);
+    if dest.exists() {
+        fs::remove_dir_all(&dest).with_context(|| format!("removing {}", dest.display()))?;
+    }
+    fs::create_dir_all(&sources)?;
+    fs::rename(&unpacked, &dest).with_context(|| format!("installing {}", dest.display()))?;
+    crypto_build::generate::write_atomic(
+        &stamp,
+        source::stamp_text(&t.version, &t.sha256).as_bytes(),
+    )?;
+    source::tarball_tree(&sources, &t.version, &t.sha256)?;
+    println!(
+        "update-openssl: {} is OpenSSL {}'s source (line {}): unpacked into {}",
+        t.path.display(),
+        t.version,
+        line.name,
+        dest.display()
+    );
+    Ok(())
+}
+
+/// The exports of the old tree against `tree`'s, with openssl-sys's declarations: the
 /// version the prefix consumer locks (the one a user of openssl-sys's vendored build gets).
 fn public_api(sh: &Shell, root: &Path, old: &Side, tree: &Path) -> Result<api::Api> {
     let cargo = crate::cargo::cargo();
@@ -188,28 +277,25 @@ fn public_api(sh: &Shell, root: &Path, old: &Side, tree: &Path) -> Result<api::A
             .context("cargo metadata of the prefix consumer, for openssl-sys")?;
     let (openssl_sys, dir) = crate::cargo::package(&metadata, "openssl-sys")?;
     let bindings = api::bindings(&dir)?;
-    // The removed functions are the pinned release's: its configuration says which it builds.
-    let key = crypto_build::manifest::key("asm", "linux-x86_64", "");
-    let disabled =
-        &old.config.get(&key).context("no pinned configuration of asm/linux-x86_64")?.disabled;
-    let libs = api::compare(&Source::pinned().dir, tree, disabled, &bindings)?;
-    Ok(api::Api { openssl_sys, libs })
-}
-
-/// Where scratch generation stages (the staging directory goes when dropped).
-fn scratch_root(scratch: &Path) -> Result<PathBuf> {
-    let root = scratch.join("sets");
-    fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
-    Ok(root)
+    // The removed functions are the old release's: its configuration says which it builds,
+    // the host's asm one where it was compared.
+    let x86 = crypto_build::manifest::key("asm", "linux-x86_64", "");
+    let key = match old.config.contains_key(&x86) {
+        true => x86,
+        false => old.config.keys().next().context("no configuration of the old release")?.clone(),
+    };
+    let disabled = &old.config[&key].disabled;
+    let libs = api::compare(&old.tree, tree, disabled, &bindings)?;
+    Ok(api::Api { openssl_sys, built_in: key, libs })
 }
 
 /// Writes `FROM-to-TO.md` and `.json` under `dir`; returns the Markdown's path.
-fn write_report(dir: &Path, c: &compare::Comparison, command: &str) -> Result<PathBuf> {
+fn write_report(dir: &Path, c: &Comparison, command: &str) -> Result<PathBuf> {
+    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let md = dir.join(format!("{}-to-{}.md", c.from, c.to));
     fs::write(&md, report::markdown(c, command))
         .with_context(|| format!("writing {}", md.display()))?;
     let json = md.with_extension("json");
-    let text = serde_json::to_string_pretty(&report::json(c))? + "\n";
-    fs::write(&json, text).with_context(|| format!("writing {}", json.display()))?;
+    fs::write(&json, report::json(c)?).with_context(|| format!("writing {}", json.display()))?;
     Ok(md)
 }

@@ -2,7 +2,9 @@
 //! Cargo.lock, the sets and generate.lock, and the report under docs/openssl-updates/. Each
 //! file is copied aside first; a failure at any step puts every file and set back.
 
+use super::compare::Origin;
 use anyhow::{bail, Context, Result};
+use crypto_build::data::LineSource;
 use crypto_build::generate::lock::{self, Lock};
 use crypto_build::generate::{write_atomic, WriteLock};
 use crypto_build::manifest::Manifest;
@@ -13,18 +15,23 @@ use xshell::{cmd, Shell};
 /// A release as the pin names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Release {
-    /// openssl-src's version with its build metadata, `300.6.1+3.6.3`.
-    pub crate_full: String,
     /// OpenSSL's, `3.6.3`.
     pub openssl: String,
+    /// Where the default line's tree comes from (`data::LineSource`).
+    pub origin: Origin,
+    /// The openssl-src the workspace depends on, with its build metadata (`300.6.1+3.6.3`):
+    /// the origin's crate, or for a tarball the one left as it was.
+    pub krate: String,
 }
 
 impl Release {
     /// `text` with each placeholder of this release: `{crate}` (`300.6.1`), `{crate_full}`,
-    /// `{release}` (`3.6.3`), `{number}` (OPENSSL_VERSION_NUMBER, `0x30600030`) and
-    /// `{number_rust}` (`0x3060_0030`), `{prefix_len}` (the length of `OpenSSL 3.6.3 `).
+    /// `{crate_release}` (the crate's OpenSSL, `3.6.3`), `{source}` (data.rs's
+    /// `LineSource`), `{release}` (`3.6.3`), `{number}` (OPENSSL_VERSION_NUMBER,
+    /// `0x30600030`) and `{number_rust}` (`0x3060_0030`), `{prefix_len}` (the length of
+    /// `OpenSSL 3.6.3 `).
     fn render(&self, text: &str) -> Result<String> {
-        let krate = self.crate_full.split('+').next().unwrap_or(&self.crate_full);
+        let (krate, crate_release) = self.krate.split_once('+').unwrap_or((&self.krate, ""));
         let parts: Vec<u32> = self
             .openssl
             .split('.')
@@ -36,25 +43,53 @@ impl Release {
         // include/openssl/opensslv.h: 0xMNN00PP0L.
         let number = (major << 28) | (minor << 20) | (patch << 4);
         let hex = format!("{number:08x}");
+        let source = match &self.origin {
+            Origin::Crate { crate_version } => {
+                format!("LineSource::Registry {{ crate_version: \"{crate_version}\" }}")
+            }
+            Origin::Tarball { sha256, .. } => {
+                format!("LineSource::Tarball {{ sha256: \"{sha256}\" }}")
+            }
+        };
         Ok(text
-            .replace("{crate_full}", &self.crate_full)
+            .replace("{crate_full}", &self.krate)
+            .replace("{crate_release}", crate_release)
             .replace("{crate}", krate)
+            .replace("{source}", &source)
             .replace("{release}", &self.openssl)
             .replace("{number_rust}", &format!("0x{}_{}", &hex[..4], &hex[4..]))
             .replace("{number}", &format!("0x{hex}"))
             .replace("{prefix_len}", &format!("OpenSSL {} ", self.openssl).len().to_string()))
     }
+
+    /// The tarball's SHA-256 when the tree comes from one.
+    pub fn tarball(&self) -> Option<&str> {
+        match &self.origin {
+            Origin::Tarball { sha256, .. } => Some(sha256),
+            Origin::Crate { .. } => None,
+        }
+    }
 }
 
-/// The pinned release: openssl-src's version as Cargo.lock has it, OpenSSL's from data.rs.
+/// The pinned release: the default line's (data.rs), with the openssl-src Cargo.lock has.
 pub fn pinned(root: &Path) -> Result<Release> {
     let path = root.join("Cargo.lock");
     let lock = fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     let mut lines = lock.lines().skip_while(|l| *l != "name = \"openssl-src\"");
     let version = lines.nth(1).and_then(|l| l.strip_prefix("version = \""));
     let version = version.with_context(|| format!("{} has no openssl-src", path.display()))?;
-    let crate_full = version.trim_end_matches('"').to_string();
-    Ok(Release { crate_full, openssl: crypto_build::data::OPENSSL_VERSION.into() })
+    let krate = version.trim_end_matches('"').to_string();
+    let line = crypto_build::data::DEFAULT_LINE;
+    let origin = match line.source {
+        LineSource::Registry { crate_version } => {
+            Origin::Crate { crate_version: crate_version.into() }
+        }
+        LineSource::Tarball { sha256 } => Origin::Tarball {
+            file: crypto_build::source::tarball_name(line.version),
+            sha256: sha256.into(),
+        },
+    };
+    Ok(Release { openssl: line.version.into(), origin, krate })
 }
 
 /// A file that names the pinned release, and the exact texts that do. Each text must be found
@@ -68,8 +103,9 @@ pub struct Site {
 
 #[rustfmt::skip]
 pub const SITES: &[Site] = &[
-    Site { path: "Cargo.toml", texts: &["openssl-src = \"={crate}\"", "({crate_full}): OpenSSL {release},"] },
-    Site { path: "crypto-build/src/data.rs", texts: &["pub const OPENSSL_VERSION: &str = \"{release}\";"] },
+    Site { path: "Cargo.toml", texts: &["openssl-src = \"={crate}\"", "({crate_full}): OpenSSL {crate_release},"] },
+    Site { path: "crypto-build/src/data.rs",
+           texts: &["pub const OPENSSL_VERSION: &str = \"{release}\";", "source: {source}"] },
     Site { path: "README.md", texts: &["generates OpenSSL {release}'s perlasm output"] },
     Site { path: "docs/ARCHITECTURE.md", texts: &["(pinned, OpenSSL {release} source)"] },
     Site { path: "crypto-sys/Cargo.toml", texts: &["description = \"OpenSSL {release} (libcrypto"] },
@@ -141,6 +177,9 @@ pub struct Move<'a> {
     pub report: Vec<(PathBuf, PathBuf)>,
     /// Where everything replaced waits until the move is done.
     pub aside: PathBuf,
+    /// A tarball's tree, unpacked in scratch space, which goes to
+    /// `openssl-sources/openssl-X.Y.Z/` beside its stamp (`crypto_build::source`).
+    pub tree: Option<PathBuf>,
 }
 
 /// Everything replaced so far, to put back.
@@ -217,38 +256,69 @@ impl Move<'_> {
         for e in &self.edits {
             write_atomic(&e.path, e.text.as_bytes())?;
         }
-        let cargo = crate::cargo::cargo();
         let _dir = sh.push_dir(self.root);
-        let precise = &self.to.crate_full;
-        // Build metadata (`+4.0.3`) is no part of what cargo matches. By the old version: the
-        // second line's openssl-src (data::OPENSSL_LINES) is in the graph too.
-        let version = precise.split('+').next().unwrap_or(precise);
-        let old = format!("openssl-src@{}", self.from.crate_full);
-        cmd!(sh, "{cargo} update --quiet -p {old} --precise {version}")
-            .quiet()
-            .run()
-            .context("moving Cargo.lock to the new openssl-src")?;
+        if self.from.krate != self.to.krate {
+            self.move_cargo_lock(sh)?;
+        }
         let mut lock = Lock::load(self.root)?;
         for (m, dir) in &self.sets {
-            let dest = self.root.join(m.key());
-            let old = dest.exists().then(|| self.aside.join(m.key().replace('/', "-")));
-            if let Some(o) = &old {
-                fs::rename(&dest, o).with_context(|| format!("moving aside {}", dest.display()))?;
-            }
-            undo.sets.push((dest.clone(), old));
-            fs::create_dir_all(dest.parent().unwrap())?;
-            fs::rename(dir, &dest).with_context(|| format!("installing {}", dest.display()))?;
+            self.install_dir(dir, &self.root.join(m.key()), undo)?;
             lock.update(&Lock::of_manifest(m));
         }
         lock.save(self.root)?;
+        if let (Some(tree), Some(sha256)) = (&self.tree, self.to.tarball()) {
+            self.install_tree(tree, sha256, undo)?;
+        }
         for (from, to) in &self.report {
             let dir = to.parent().unwrap();
             fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
             fs::copy(from, to).with_context(|| format!("writing {}", to.display()))?;
         }
-        // Cargo.lock and Cargo.toml agree on the release moved to. cargo tree, unlike cargo
-        // metadata, resolves for the host only, so it needs no other platform's crates.
-        // By version: the second line's openssl-src (data::OPENSSL_LINES) is in the graph too.
+        self.check_crate(sh)
+    }
+
+    /// `dir` (in scratch space) to `dest`, what was there aside.
+    fn install_dir(&self, dir: &Path, dest: &Path, undo: &mut Undo) -> Result<()> {
+        let name = dest.strip_prefix(self.root).unwrap_or(dest).display().to_string();
+        let old = dest.exists().then(|| self.aside.join(name.replace('/', "-")));
+        if let Some(o) = &old {
+            fs::rename(dest, o).with_context(|| format!("moving aside {}", dest.display()))?;
+        }
+        undo.sets.push((dest.to_path_buf(), old));
+        fs::create_dir_all(dest.parent().unwrap())?;
+        fs::rename(dir, dest).with_context(|| format!("installing {}", dest.display()))
+    }
+
+    /// The tarball's tree where builds take it from, its stamp written last.
+    fn install_tree(&self, tree: &Path, sha256: &str, undo: &mut Undo) -> Result<()> {
+        let sources = self.root.join(crypto_build::source::SOURCES_DIR);
+        let version = &self.to.openssl;
+        self.install_dir(tree, &sources.join(crypto_build::source::tree_name(version)), undo)?;
+        let stamp = crypto_build::source::stamp_path(&sources, version);
+        undo.keep(&stamp, &self.aside)?;
+        write_atomic(&stamp, crypto_build::source::stamp_text(version, sha256).as_bytes())?;
+        crypto_build::source::tarball_tree(&sources, version, sha256).map(drop)
+    }
+
+    fn move_cargo_lock(&self, sh: &Shell) -> Result<()> {
+        let cargo = crate::cargo::cargo();
+        let precise = &self.to.krate;
+        // Build metadata (`+4.0.3`) is no part of what cargo matches. By the old version: the
+        // second line's openssl-src (data::OPENSSL_LINES) is in the graph too.
+        let version = precise.split('+').next().unwrap_or(precise);
+        let old = format!("openssl-src@{}", self.from.krate);
+        cmd!(sh, "{cargo} update --quiet -p {old} --precise {version}")
+            .quiet()
+            .run()
+            .context("moving Cargo.lock to the new openssl-src")
+    }
+
+    /// Cargo.lock and Cargo.toml agree on the openssl-src moved to. cargo tree, unlike cargo
+    /// metadata, resolves for the host only, so it needs no other platform's crates. By
+    /// version: the second line's openssl-src (data::OPENSSL_LINES) is in the graph too.
+    fn check_crate(&self, sh: &Shell) -> Result<()> {
+        let cargo = crate::cargo::cargo();
+        let precise = &self.to.krate;
         let spec = format!("openssl-src@{precise}");
         let tree = cmd!(sh, "{cargo} tree --locked --offline -i {spec} --depth 0 -e normal")
             .quiet()
@@ -266,7 +336,11 @@ mod tests {
     use super::*;
 
     fn release(c: &str, o: &str) -> Release {
-        Release { crate_full: c.into(), openssl: o.into() }
+        Release {
+            openssl: o.into(),
+            origin: Origin::Crate { crate_version: c.into() },
+            krate: c.into(),
+        }
     }
 
     #[test]
@@ -279,7 +353,21 @@ mod tests {
         );
         let r = release("400.0.2+4.0.3", "4.0.3");
         assert_eq!(r.render("{number}L").unwrap(), "0x40000030L");
+        assert_eq!(
+            r.render("{crate_release} {source}").unwrap(),
+            "4.0.3 LineSource::Registry { crate_version: \"400.0.2+4.0.3\" }"
+        );
         assert!(release("1", "4.0").render("x").is_err());
+        // A tarball keeps the openssl-src the workspace depends on.
+        let t = Release {
+            openssl: "4.1.0".into(),
+            origin: Origin::Tarball { file: "openssl-4.1.0.tar.gz".into(), sha256: "ab".into() },
+            krate: "400.0.2+4.0.3".into(),
+        };
+        assert_eq!(
+            t.render("{release} {crate_full} {source}").unwrap(),
+            "4.1.0 400.0.2+4.0.3 LineSource::Tarball { sha256: \"ab\" }"
+        );
     }
 
     #[test]
@@ -321,6 +409,18 @@ mod tests {
         assert_eq!(edits.len(), SITES.len());
         let data = edits.iter().find(|e| e.path.ends_with("data.rs")).unwrap();
         assert!(data.text.contains("OPENSSL_VERSION: &str = \"9.0.0\""));
+        assert!(data.text.contains("crate_version: \"999.0.0+9.0.0\""));
+        // To a tarball: the line's source is the tarball, the openssl-src dependency stays.
+        let sha = "f".repeat(64);
+        let origin = Origin::Tarball { file: "openssl-9.0.0.tar.gz".into(), sha256: sha.clone() };
+        let to = Release { openssl: "9.0.0".into(), origin, krate: pinned.krate.clone() };
+        let edits = plan(&root, SITES, &pinned, &to).unwrap();
+        let data = edits.iter().find(|e| e.path.ends_with("data.rs")).unwrap();
+        assert!(data
+            .text
+            .contains(&format!("source: LineSource::Tarball {{ sha256: \"{sha}\" }}")));
+        let cargo = edits.iter().find(|e| e.path.ends_with("Cargo.toml")).unwrap();
+        assert_eq!(cargo.text, fs::read_to_string(root.join("Cargo.toml")).unwrap());
         let stale = [Site { path: "README.md", texts: &["OpenSSL {release} was never here"] }];
         let e = plan(&root, &stale, &pinned, &to).unwrap_err().to_string();
         assert!(e.contains("nothing was moved") && e.contains("README.md"), "{e}");

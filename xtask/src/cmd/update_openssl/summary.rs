@@ -1,0 +1,482 @@
+//! The report's summary in plain words, written from the comparison's facts: the findings,
+//! a sentence per group of targets whose asm changed alike (files added and removed with
+//! their entry points and classes, the entry points and classes a changed file gains or
+//! loses), the targets whose asm is unchanged, the oldest assembler, the public API,
+//! Configure and the C variants. What a reviewer with five minutes reads first.
+
+use super::compare::{Change, Classes, Comparison, FileDiff, SetDiff};
+use super::report::{by_prefix, kind_name, label, same_need};
+use std::collections::BTreeSet;
+
+/// Names beyond this many are counted, not listed.
+const FEW: usize = 4;
+
+pub fn sentences(c: &Comparison) -> Vec<String> {
+    let mut out = Vec::new();
+    if !c.limited_to.is_empty() {
+        out.push(format!(
+            "Only the {} configurations of {} were compared (`--target`): the other targets' \
+             were not.",
+            c.configurations,
+            join_and(&c.limited_to)
+        ));
+    }
+    out.push(findings(c));
+    out.extend(identical(c));
+    out.extend(asm(c));
+    out.push(assemblers(c));
+    out.extend(api(c));
+    out.push(configure(c));
+    out.push(variants(c));
+    out
+}
+
+/// `a`, `a and b`, `a, b and c`.
+pub fn join_and(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The first [`FEW`] items as code, and how many more.
+fn few(items: &[String]) -> String {
+    let shown: Vec<String> = items.iter().take(FEW).map(|i| format!("`{i}`")).collect();
+    match items.len().saturating_sub(FEW) {
+        0 => shown.join(", "),
+        more => format!("{}, and {more} more", shown.join(", ")),
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn findings(c: &Comparison) -> String {
+    if c.findings.is_empty() {
+        return format!(
+            "No finding: every configuration generated, every check passed, and the tables \
+             cover OpenSSL {}.",
+            c.to
+        );
+    }
+    let universe: Vec<&str> = c.configs.iter().map(|d| d.key.as_str()).collect();
+    let mut checks: Vec<(&str, Vec<&str>)> = Vec::new();
+    for f in &c.findings {
+        match checks.iter_mut().find(|(check, _)| *check == f.check) {
+            Some((_, keys)) if !keys.contains(&f.config.as_str()) => keys.push(&f.config),
+            Some(_) => {}
+            None => checks.push((&f.check, vec![&f.config])),
+        }
+    }
+    let each: Vec<String> = checks
+        .iter()
+        .map(|(check, keys)| format!("{check} in {}", label(keys, &universe, "configuration")))
+        .collect();
+    format!(
+        "**{}, so the command fails** (see Findings): {}.",
+        plural(c.findings.len(), "finding", "findings"),
+        each.join("; ")
+    )
+}
+
+fn identical(c: &Comparison) -> Option<String> {
+    let n = c.identical.len();
+    if n == 0 {
+        return None;
+    }
+    if n == c.configurations {
+        return Some(format!(
+            "All {n} configurations are byte-identical to {}'s: the same manifests, so the same \
+             `generate.lock` lines.",
+            c.from
+        ));
+    }
+    let universe: Vec<&str> = c.configs.iter().map(|d| d.key.as_str()).collect();
+    let keys: Vec<&str> = c.identical.iter().map(String::as_str).collect();
+    let which = label(&keys, &universe, "configuration");
+    Some(format!(
+        "{n} of the {} configurations are byte-identical to {}'s: {which}.",
+        c.configurations, c.from
+    ))
+}
+
+/// A file of a set's own rendering, its entry points without the target's symbol prefix.
+struct Fact<'a> {
+    file: &'a FileDiff,
+    added: Vec<String>,
+    removed: Vec<String>,
+}
+
+fn facts(s: &SetDiff) -> Vec<Fact<'_>> {
+    let own = s.target.syntaxes[0];
+    let bare = |v: Vec<String>| -> Vec<String> {
+        v.into_iter()
+            .map(|e| e.strip_prefix(s.target.symbol_prefix).unwrap_or(&e).to_string())
+            .collect()
+    };
+    let files =
+        s.files.iter().filter(|f| crypto_build::data::AsmSyntax::of_path(&f.path) == Some(own));
+    files
+        .map(|f| match f.change {
+            Change::Added => {
+                Fact { file: f, added: bare(f.entry_points.new.clone()), removed: vec![] }
+            }
+            Change::Removed => {
+                Fact { file: f, added: vec![], removed: bare(f.entry_points.old.clone()) }
+            }
+            Change::Changed => Fact {
+                file: f,
+                added: bare(f.entry_points_added()),
+                removed: bare(f.entry_points_removed()),
+            },
+        })
+        .collect()
+}
+
+/// What a set's asm did, in words; `stems`: each path without its extension, so that the
+/// renderings of several targets compare equal.
+fn clauses(facts: &[Fact], stems: bool) -> String {
+    let path = |f: &FileDiff| match stems {
+        true => f.path.rsplit_once('.').map_or(f.path.clone(), |(s, _)| s.to_string()),
+        false => f.path.clone(),
+    };
+    let (mut added, mut removed, mut moves, mut code_only) = (vec![], vec![], vec![], vec![]);
+    for fact in facts {
+        let f = fact.file;
+        match f.change {
+            Change::Added => {
+                added.push(format!("`{}` added ({})", path(f), added_file(fact, stems)))
+            }
+            Change::Removed => removed.push(format!(
+                "`{}` removed ({}: {})",
+                path(f),
+                plural(fact.removed.len(), "entry point", "entry points"),
+                few(&fact.removed)
+            )),
+            Change::Changed => match moved(fact) {
+                Some(what) => moves.push(format!("`{}` {what}", path(f))),
+                None => code_only.push(path(f)),
+            },
+        }
+    }
+    let mut out: Vec<String> = [added, removed, moves].concat();
+    match code_only.len() {
+        0 => {}
+        1 => out.push(format!(
+            "`{}` changes its code only (same entry points and classes)",
+            code_only[0]
+        )),
+        n => out.push(format!(
+            "{n} other files change their code only (same entry points and classes)"
+        )),
+    }
+    out.join("; ")
+}
+
+fn added_file(fact: &Fact, stems: bool) -> String {
+    let f = fact.file;
+    let points = plural(fact.added.len(), "entry point", "entry points");
+    let classes = match f.classes.new.0.is_empty() {
+        true => "no class an assembler may lack".to_string(),
+        false => format!("classes: {}", f.classes.new.names()),
+    };
+    let mut text = format!("{points}: {}; {classes}", few(&fact.added));
+    let inst = f.text.as_ref().map_or(0, |t| t.inst_words.new);
+    // The count may differ between renderings; the stems only group.
+    if inst > 0 && !stems {
+        text.push_str(&format!(
+            "; {inst} of its instructions written as `.inst` words, which any assembler takes"
+        ));
+    }
+    text
+}
+
+/// What a changed file gains and loses, if anything but its code.
+fn moved(fact: &Fact) -> Option<String> {
+    let f = fact.file;
+    let mut parts = Vec::new();
+    let code = |v: &[String]| few(v);
+    let plain = |c: &Classes| c.0.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ");
+    let lists: [(&str, &str, usize, String); 4] = [
+        ("gains", "entry point", fact.added.len(), code(&fact.added)),
+        ("loses", "entry point", fact.removed.len(), code(&fact.removed)),
+        ("gains", "class", f.classes_added().0.len(), plain(&f.classes_added())),
+        ("loses", "class", f.classes_removed().0.len(), plain(&f.classes_removed())),
+    ];
+    for (verb, noun, n, list) in lists.into_iter().filter(|(_, _, n, _)| *n > 0) {
+        let noun = match (n, noun) {
+            (1, _) => noun.to_string(),
+            (_, "class") => "classes".into(),
+            _ => format!("{noun}s"),
+        };
+        parts.push(format!("{verb} {noun} {list}"));
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// A sentence per group of sets whose asm changed alike, then the unchanged and the sets not
+/// generated.
+fn asm(c: &Comparison) -> Vec<String> {
+    let mut groups: Vec<(String, Vec<&SetDiff>)> = Vec::new();
+    let (mut unchanged, mut missing) = (Vec::new(), Vec::new());
+    for s in &c.sets {
+        let facts = facts(s);
+        if !s.generated {
+            missing.push(s);
+            continue;
+        }
+        if facts.is_empty() {
+            unchanged.push(s);
+            continue;
+        }
+        let key = clauses(&facts, true);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push(s),
+            None => groups.push((key, vec![s])),
+        }
+    }
+    let mut out: Vec<String> = groups
+        .iter()
+        .map(|(_, members)| {
+            format!("{}: {}.", sets_label(c, members), clauses(&facts(members[0]), false))
+        })
+        .collect();
+    out.extend(unchanged_sentence(c, &unchanged));
+    if !missing.is_empty() {
+        out.push(format!("{}: not generated on {} (see Findings).", sets_label(c, &missing), c.to));
+    }
+    out
+}
+
+/// Targets named alone when all their sets are there, else each set with its target.
+fn sets_label(c: &Comparison, members: &[&SetDiff]) -> String {
+    let mut names: Vec<String> = Vec::new();
+    for s in members {
+        let all = c.sets.iter().filter(|o| o.target.name == s.target.name);
+        let whole = all.clone().all(|o| members.iter().any(|m| m.key == o.key));
+        let name = if whole {
+            s.target.name.to_string()
+        } else {
+            format!("{} ({})", s.target.name, s.set)
+        };
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    join_and(&names)
+}
+
+fn unchanged_sentence(c: &Comparison, unchanged: &[&SetDiff]) -> Option<String> {
+    let mut items: Vec<String> = Vec::new();
+    let mut done: BTreeSet<&str> = BTreeSet::new();
+    for s in unchanged {
+        let all: Vec<&SetDiff> = c.sets.iter().filter(|o| o.target.name == s.target.name).collect();
+        let whole = all.iter().all(|o| unchanged.iter().any(|u| u.key == o.key));
+        let counts: BTreeSet<usize> = all.iter().map(|o| o.unchanged).collect();
+        if !whole {
+            items.push(format!("{} ({})'s {}", s.target.name, s.set, s.unchanged));
+        } else if done.insert(s.target.name) {
+            let each: Vec<String> =
+                all.iter().map(|o| format!("{} ({})", o.unchanged, o.set)).collect();
+            let n = if counts.len() == 1 { s.unchanged.to_string() } else { each.join(" / ") };
+            items.push(format!("{}'s {n}", s.target.name));
+        }
+    }
+    (!items.is_empty()).then(|| format!("{} asm files are unchanged.", join_and(&items)))
+}
+
+fn assemblers(c: &Comparison) -> String {
+    let moved: Vec<String> = c
+        .sets
+        .iter()
+        .filter(|s| s.generated)
+        .flat_map(|s| s.assemblers.iter().map(move |a| (s, a)))
+        .filter(|(s, a)| !same_need(s, a))
+        .map(|(s, a)| {
+            let min = |n: &super::compare::Need| n.min.clone().unwrap_or_else(|| "any".into());
+            let by = a.new.set_by.names();
+            format!(
+                "{} for {}: {} to {} ({by})",
+                kind_name(a.kind),
+                s.key,
+                min(&a.old),
+                min(&a.new)
+            )
+        })
+        .collect();
+    match moved.len() {
+        0 => "Oldest assembler per set: unchanged on every target.".into(),
+        n if n <= FEW => format!("Oldest assembler: {}.", moved.join("; ")),
+        n => format!(
+            "Oldest assembler: {}; and {} more (see below).",
+            moved[..FEW].join("; "),
+            n - FEW
+        ),
+    }
+}
+
+fn api(c: &Comparison) -> Option<String> {
+    if c.api.libs.is_empty() {
+        return None;
+    }
+    if c.api.libs.iter().all(|l| l.added.is_empty() && l.removed.is_empty()) {
+        let each: Vec<String> =
+            c.api.libs.iter().map(|l| format!("{}'s {}", l.lib, l.old)).collect();
+        return Some(format!("Public API: the same functions, {}.", join_and(&each)));
+    }
+    let mut each = Vec::new();
+    for l in &c.api.libs {
+        let built = l.removed.iter().filter(|r| r.built).count();
+        let top: Vec<String> =
+            by_prefix(&l.removed).iter().take(3).map(|(p, v)| format!("{p} {}", v.len())).collect();
+        let more = if by_prefix(&l.removed).len() > 3 { ", …" } else { "" };
+        let removed = match l.removed.len() {
+            0 => "loses none".to_string(),
+            n => format!(
+                "loses {n} functions ({built} built in {}; {}{more})",
+                c.from,
+                top.join(", ")
+            ),
+        };
+        match (l.removed.len(), l.added.len()) {
+            (0, 0) => each.push(format!("{} is the same", l.lib)),
+            (_, added) => each.push(format!("{} {removed} and gains {added}", l.lib)),
+        }
+    }
+    let bound: Vec<String> = c
+        .api
+        .libs
+        .iter()
+        .flat_map(|l| &l.removed)
+        .filter_map(|r| {
+            r.bound.as_ref().map(|cfg| {
+                if cfg.is_empty() {
+                    format!("`{}`", r.name)
+                } else {
+                    format!("`{}` (only under `{cfg}`)", r.name)
+                }
+            })
+        })
+        .collect();
+    let bound = match bound.len() {
+        0 => "none of them".to_string(),
+        _ => bound.join(", "),
+    };
+    Some(format!(
+        "Public API: {}; openssl-sys {} declares {bound}.",
+        each.join("; "),
+        c.api.openssl_sys
+    ))
+}
+
+/// One kind of Configure's changes over the configurations: the items every one shares, and
+/// whether some have more.
+struct Shared {
+    what: &'static str,
+    common: Vec<String>,
+    more: bool,
+    /// Named (defines, features), or counted (files: `+path`, `-path`).
+    named: bool,
+}
+
+impl Shared {
+    fn of<'a>(
+        what: &'static str,
+        named: bool,
+        lists: impl Iterator<Item = Vec<String>> + 'a,
+    ) -> Shared {
+        let mut all: Option<BTreeSet<String>> = None;
+        let mut union: BTreeSet<String> = BTreeSet::new();
+        for list in lists {
+            let set: BTreeSet<String> = list.into_iter().collect();
+            union.extend(set.iter().cloned());
+            all = Some(match all {
+                None => set,
+                Some(a) => a.intersection(&set).cloned().collect(),
+            });
+        }
+        let common: Vec<String> = all.unwrap_or_default().into_iter().collect();
+        Shared { what, more: union.len() > common.len(), common, named }
+    }
+
+    fn said(&self) -> String {
+        if self.named {
+            return format!("{} {}", self.what, few(&self.common));
+        }
+        let plus = self.common.iter().filter(|i| i.starts_with('+')).count();
+        match (plus, self.common.len() - plus) {
+            (p, 0) => format!("{p} {} added", self.what),
+            (0, m) => format!("{m} {} removed", self.what),
+            (p, m) => format!("{p} {} added, {m} removed", self.what),
+        }
+    }
+}
+
+/// A list's items, `+` added and `-` removed.
+fn signed(a: &super::compare::Added<String>) -> Vec<String> {
+    let plus = a.added.iter().map(|i| format!("+{i}"));
+    plus.chain(a.removed.iter().map(|i| format!("-{i}"))).collect()
+}
+
+fn configure(c: &Comparison) -> String {
+    let generated: Vec<_> = c.configs.iter().filter(|d| d.generated).collect();
+    let gen = || generated.iter();
+    let feats = |v: &[super::compare::Disabled]| v.iter().map(|d| d.feature.clone()).collect();
+    let parts = [
+        Shared::of("defines added", true, gen().map(|d| d.defines.added.clone())),
+        Shared::of("defines removed", true, gen().map(|d| d.defines.removed.clone())),
+        Shared::of("now disabled", true, c.configs.iter().map(|d| feats(&d.disabled.added))),
+        Shared::of(
+            "no longer disabled",
+            true,
+            c.configs.iter().map(|d| feats(&d.disabled.removed)),
+        ),
+        Shared::of("system libraries added", true, gen().map(|d| d.ex_libs.added.clone())),
+        Shared::of("system libraries removed", true, gen().map(|d| d.ex_libs.removed.clone())),
+        Shared::of("generated headers", false, gen().map(|d| signed(&d.headers))),
+        Shared::of("other generated files", false, gen().map(|d| signed(&d.other_files))),
+    ];
+    let more = parts.iter().any(|p| p.more);
+    let said: Vec<String> =
+        parts.iter().filter(|p| !p.common.is_empty()).map(Shared::said).collect();
+    match (said.is_empty(), more) {
+        (true, false) => "Configure decides the same for every configuration.".into(),
+        (true, true) => {
+            "Configure decides otherwise on some configurations only (see Configuration).".into()
+        }
+        (false, more) => format!(
+            "Configure, on every configuration: {}{}.",
+            said.join("; "),
+            if more { "; more on some (see Configuration)" } else { "" }
+        ),
+    }
+}
+
+fn variants(c: &Comparison) -> String {
+    if c.variants.is_empty() {
+        return "No C variant compared.".into();
+    }
+    let refused: Vec<&str> =
+        c.variants.iter().filter(|v| !v.accepted).map(|v| v.key.as_str()).collect();
+    if refused.is_empty() {
+        return format!(
+            "Every C variant is still accepted, on each of its {} configurations.",
+            c.variants.len()
+        );
+    }
+    let universe: Vec<&str> = c.variants.iter().map(|v| v.key.as_str()).collect();
+    let why = c
+        .variants
+        .iter()
+        .find(|v| !v.accepted)
+        .and_then(|v| v.why_not.first())
+        .cloned()
+        .unwrap_or_default();
+    let why = why.lines().next().unwrap_or("").to_string();
+    format!(
+        "**C variants refused** on {} (the first: {why}).",
+        label(&refused, &universe, "C variant configuration")
+    )
+}
