@@ -64,7 +64,7 @@ pub fn check_supported_release(version: &str) -> anyhow::Result<()> {
     if (major, minor) < OLDEST_SUPPORTED_SERIES {
         anyhow::bail!(
             "OpenSSL {version} is older than {oldest_major}.{oldest_minor}, the oldest series \
-             OpenSSL still supports (data::OLDEST_SUPPORTED_SERIES): refused"
+             OpenSSL still supports (data::OLDEST_SUPPORTED_SERIES)"
         );
     }
     Ok(())

@@ -239,22 +239,8 @@ fn line_of(t: &Tarball) -> Option<&'static data::OpensslLine> {
 
 /// A line's tarball again: unpacked where builds take it from, nothing else done.
 fn restore(root: &Path, scratch: &Path, t: &Tarball, line: &data::OpensslLine) -> Result<()> {
-    use crypto_build::source;
-    let sources = root.join(source::SOURCES_DIR);
-    let unpacked = t.unpack(&scratch.join("tarball"))?;
-    let dest = sources.join(source::tree_name(&t.version));
-    let stamp = source::stamp_path(&sources, &t.version);
-    let _ = fs::remove_file(&stamp);
-    if dest.exists() {
-        fs::remove_dir_all(&dest).with_context(|| format!("removing {}", dest.display()))?;
-    }
-    fs::create_dir_all(&sources)?;
-    fs::rename(&unpacked, &dest).with_context(|| format!("installing {}", dest.display()))?;
-    crypto_build::generate::write_atomic(
-        &stamp,
-        source::stamp_text(&t.version, &t.sha256).as_bytes(),
-    )?;
-    source::tarball_tree(&sources, &t.version, &t.sha256)?;
+    let sources = root.join(crypto_build::source::SOURCES_DIR);
+    let dest = unpack_for_builds(t, &scratch.join("tarball"), &sources)?;
     println!(
         "update-openssl: {} is OpenSSL {}'s source (line {}): unpacked into {}",
         t.path.display(),
@@ -263,6 +249,24 @@ fn restore(root: &Path, scratch: &Path, t: &Tarball, line: &data::OpensslLine) -
         dest.display()
     );
     Ok(())
+}
+
+/// `t` unpacked in `scratch`, then renamed into `sources/openssl-X.Y.Z/` (replacing what was
+/// there) beside its stamp, written last: a tree `crypto_build::source` takes.
+fn unpack_for_builds(t: &Tarball, scratch: &Path, sources: &Path) -> Result<PathBuf> {
+    use crypto_build::source;
+    let unpacked = t.unpack(scratch)?;
+    let dest = sources.join(source::tree_name(&t.version));
+    let stamp = source::stamp_path(sources, &t.version);
+    let _ = fs::remove_file(&stamp);
+    if dest.exists() {
+        fs::remove_dir_all(&dest).with_context(|| format!("removing {}", dest.display()))?;
+    }
+    fs::create_dir_all(sources).with_context(|| format!("creating {}", sources.display()))?;
+    fs::rename(&unpacked, &dest).with_context(|| format!("installing {}", dest.display()))?;
+    let text = source::stamp_text(&t.version, &t.sha256);
+    crypto_build::generate::write_atomic(&stamp, text.as_bytes())?;
+    source::tarball_tree(sources, &t.version, &t.sha256)
 }
 
 /// The exports of the old tree against `tree`'s, with openssl-sys's declarations: the

@@ -40,7 +40,8 @@ impl Tarball {
         }
         let version = release_in(&bytes)
             .with_context(|| format!("{} is not an OpenSSL release tarball", path.display()))?;
-        crypto_build::data::check_supported_release(&version)?;
+        crypto_build::data::check_supported_release(&version)
+            .with_context(|| path.display().to_string())?;
         Ok(Tarball { path: path.to_path_buf(), sha256: want, version, bytes })
     }
 
