@@ -58,40 +58,22 @@ impl UpdateOpenssl {
             (Some(file), Some(sha256)) => Some(Tarball::check(file, sha256)?),
             _ => None,
         };
-        if let Some(t) = &tarball {
-            if let Some(line) = line_of(t) {
-                return restore(&root, &scratch, t, line);
-            }
+        if let Some((t, line)) = tarball.as_ref().and_then(|t| Some((t, line_of(t)?))) {
+            return restore(&root, &scratch, t, line);
         }
         let new = self.new_release(sh, &scratch, tarball)?;
         // Before the long part: a move that could not go through is refused now.
-        let from = pin::pinned(&root)?;
-        let to = pin::Release {
-            openssl: new.source.version.clone(),
-            origin: new.origin.clone(),
-            krate: match &new.origin {
-                Origin::Crate { crate_version } => crate_version.clone(),
-                Origin::Tarball { .. } => from.krate.clone(),
-            },
-        };
-        let edits = match self.report_only {
-            true => vec![],
-            false if (&from.openssl, &from.origin) == (&to.openssl, &to.origin) => {
-                bail!("{} is the pinned one already", to.origin.describe())
-            }
-            false => pin::plan(&root, pin::SITES, &from, &to)?,
-        };
+        let plan = self.plan(&root, &new)?;
         let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let old = self.old_side(sh, &root, &scratch, &configs, jobs, from.origin.clone())?;
-        let mut generated =
-            sides::generated(&scratch, "new", &new.source, new.origin.clone(), &configs, jobs)?;
-        let found = coverage::of_tables(&configs, &generated.side, &new.source.dir);
-        generated.findings.extend(found);
+        let old = self.old_side(sh, &root, &scratch, &configs, jobs, plan.from.origin.clone())?;
+        let (source, origin) = (&new.source, new.origin.clone());
+        let mut generated = sides::generated(&scratch, "new", source, origin, &configs, jobs)?;
+        generated.findings.extend(coverage::of_tables(&configs, &generated.side, &source.dir));
         let findings = std::mem::take(&mut generated.findings);
         let mut comparison = compare::compare(&configs, &old.side, &generated.side, findings);
         sides::text_facts(&mut comparison, &old.side, &generated.side);
         comparison.limited_to = self.targets.clone();
-        comparison.api = public_api(sh, &root, &old.side, &new.source.dir)?;
+        comparison.api = public_api(sh, &root, &old.side, &source.dir)?;
         let md = write_report(&scratch, &comparison, &self.command())?;
         println!(
             "update-openssl: wrote {} and its .json ({:.0?})",
@@ -111,33 +93,28 @@ impl UpdateOpenssl {
         if self.report_only {
             return Ok(());
         }
-        let name = |ext: &str| format!("{}-to-{}.{ext}", comparison.from, comparison.to);
-        let docs = root.join(DOCS);
-        let report = ["md", "json"].map(|ext| (scratch.join(name(ext)), docs.join(name(ext))));
-        let side = &generated.side;
-        let sets = side.manifests.values().map(|m| (m, side.dirs[&m.key()].clone())).collect();
-        let step = pin::Move {
-            root: &root,
-            from: &from,
-            to: &to,
-            edits,
-            sets,
-            report: report.to_vec(),
-            aside: scratch.join(format!("aside-{}", std::process::id())),
-            tree: new.tarball.is_some().then(|| new.source.dir.clone()),
-        };
-        step.apply(sh)?;
-        println!(
-            "update-openssl: moved the pin from {} to {}: Cargo.toml, Cargo.lock, generate.lock \
-             and the sets, data.rs's version and source, the version checks and the README{}, \
-             and {DOCS}/{}; review and commit them ({:.0?})",
-            from.origin.describe(),
-            to.origin.describe(),
-            if new.tarball.is_some() { ", the tree in openssl-sources/" } else { "" },
-            name("md"),
-            started.elapsed()
-        );
+        plan.apply(sh, &root, &comparison, &generated.side, &new)?;
+        println!("update-openssl: review and commit the move ({:.0?})", started.elapsed());
         Ok(())
+    }
+
+    /// The releases moved from and to, and each file's new text (none for a report only).
+    fn plan(&self, root: &Path, new: &New) -> Result<Plan> {
+        let from = pin::pinned(root)?;
+        let krate = match &new.origin {
+            Origin::Crate { crate_version } => crate_version.clone(),
+            Origin::Tarball { .. } => from.krate.clone(),
+        };
+        let to =
+            pin::Release { openssl: new.source.version.clone(), origin: new.origin.clone(), krate };
+        let edits = match self.report_only {
+            true => vec![],
+            false if (&from.openssl, &from.origin) == (&to.openssl, &to.origin) => {
+                bail!("{} is the pinned one already", to.origin.describe())
+            }
+            false => pin::plan(root, pin::SITES, &from, &to)?,
+        };
+        Ok(Plan { from, to, edits })
     }
 
     /// Every configuration of every target row, or of the targets asked for.
@@ -220,6 +197,55 @@ impl UpdateOpenssl {
             words.push("--report-only".into());
         }
         words.join(" ")
+    }
+}
+
+/// A move, planned before anything long runs.
+struct Plan {
+    from: pin::Release,
+    to: pin::Release,
+    edits: Vec<pin::Edit>,
+}
+
+impl Plan {
+    /// The move, all or nothing, with the report that `c` is.
+    fn apply(
+        self,
+        sh: &Shell,
+        root: &Path,
+        c: &Comparison,
+        new: &Side,
+        release: &New,
+    ) -> Result<()> {
+        let scratch = root.join(SCRATCH);
+        let name = |ext: &str| format!("{}-to-{}.{ext}", c.from, c.to);
+        let docs = root.join(DOCS);
+        let report = ["md", "json"].map(|ext| (scratch.join(name(ext)), docs.join(name(ext))));
+        let sets = new.manifests.values().map(|m| (m, new.dirs[&m.key()].clone())).collect();
+        let tree = release.tarball.is_some().then(|| release.source.dir.clone());
+        let step = pin::Move {
+            root,
+            from: &self.from,
+            to: &self.to,
+            edits: self.edits,
+            sets,
+            report: report.to_vec(),
+            aside: scratch.join(format!("aside-{}", std::process::id())),
+            tree,
+        };
+        step.apply(sh)?;
+        let moved = match release.tarball {
+            Some(_) => "data.rs's version and source, the tree in openssl-sources/",
+            None => "Cargo.toml and Cargo.lock, data.rs's version and source",
+        };
+        println!(
+            "update-openssl: moved the pin from {} to {}: {moved}, generate.lock and the sets, \
+             the version checks and the README, and {DOCS}/{}",
+            self.from.origin.describe(),
+            self.to.origin.describe(),
+            name("md")
+        );
+        Ok(())
     }
 }
 

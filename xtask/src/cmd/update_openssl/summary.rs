@@ -326,49 +326,42 @@ fn api(c: &Comparison) -> Option<String> {
             c.api.libs.iter().map(|l| format!("{}'s {}", l.lib, l.old)).collect();
         return Some(format!("Public API: the same functions, {}.", join_and(&each)));
     }
-    let mut each = Vec::new();
-    for l in &c.api.libs {
-        let built = l.removed.iter().filter(|r| r.built).count();
-        let top: Vec<String> =
-            by_prefix(&l.removed).iter().take(3).map(|(p, v)| format!("{p} {}", v.len())).collect();
-        let more = if by_prefix(&l.removed).len() > 3 { ", …" } else { "" };
-        let removed = match l.removed.len() {
-            0 => "loses none".to_string(),
-            n => format!(
-                "loses {n} functions ({built} built in {}; {}{more})",
-                c.from,
-                top.join(", ")
-            ),
-        };
-        match (l.removed.len(), l.added.len()) {
-            (0, 0) => each.push(format!("{} is the same", l.lib)),
-            (_, added) => each.push(format!("{} {removed} and gains {added}", l.lib)),
-        }
-    }
+    let each: Vec<String> = c.api.libs.iter().map(|l| lib_moved(l, &c.from)).collect();
     let bound: Vec<String> = c
         .api
         .libs
         .iter()
         .flat_map(|l| &l.removed)
-        .filter_map(|r| {
-            r.bound.as_ref().map(|cfg| {
-                if cfg.is_empty() {
-                    format!("`{}`", r.name)
-                } else {
-                    format!("`{}` (only under `{cfg}`)", r.name)
-                }
-            })
+        .filter_map(|r| r.bound.as_ref().map(|cfg| (r, cfg)))
+        .map(|(r, cfg)| match cfg.is_empty() {
+            true => format!("`{}`", r.name),
+            false => format!("`{}` (only under `{cfg}`)", r.name),
         })
         .collect();
-    let bound = match bound.len() {
-        0 => "none of them".to_string(),
-        _ => bound.join(", "),
-    };
+    let bound = if bound.is_empty() { "none of them".to_string() } else { bound.join(", ") };
     Some(format!(
         "Public API: {}; openssl-sys {} declares {bound}.",
         each.join("; "),
         c.api.openssl_sys
     ))
+}
+
+/// `libcrypto loses 257 functions (256 built in 3.6.3; ENGINE 122, EVP 120, ERR 4, …) and
+/// gains 33`.
+fn lib_moved(l: &super::api::LibDiff, from: &str) -> String {
+    let groups = by_prefix(&l.removed);
+    let top: Vec<String> = groups.iter().take(3).map(|(p, v)| format!("{p} {}", v.len())).collect();
+    let more = if groups.len() > 3 { ", …" } else { "" };
+    let built = l.removed.iter().filter(|r| r.built).count();
+    match (l.removed.len(), l.added.len()) {
+        (0, 0) => format!("{} is the same", l.lib),
+        (0, added) => format!("{} loses none and gains {added}", l.lib),
+        (n, added) => format!(
+            "{} loses {n} functions ({built} built in {from}; {}{more}) and gains {added}",
+            l.lib,
+            top.join(", ")
+        ),
+    }
 }
 
 /// One kind of Configure's changes over the configurations: the items every one shares, and
