@@ -5,23 +5,24 @@
 //! would lose.
 
 use anyhow::{Context, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
 /// One library's exports, old and new.
-#[derive(Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LibDiff {
     /// `libcrypto` or `libssl`.
-    pub lib: &'static str,
+    #[serde(deserialize_with = "lib_name")]
+    pub lib: super::compare::Name,
     pub old: usize,
     pub new: usize,
     pub added: Vec<String>,
     pub removed: Vec<Removed>,
 }
 
-#[derive(Debug, PartialEq, Eq, Serialize)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Removed {
     pub name: String,
     /// What comes before its first `_` (`ENGINE`, `EVP`, `TLSv1`), for grouping.
@@ -40,7 +41,7 @@ pub struct Removed {
 }
 
 /// The API section of a report.
-#[derive(Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Api {
     /// The openssl-sys whose declarations were read (the version the consumers lock).
     pub openssl_sys: String,
@@ -51,6 +52,10 @@ pub struct Api {
 }
 
 pub const LIBS: [&str; 2] = ["libcrypto", "libssl"];
+
+fn lib_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    super::compare::one_of(d, &LIBS)
+}
 
 /// The functions a `.num` file says the library exports, each with its platforms and
 /// features.

@@ -1,17 +1,19 @@
 //! The diff model: what changes from one release's generated configurations to another's,
 //! read from their manifests and from what Configure decided. No I/O (the facts read from the
 //! files themselves are `sides::text_facts`'), so it is tested on hand-made manifests; the
-//! report's JSON is this model, serialized as it is.
+//! report's JSON is this model, serialized as it is, and read back whole (so that a test
+//! checks that a committed report's words are what this code writes from its facts).
 
 use crypto_build::data::{AsmSyntax, Feature, Target, VERSION_THRESHOLDS};
 use crypto_build::generate::{Config, ConfigData};
 use crypto_build::manifest::{AsmFile, Manifest};
-use serde::{Serialize, Serializer};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 /// Where a side's OpenSSL tree came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Origin {
     /// An openssl-src crate (`400.0.2+4.0.3`).
@@ -55,7 +57,7 @@ pub struct Side {
 
 /// A configuration or check that failed on the new release, or a table of ours it no longer
 /// matches. Any finding fails the command.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     pub check: String,
     /// The configuration's key, or the table's name.
@@ -67,8 +69,10 @@ pub struct Finding {
 }
 
 /// Everything the report says.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Comparison {
+    /// How it was made (`cargo xtask update-openssl …`).
+    pub command: String,
     pub from: String,
     pub to: String,
     pub old_source: Origin,
@@ -99,6 +103,16 @@ impl Serialize for Classes {
     }
 }
 
+impl<'de> Deserialize<'de> for Classes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Classes, D::Error> {
+        let names = Vec::<String>::deserialize(d)?;
+        let class = |n: &String| {
+            Feature::from_name(n).ok_or_else(|| D::Error::custom(format!("no class `{n}`")))
+        };
+        Ok(Classes(names.iter().map(class).collect::<Result<_, _>>()?))
+    }
+}
+
 impl Classes {
     /// Those of `self` not in `other`.
     pub fn minus(&self, other: &Classes) -> Classes {
@@ -114,13 +128,13 @@ impl Classes {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OldNew<T> {
     pub old: T,
     pub new: T,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Added<T> {
     pub added: Vec<T>,
     pub removed: Vec<T>,
@@ -132,17 +146,51 @@ impl<T> Default for Added<T> {
     }
 }
 
+/// A name from our tables. Spelled so that serde, which borrows a field it sees written
+/// `&str` from the input, reads it through its `deserialize_with` instead.
+pub type Name = &'static str;
+
 fn target_name<S: Serializer>(t: &&Target, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(t.name)
 }
 
+fn target_by_name<'de, D: Deserializer<'de>>(d: D) -> Result<&'static Target, D::Error> {
+    let name = String::deserialize(d)?;
+    crypto_build::data::target_by_name(&name).map_err(|e| D::Error::custom(format!("{e:#}")))
+}
+
+fn set_by_name<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    let name = String::deserialize(d)?;
+    let set =
+        crypto_build::data::set_by_name(&name).map_err(|e| D::Error::custom(format!("{e:#}")))?;
+    Ok(set.name)
+}
+
+/// One of `names`, as the `'static` it is.
+pub fn one_of<'de, D: Deserializer<'de>>(
+    d: D,
+    names: &[&'static str],
+) -> Result<&'static str, D::Error> {
+    let name = String::deserialize(d)?;
+    names
+        .iter()
+        .find(|n| **n == name)
+        .copied()
+        .ok_or_else(|| D::Error::custom(format!("`{name}` is none of {names:?}")))
+}
+
+fn assembler_kind<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    one_of(d, &["gas", "clang", "nasm"])
+}
+
 /// A target's asm set (OpenSSL's default C configuration, which holds the asm).
-#[derive(Debug, PartialEq, Eq, Serialize)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SetDiff {
     pub key: String,
-    #[serde(serialize_with = "target_name")]
+    #[serde(serialize_with = "target_name", deserialize_with = "target_by_name")]
     pub target: &'static Target,
-    pub set: &'static str,
+    #[serde(deserialize_with = "set_by_name")]
+    pub set: Name,
     /// Whether the new release generated it; a finding says why not.
     pub generated: bool,
     /// The asm files added, removed or changed (by hash), every rendering.
@@ -167,13 +215,13 @@ impl SetDiff {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct EntryPoint {
     pub symbol: String,
     pub file: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Change {
     Added,
@@ -192,7 +240,7 @@ impl Change {
 }
 
 /// One asm file, old and new (empty on the side where it is missing).
-#[derive(Debug, PartialEq, Eq, Serialize)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileDiff {
     pub path: String,
     pub change: Change,
@@ -223,7 +271,7 @@ impl FileDiff {
 }
 
 /// What the text of an asm file says beyond its manifest entry.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TextDiff {
     /// Lines of the new file that the old one lacks, and the reverse (as multisets: a moved
     /// line counts neither way).
@@ -235,17 +283,18 @@ pub struct TextDiff {
 }
 
 /// The oldest assembler of a kind that takes a set, old and new.
-#[derive(Debug, PartialEq, Eq, Serialize)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AsmNeed {
     /// `gas`, `clang` or `nasm`: a key of `data::VERSION_THRESHOLDS`.
-    pub kind: &'static str,
+    #[serde(deserialize_with = "assembler_kind")]
+    pub kind: Name,
     pub old: Need,
     pub new: Need,
 }
 
 /// From `data::VERSION_THRESHOLDS`, over the classes of the set's files in the syntax the
 /// kind reads.
-#[derive(Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Need {
     /// The highest threshold among the classes, `None` when no class has one.
     pub min: Option<String>,
@@ -256,14 +305,14 @@ pub struct Need {
 }
 
 /// A feature configdata.pm's `%disabled` names, with Configure's reason.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Disabled {
     pub feature: String,
     pub reason: String,
 }
 
 /// What Configure decided differently for one configuration.
-#[derive(Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConfigDiff {
     pub key: String,
     /// Whether the new release generated it; only its disabled features are compared if not.
@@ -279,7 +328,7 @@ pub struct ConfigDiff {
 }
 
 /// Whether a C variant still does what `data::C_VARIANTS` says on the new release.
-#[derive(Debug, PartialEq, Eq, Serialize)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VariantState {
     pub key: String,
     /// Configured and generated, kept the asm, changed some C, no finding names it.
@@ -307,6 +356,7 @@ pub fn compare(configs: &[Config], old: &Side, new: &Side, findings: Vec<Finding
         .collect();
     let same = |k: &String| old.manifests.get(k).is_some_and(|m| new.manifests.get(k) == Some(m));
     Comparison {
+        command: String::new(),
         from: old.version.clone(),
         to: new.version.clone(),
         old_source: old.origin.clone(),

@@ -73,8 +73,9 @@ impl UpdateOpenssl {
         let mut comparison = compare::compare(&configs, &old.side, &generated.side, findings);
         sides::text_facts(&mut comparison, &old.side, &generated.side);
         comparison.limited_to = self.targets.clone();
+        comparison.command = self.command();
         comparison.api = public_api(sh, &root, &old.side, &source.dir)?;
-        let md = write_report(&scratch, &comparison, &self.command())?;
+        let md = write_report(&scratch, &comparison)?;
         println!(
             "update-openssl: wrote {} and its .json ({:.0?})",
             md.display(),
@@ -320,11 +321,10 @@ fn public_api(sh: &Shell, root: &Path, old: &Side, tree: &Path) -> Result<api::A
 }
 
 /// Writes `FROM-to-TO.md` and `.json` under `dir`; returns the Markdown's path.
-fn write_report(dir: &Path, c: &Comparison, command: &str) -> Result<PathBuf> {
+fn write_report(dir: &Path, c: &Comparison) -> Result<PathBuf> {
     fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let md = dir.join(format!("{}-to-{}.md", c.from, c.to));
-    fs::write(&md, report::markdown(c, command))
-        .with_context(|| format!("writing {}", md.display()))?;
+    fs::write(&md, report::markdown(c)).with_context(|| format!("writing {}", md.display()))?;
     let json = md.with_extension("json");
     fs::write(&json, report::json(c)?).with_context(|| format!("writing {}", json.display()))?;
     Ok(md)

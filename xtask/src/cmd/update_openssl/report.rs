@@ -13,10 +13,10 @@ const INLINE_MAX: usize = 8;
 /// Where a folded list's lines break.
 const WRAP: usize = 100;
 
-/// The Markdown report; `command` is how it was made.
-pub fn markdown(c: &Comparison, command: &str) -> String {
+/// The Markdown report.
+pub fn markdown(c: &Comparison) -> String {
     let mut out = format!("# OpenSSL {} to {}\n\n", c.from, c.to);
-    out.push_str(&intro(c, command));
+    out.push_str(&intro(c));
     out.push_str("## Summary\n\n");
     for line in super::summary::sentences(c) {
         let _ = writeln!(out, "- {line}");
@@ -47,7 +47,7 @@ pub fn json(c: &Comparison) -> serde_json::Result<String> {
     Ok(serde_json::to_string_pretty(&report)? + "\n")
 }
 
-fn intro(c: &Comparison, command: &str) -> String {
+fn intro(c: &Comparison) -> String {
     let old = match c.old_pinned {
         true => format!("the workspace's sets of OpenSSL {} as `generate.lock` pins them", c.from),
         false => format!("OpenSSL {}, generated in scratch space", c.from),
@@ -61,12 +61,13 @@ fn intro(c: &Comparison, command: &str) -> String {
         ),
     };
     format!(
-        "Written by `{command}`. Old: {old} (from {}). New: OpenSSL {}, generated in scratch \
+        "Written by `{}`. Old: {old} (from {}). New: OpenSSL {}, generated in scratch \
          space from {}. Compared: {scope}. Per target and set: asm files, entry points and \
          instruction classes, the oldest assembler each set takes, the public API, what \
          Configure decided, and the C variants; every failed configuration or check is a \
          finding. A target named alone in a heading stands for all its sets (or \
          configurations) compared.\n\n",
+        c.command,
         c.old_source.describe(),
         c.to,
         c.new_source.describe()

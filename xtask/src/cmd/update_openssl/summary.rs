@@ -135,29 +135,92 @@ fn facts(s: &SetDiff) -> Vec<Fact<'_>> {
         .collect()
 }
 
-/// What a set's asm did, in words; `stems`: each path without its extension, so that the
-/// renderings of several targets compare equal.
-fn clauses(facts: &[Fact], stems: bool) -> String {
-    let path = |f: &FileDiff| match stems {
-        true => f.path.rsplit_once('.').map_or(f.path.clone(), |(s, _)| s.to_string()),
-        false => f.path.clone(),
-    };
+/// How [`clauses`] names files: by stem alone, to group sets whose asm changed alike, or as
+/// the sets of the group have them.
+#[derive(Clone, Copy)]
+enum Mode<'a> {
+    Key,
+    Text(&'a [&'a SetDiff]),
+}
+
+fn stem(path: &str) -> &str {
+    path.rsplit_once('.').map_or(path, |(s, _)| s)
+}
+
+impl<'a> Mode<'a> {
+    /// The file of each set of the group that has `f`'s stem and change.
+    fn twins(&self, f: &FileDiff) -> Vec<(&'a str, &'a FileDiff)> {
+        let Mode::Text(members) = *self else { return vec![] };
+        let twin = |s: &'a SetDiff| {
+            let own = s.target.syntaxes[0];
+            s.files.iter().find(|o| {
+                crypto_build::data::AsmSyntax::of_path(&o.path) == Some(own)
+                    && stem(&o.path) == stem(&f.path)
+                    && o.change == f.change
+            })
+        };
+        members.iter().filter_map(|s| Some((s.target.name, twin(s)?))).collect()
+    }
+
+    /// `crypto/a.s`, or `crypto/a.{s,asm}` where the group's renderings differ.
+    fn path(&self, f: &FileDiff) -> String {
+        if let Mode::Key = self {
+            return stem(&f.path).to_string();
+        }
+        let mut exts: Vec<&str> = Vec::new();
+        for (_, t) in self.twins(f) {
+            let ext = t.path.rsplit_once('.').map_or("", |(_, e)| e);
+            if !exts.contains(&ext) {
+                exts.push(ext);
+            }
+        }
+        match exts[..] {
+            [] | [_] => f.path.clone(),
+            _ => format!("{}.{{{}}}", stem(&f.path), exts.join(",")),
+        }
+    }
+
+    /// An added file's `.inst` words: the count where every set of the group has the same,
+    /// else each target's.
+    fn inst_words(&self, f: &FileDiff) -> Option<String> {
+        let counts: Vec<(&str, usize)> = self
+            .twins(f)
+            .into_iter()
+            .map(|(t, o)| (t, o.text.as_ref().map_or(0, |x| x.inst_words.new)))
+            .collect();
+        let with: Vec<&(&str, usize)> = counts.iter().filter(|(_, n)| *n > 0).collect();
+        let first = with.first()?.1;
+        let targets: Vec<String> = with.iter().map(|(t, _)| t.to_string()).collect();
+        let words = "as `.inst` words";
+        let text = match (with.iter().all(|(_, n)| *n == first), with.len() == counts.len()) {
+            (true, true) => format!("{first} of its instructions written {words}"),
+            (true, false) => {
+                format!("{first} of its instructions written {words} on {}", join_and(&targets))
+            }
+            (false, _) => {
+                let on: Vec<String> = with.iter().map(|(t, n)| format!("{n} on {t}")).collect();
+                format!("of its instructions, {} written {words}", join_and(&on))
+            }
+        };
+        Some(format!("{text}, which any assembler takes"))
+    }
+}
+
+/// What a set's asm did, in words.
+fn clauses(facts: &[Fact], mode: Mode) -> String {
     let (mut added, mut removed, mut moves, mut code_only) = (vec![], vec![], vec![], vec![]);
     for fact in facts {
-        let f = fact.file;
+        let (f, path) = (fact.file, mode.path(fact.file));
         match f.change {
-            Change::Added => {
-                added.push(format!("`{}` added ({})", path(f), added_file(fact, stems)))
-            }
+            Change::Added => added.push(format!("`{path}` added ({})", added_file(fact, mode))),
             Change::Removed => removed.push(format!(
-                "`{}` removed ({}: {})",
-                path(f),
+                "`{path}` removed ({}: {})",
                 plural(fact.removed.len(), "entry point", "entry points"),
                 few(&fact.removed)
             )),
             Change::Changed => match moved(fact) {
-                Some(what) => moves.push(format!("`{}` {what}", path(f))),
-                None => code_only.push(path(f)),
+                Some(what) => moves.push(format!("`{path}` {what}")),
+                None => code_only.push(path),
             },
         }
     }
@@ -175,7 +238,7 @@ fn clauses(facts: &[Fact], stems: bool) -> String {
     out.join("; ")
 }
 
-fn added_file(fact: &Fact, stems: bool) -> String {
+fn added_file(fact: &Fact, mode: Mode) -> String {
     let f = fact.file;
     let points = plural(fact.added.len(), "entry point", "entry points");
     let classes = match f.classes.new.0.is_empty() {
@@ -183,12 +246,8 @@ fn added_file(fact: &Fact, stems: bool) -> String {
         false => format!("classes: {}", f.classes.new.names()),
     };
     let mut text = format!("{points}: {}; {classes}", few(&fact.added));
-    let inst = f.text.as_ref().map_or(0, |t| t.inst_words.new);
-    // The count may differ between renderings; the stems only group.
-    if inst > 0 && !stems {
-        text.push_str(&format!(
-            "; {inst} of its instructions written as `.inst` words, which any assembler takes"
-        ));
+    if let Some(inst) = mode.inst_words(f) {
+        text.push_str(&format!("; {inst}"));
     }
     text
 }
@@ -231,7 +290,7 @@ fn asm(c: &Comparison) -> Vec<String> {
             unchanged.push(s);
             continue;
         }
-        let key = clauses(&facts, true);
+        let key = clauses(&facts, Mode::Key);
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, members)) => members.push(s),
             None => groups.push((key, vec![s])),
@@ -240,7 +299,8 @@ fn asm(c: &Comparison) -> Vec<String> {
     let mut out: Vec<String> = groups
         .iter()
         .map(|(_, members)| {
-            format!("{}: {}.", sets_label(c, members), clauses(&facts(members[0]), false))
+            let text = clauses(&facts(members[0]), Mode::Text(members));
+            format!("{}: {text}.", sets_label(c, members))
         })
         .collect();
     out.extend(unchanged_sentence(c, &unchanged));

@@ -34,12 +34,14 @@ fn text(lines: &[&str]) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
-/// The configurations compared: x86_64 (asm, asm_avx2), aarch64 and ppc64le (asm).
+/// The configurations compared: x86_64 (asm, asm_avx2), aarch64 on Linux and macOS, and
+/// ppc64le (asm).
 fn configs() -> Vec<Config> {
     vec![
         config("linux-x86_64", "asm", None),
         config("linux-x86_64", "asm_avx2", None),
         config("linux-aarch64", "asm", None),
+        config("darwin64-arm64-cc", "asm", None),
         config("linux-ppc64le", "asm", None),
     ]
 }
@@ -104,7 +106,16 @@ fn files(new: bool, avx512: bool) -> Vec<(Config, Vec<File>)> {
         })
         .into();
     let avx2: Vec<File> = x86.iter().filter(|f| !f.0.contains("aesni")).cloned().collect();
-    vec![(c[0], x86), (c[1], avx2), (c[2], arm), (c[3], ppc)]
+    // Mach-O names: `_` first; and arm-xlate.pl writes `.inst` as `.long` there.
+    let darwin: Vec<File> = arm
+        .iter()
+        .map(|(p, c, g, t)| -> File {
+            let g: Vec<&'static str> =
+                g.iter().map(|g| &*Box::leak(format!("_{g}").into_boxed_str())).collect();
+            (p, c, Box::leak(g.into_boxed_slice()), t.replace(".inst", ".long"))
+        })
+        .collect();
+    vec![(c[0], x86), (c[1], avx2), (c[2], arm), (c[3], darwin), (c[4], ppc)]
 }
 
 /// One side: its manifests and files under `dir`, 30 headers more on the new one, and the
@@ -185,9 +196,9 @@ fn the_summary_says_what_changed_in_plain_words() {
     };
     has("No finding: every configuration generated");
     // The added file, its entry point, class, and the instructions no assembler reads.
-    has("linux-aarch64: `crypto/poly1305/poly1305-armv9-sve2.S` added (1 entry point: \
-         `poly1305_blocks_sve2`; classes: neon; 3 of its instructions written as `.inst` words, \
-         which any assembler takes)");
+    has("linux-aarch64 and darwin64-arm64-cc: `crypto/poly1305/poly1305-armv9-sve2.S` added (1 \
+         entry point: `poly1305_blocks_sve2`; classes: neon; 3 of its instructions written as \
+         `.inst` words on linux-aarch64, which any assembler takes)");
     has("`crypto/arm64cpuid.S` gains entry point `_armv8_sve_get_vl_bytes`");
     // Both x86_64 sets changed alike: the target named alone, the removed file's entry points
     // counted, the file whose code alone changed said so.
@@ -215,23 +226,24 @@ fn a_set_whose_classes_moved_is_named_apart_with_its_assembler() {
     has("`crypto/aes/aesni-x86_64.s` gains class avx512");
     has("linux-x86_64 (asm_avx2): `engines/e_padlock-x86_64.s` removed");
     has("Oldest assembler: GNU as for asm/linux-x86_64: 2.22 to 2.25 (avx512)");
-    let md = report::markdown(&c, "cargo xtask update-openssl 400.0.2");
+    let md = report::markdown(&c);
     assert!(md.contains("| linux-x86_64 | asm | GNU as | 2.22 (avx2) | 2.25 (avx512) |"), "{md}");
-    assert!(md.contains("The other 6 rows are unchanged."), "{md}");
+    assert!(md.contains("The other 8 rows are unchanged."), "{md}");
     fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn the_markdown_folds_long_lists_and_says_an_unchanged_table_in_one_line() {
     let (mut c, dir) = compared("markdown", false);
-    c.limited_to = vec!["linux-x86_64".into(), "linux-aarch64".into(), "linux-ppc64le".into()];
-    let md = report::markdown(&c, "cargo xtask update-openssl 400.0.2 --report-only");
+    let limited = ["linux-x86_64", "linux-aarch64", "darwin64-arm64-cc", "linux-ppc64le"];
+    c.limited_to = limited.map(String::from).to_vec();
+    let md = report::markdown(&c);
     let summary = md.find("## Summary").unwrap();
     assert!(summary < md.find("## Asm files").unwrap() && !md.contains("## Findings"));
-    assert!(md.contains("Compared: only the 4 configurations of linux-x86_64, linux-aarch64, linux-ppc64le (`--target`)"));
+    assert!(md.contains("Compared: only the 5 configurations of linux-x86_64, linux-aarch64, darwin64-arm64-cc, linux-ppc64le (`--target`)"));
     // The same table on both sides: one line, its rows folded.
-    assert!(md.contains("Unchanged on every target: the same for all 8 rows.\n"), "{md}");
-    assert!(md.contains("<details><summary>the 8 unchanged rows</summary>"), "{md}");
+    assert!(md.contains("Unchanged on every target: the same for all 10 rows.\n"), "{md}");
+    assert!(md.contains("<details><summary>the 10 unchanged rows</summary>"), "{md}");
     // Twelve entry points: counted in the table, listed in a fold.
     assert!(
         md.contains("| `engines/e_padlock-x86_64.s` | removed | 12 (below) | - | -3 |"),
@@ -294,12 +306,12 @@ fn the_same_release_on_both_sides_is_said_identical() {
     let (old, new) = (side(&dir.join("a"), false, false), side(&dir.join("b"), false, false));
     let c = compare::compare(&configs(), &old, &new, vec![]);
     let s = summary::sentences(&c);
-    assert_eq!(c.identical.len(), 4);
+    assert_eq!(c.identical.len(), 5);
     assert!(
-        s.iter().any(|l| l.starts_with("All 4 configurations are byte-identical to 3.6.3's")),
+        s.iter().any(|l| l.starts_with("All 5 configurations are byte-identical to 3.6.3's")),
         "{s:?}"
     );
-    assert!(s.iter().any(|l| l.contains("linux-x86_64's 3 (asm) / 2 (asm_avx2), linux-aarch64's 1 and linux-ppc64le's 3 asm files are unchanged.")), "{s:?}");
+    assert!(s.iter().any(|l| l.contains("linux-x86_64's 3 (asm) / 2 (asm_avx2), linux-aarch64's 1, darwin64-arm64-cc's 1 and linux-ppc64le's 3 asm files are unchanged.")), "{s:?}");
     assert!(s.iter().any(|l| l == "Configure decides the same for every configuration."), "{s:?}");
     fs::remove_dir_all(&dir).unwrap();
 }
@@ -325,4 +337,83 @@ fn a_tarball_unpacked_for_builds_is_the_tree_builds_take() {
     assert!(!tree.join("stale").exists() && tree.join("Configure").is_file());
     assert_eq!(crypto_build::source::tarball_tree(&sources, "3.6.3", &sha).unwrap(), tree);
     fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Targets whose renderings differ in extension (mingw64's `.s`, VC-WIN64A's `.asm`) but
+/// changed alike share a sentence that names both.
+#[test]
+fn a_sentence_names_each_rendering_of_the_group() {
+    let side = |files: &[(&str, &str)]| {
+        let mut s = Side::default();
+        for (key, path) in files {
+            let m = manifest(&[(asm(path, &[], &["padlock_xstore"]), "1")], &[], &[]);
+            s.manifests.entry(key.to_string()).or_insert_with(Manifest::default).asm.extend(m.asm);
+            let files = &mut s.manifests.get_mut(*key).unwrap().files;
+            files.push(FileHash { path: path.to_string(), sha256: "1".into() });
+        }
+        s
+    };
+    let old = side(&[
+        ("asm/mingw64", "engines/e_padlock-x86_64.s"),
+        ("asm/mingw64", "engines/e_padlock-x86_64.asm"),
+        ("asm/VC-WIN64A", "engines/e_padlock-x86_64.asm"),
+    ]);
+    let mut new = side(&[]);
+    new.manifests.insert("asm/mingw64".into(), Manifest::default());
+    new.manifests.insert("asm/VC-WIN64A".into(), Manifest::default());
+    let configs = [config("mingw64", "asm", None), config("VC-WIN64A", "asm", None)];
+    let s = summary::sentences(&compare::compare(&configs, &old, &new, vec![]));
+    let want = "mingw64 and VC-WIN64A: `engines/e_padlock-x86_64.{s,asm}` removed (1 entry point: \
+                `padlock_xstore`).";
+    assert!(s.iter().any(|l| l == want), "{s:#?}");
+}
+
+/// The JSON reads back as the comparison it was written from.
+#[test]
+fn the_json_reads_back_whole() {
+    let (mut c, dir) = compared("round-trip", true);
+    c.command = "cargo xtask update-openssl 400.0.2 --report-only".into();
+    let json = report::json(&c).unwrap();
+    let back: Comparison = serde_json::from_str(&json).unwrap();
+    assert_eq!(report::json(&back).unwrap(), json);
+    assert_eq!(report::markdown(&back), report::markdown(&c));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Each committed report (docs/openssl-updates/) is what this code writes from its own
+/// facts: its summary and Markdown are neither edited by hand nor left behind by a change of
+/// the report's words. `UPDATE_REPORTS=1` writes them again from their JSON (the facts stay
+/// as the command generated them).
+#[test]
+fn the_committed_reports_are_what_this_code_writes() {
+    let dir = crate::cargo::project_root().join("docs/openssl-updates");
+    let update = std::env::var_os("UPDATE_REPORTS").is_some();
+    let mut seen = 0;
+    for entry in fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        let c: Comparison = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{} is no report of this code: {e}", path.display()));
+        let (md, json) = (report::markdown(&c), report::json(&c).unwrap());
+        let md_path = path.with_extension("md");
+        if update {
+            fs::write(&md_path, &md).unwrap();
+            fs::write(&path, &json).unwrap();
+        }
+        assert!(
+            fs::read_to_string(&md_path).unwrap() == md,
+            "{} differs from what report.rs writes; UPDATE_REPORTS=1 writes it",
+            md_path.display()
+        );
+        assert!(
+            text == json || update,
+            "{}'s summary differs from what summary.rs writes; UPDATE_REPORTS=1 writes it",
+            path.display()
+        );
+        seen += 1;
+    }
+    assert!(seen >= 2, "the committed reports are in {}", dir.display());
 }
