@@ -458,11 +458,13 @@ impl Shared {
         if self.named {
             return format!("{} {}", self.what, few(&self.common));
         }
+        // Counted: `what` is the singular, `generated header`.
         let plus = self.common.iter().filter(|i| i.starts_with('+')).count();
+        let what = |n: usize| plural(n, self.what, &format!("{}s", self.what));
         match (plus, self.common.len() - plus) {
-            (p, 0) => format!("{p} {} added", self.what),
-            (0, m) => format!("{m} {} removed", self.what),
-            (p, m) => format!("{p} {} added, {m} removed", self.what),
+            (p, 0) => format!("{} added", what(p)),
+            (0, m) => format!("{} removed", what(m)),
+            (p, m) => format!("{} added, {m} removed", what(p)),
         }
     }
 }
@@ -488,8 +490,8 @@ fn configure(c: &Comparison) -> String {
         ),
         Shared::of("system libraries added", true, gen().map(|d| d.ex_libs.added.clone())),
         Shared::of("system libraries removed", true, gen().map(|d| d.ex_libs.removed.clone())),
-        Shared::of("generated headers", false, gen().map(|d| signed(&d.headers))),
-        Shared::of("other generated files", false, gen().map(|d| signed(&d.other_files))),
+        Shared::of("generated header", false, gen().map(|d| signed(&d.headers))),
+        Shared::of("other generated file", false, gen().map(|d| signed(&d.other_files))),
     ];
     let more = parts.iter().any(|p| p.more);
     let said: Vec<String> =
