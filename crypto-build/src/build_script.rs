@@ -223,8 +223,10 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
     let cflags = openssldir::cflags(&c_manifest, &openssldir)?;
     let manifests = facts.loaded.iter().map(|m| sets_root.join(m.key()));
     let manifests = manifests.map(|dir| dir.join(manifest::FILE_NAME));
-    // The lock vouches for the manifests: a changed or removed lock checks them again.
-    let inputs = manifests.chain(std::iter::once(lock_path)).collect();
+    // The lock vouches for the manifests: a changed or removed lock checks them again; a
+    // tarball line's stamp, for its tree unpacked again.
+    let stamp = crate::source::line_stamp(config.line);
+    let inputs = manifests.chain(std::iter::once(lock_path)).chain(stamp).collect();
     let job = compile::Job {
         plan: &plan,
         c_manifest: &c_manifest,

@@ -17,31 +17,14 @@ pub mod packed;
 pub mod progress;
 pub mod select;
 pub mod sha256;
+pub mod source;
 pub mod version;
 
 /// OpenSSL's source tree, from the pinned openssl-src, which generation and every build read.
 pub use openssl_src::source_dir as openssl_source_dir;
 
-/// The source tree of an OpenSSL line (`data::OPENSSL_LINES`): the pinned openssl-src's for
-/// the default line; for another, the openssl-src dependency named after its series, which
-/// crypto-build's feature of the same name (crypto-sys's turns it on) brings.
-pub fn line_source_dir(line: &data::OpensslLine) -> anyhow::Result<std::path::PathBuf> {
-    if line.default {
-        return Ok(openssl_src::source_dir());
-    }
-    match line.name() {
-        #[cfg(feature = "openssl-3-5")]
-        "3.5" => Ok(openssl_src_3_5::source_dir()),
-        _ => {
-            let feature = line.feature().unwrap_or_default();
-            anyhow::bail!(
-                "OpenSSL {} needs crypto-build's `{feature}` feature (crypto-sys's `{feature}` \
-                 turns it on), which brings its source",
-                line.version
-            )
-        }
-    }
-}
+/// The source tree of an OpenSSL line (`data::OPENSSL_LINES`), as [`source`] resolves it.
+pub use source::line_source_dir;
 
 /// `f` of each item, `jobs` at a time (each item on whichever thread is free; with an
 /// inherited jobserver, each thread but the first takes a token: [`jobs::each`]), in the

@@ -254,8 +254,23 @@ pub struct Docs {
 pub struct UpdateOpenssl {
     /// openssl-src's crate version (400.0.2), or an OpenSSL release (4.0.3: the newest crate
     /// of its line, which must hold it)
-    #[arg(required_unless_present = "status", conflicts_with = "status")]
+    #[arg(required_unless_present_any = ["status", "source"], conflicts_with_all = ["status", "source"])]
     pub version: Option<String>,
+    /// A release tarball instead (openssl-X.Y.Z.tar.gz, for a release the registry lacks):
+    /// checked whole before anything is touched; a move installs its tree in openssl-sources/
+    #[arg(long, value_name = "FILE", requires = "sha256", conflicts_with = "status")]
+    pub source: Option<PathBuf>,
+    /// The SHA-256 --source's tarball must have, from its publisher
+    #[arg(long, value_name = "HEX", requires = "source")]
+    pub sha256: Option<String>,
+    /// Compare with this openssl-src release, generated in scratch too, instead of the
+    /// line's pinned one (a report only)
+    #[arg(long, value_name = "VERSION", conflicts_with = "status")]
+    pub from: Option<String>,
+    /// Only this target row's configurations (its Configure name; repeat for more; a report
+    /// only)
+    #[arg(long = "target", value_name = "NAME", value_parser = target_rows(), conflicts_with = "status")]
+    pub targets: Vec<&'static Target>,
     /// Write the report only; leave the pin where it is
     #[arg(long)]
     pub report_only: bool,
@@ -270,8 +285,26 @@ pub struct UpdateOpenssl {
     pub status: bool,
     /// A saved answer of crates.io's index of openssl-src, for --status (else it is fetched)
     // Not `requires = "status"`: a flag's default counts as present for clap's `requires`.
-    #[arg(long, value_name = "FILE", conflicts_with = "version")]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["version", "source"])]
     pub registry_answer: Option<PathBuf>,
+}
+
+impl UpdateOpenssl {
+    /// What clap cannot say: --from and --target make a report only (a flag's default counts
+    /// as present for `requires`), and --sha256 goes with --source (clap drops a requirement
+    /// that conflicts with an argument given, here VERSION).
+    pub fn check(&self) -> anyhow::Result<()> {
+        if self.sha256.is_some() && self.source.is_none() {
+            anyhow::bail!("--sha256 is the SHA-256 of --source's tarball: give both, or VERSION");
+        }
+        if !self.report_only && (self.from.is_some() || !self.targets.is_empty()) {
+            anyhow::bail!(
+                "--from and --target make a report only (a move starts from the pin and takes \
+                 every target): add --report-only"
+            );
+        }
+        Ok(())
+    }
 }
 
 /// Every check CI runs, as named steps (`--list` names each, with what it covers).
@@ -351,6 +384,11 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for Table<T> {
 
 fn lines() -> Table<&'static OpensslLine> {
     Table::new("OpenSSL line", data::OPENSSL_LINES, |l| l.name())
+}
+
+/// A row of `data::TARGETS`, by its Configure name.
+fn target_rows() -> Table<&'static Target> {
+    Table::new("target row", data::TARGETS, |t| t.name)
 }
 
 fn sets() -> Table<&'static AsmSet> {
@@ -521,5 +559,40 @@ mod tests {
         assert_eq!(e.kind(), ErrorKind::ArgumentConflict, "{e}");
         let e = parse("update-openssl 4.0.3 --registry-answer a.json").unwrap_err();
         assert_eq!(e.kind(), ErrorKind::ArgumentConflict, "{e}");
+    }
+
+    #[test]
+    fn update_openssl_takes_a_tarball_and_its_sha256() {
+        let line = "update-openssl --source openssl-3.6.3.tar.gz --sha256 ab --report-only \
+                    --from 300.6.1 --target linux-x86_64 --target linux-aarch64";
+        let Command::UpdateOpenssl(u) = parse(line).unwrap().command else {
+            panic!("not update-openssl")
+        };
+        assert_eq!(u.source, Some(PathBuf::from("openssl-3.6.3.tar.gz")));
+        assert_eq!((u.sha256.as_deref(), u.from.as_deref()), (Some("ab"), Some("300.6.1")));
+        let names: Vec<&str> = u.targets.iter().map(|t| t.name).collect();
+        assert_eq!(names, ["linux-x86_64", "linux-aarch64"]);
+        u.check().unwrap();
+        let refused = [
+            ("update-openssl --source a.tar.gz", ErrorKind::MissingRequiredArgument),
+            ("update-openssl --sha256 ab", ErrorKind::MissingRequiredArgument),
+            ("update-openssl 4.0.3 --source a.tar.gz --sha256 ab", ErrorKind::ArgumentConflict),
+            ("update-openssl --status --source a.tar.gz --sha256 ab", ErrorKind::ArgumentConflict),
+        ];
+        for (line, kind) in refused {
+            assert_eq!(parse(line).unwrap_err().kind(), kind, "{line}");
+        }
+        let checked = [
+            ("update-openssl 4.0.3 --from 3.6.3", "add --report-only"),
+            ("update-openssl 4.0.3 --target linux-x86_64", "add --report-only"),
+            ("update-openssl --sha256 ab 4.0.3", "give both, or VERSION"),
+        ];
+        for (line, want) in checked {
+            let Command::UpdateOpenssl(u) = parse(line).unwrap().command else {
+                panic!("not update-openssl")
+            };
+            let e = u.check().unwrap_err().to_string();
+            assert!(e.contains(want) && !e.contains('\n'), "{line}: {e}");
+        }
     }
 }

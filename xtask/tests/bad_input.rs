@@ -329,3 +329,75 @@ fn xtask_build_for_a_cross_target_with_a_missing_compiler_names_the_package() {
         println!("{}", errors[0]);
     }
 }
+
+/// A gzip'd tar of `(path, contents)` under `dir`, and its SHA-256.
+fn tarball(dir: &Path, name: &str, entries: &[(&str, &str)]) -> (PathBuf, String) {
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let mut tar = tar::Builder::new(gz);
+    for (path, text) in entries {
+        let mut h = tar::Header::new_gnu();
+        h.set_mode(0o644);
+        h.set_size(text.len() as u64);
+        tar.append_data(&mut h, path, text.as_bytes()).unwrap();
+    }
+    let bytes = tar.into_inner().unwrap().finish().unwrap();
+    let path = dir.join(name);
+    fs::write(&path, &bytes).unwrap();
+    (path, crypto_build::sha256::hex(&bytes))
+}
+
+/// `update-openssl --source` with a tarball that is not what it claims: one line, before
+/// anything is written (no progress line, nothing unpacked in scratch space or in
+/// openssl-sources/).
+#[test]
+fn update_openssl_refuses_a_bad_tarball_before_touching_anything() {
+    let dir = std::env::temp_dir().join(format!("xtask-bad-tarball-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    // A release that does not exist, so that nothing of it can be left by another run.
+    let dat = "MAJOR=3\nMINOR=9\nPATCH=7\nPRE_RELEASE_TAG=\n";
+    let old_dat = "MAJOR=3\nMINOR=4\nPATCH=7\nPRE_RELEASE_TAG=\n";
+    let (good, sha) = tarball(
+        &dir,
+        "good.tar.gz",
+        &[("openssl-3.9.7/Configure", ""), ("openssl-3.9.7/VERSION.dat", dat)],
+    );
+    let (no_configure, no_configure_sha) =
+        tarball(&dir, "a.tar.gz", &[("openssl-3.9.7/VERSION.dat", dat)]);
+    let (no_dat, no_dat_sha) = tarball(&dir, "b.tar.gz", &[("openssl-3.9.7/Configure", "")]);
+    let (old, old_sha) = tarball(
+        &dir,
+        "c.tar.gz",
+        &[("openssl-3.4.7/Configure", ""), ("openssl-3.4.7/VERSION.dat", old_dat)],
+    );
+    let tampered = sha.replace(&sha[..2], if sha.starts_with("00") { "11" } else { "00" });
+    let cases = [
+        (&good, tampered.as_str(), format!("SHA-256 is {sha}, not {tampered}")),
+        (&no_configure, no_configure_sha.as_str(), "has no openssl-3.9.7/Configure".to_string()),
+        (&no_dat, no_dat_sha.as_str(), "has no openssl-3.9.7/VERSION.dat".to_string()),
+        (
+            &old,
+            old_sha.as_str(),
+            "OpenSSL 3.4 is older than the oldest series OpenSSL supports".to_string(),
+        ),
+    ];
+    for (file, sha256, want) in cases {
+        let o = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .arg("update-openssl")
+            .arg("--source")
+            .arg(file)
+            .args(["--sha256", sha256])
+            .output()
+            .unwrap();
+        let t = text(&o);
+        assert!(!o.status.success(), "{t}");
+        assert_eq!(t.trim().lines().count(), 1, "one line:\n{t}");
+        assert!(t.starts_with("error: ") && t.contains(&want), "`{want}` missing from {t}");
+        println!("{}", t.trim());
+    }
+    for unpacked in ["target/update-openssl/tarball/openssl-3.9.7", "openssl-sources/openssl-3.9.7"]
+    {
+        assert!(!root().join(unpacked).exists(), "{unpacked} was written");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}

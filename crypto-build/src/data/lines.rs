@@ -88,6 +88,10 @@ pub enum LineSource {
     /// The openssl-src crate of that exact version (`400.0.2`), a dependency of crypto-build
     /// named after the line's series (`openssl-src-4-0`).
     Registry { crate_version: &'static str },
+    /// An OpenSSL release tarball (`openssl-X.Y.Z.tar.gz`) of this SHA-256, for a release the
+    /// registry lacks: unpacked and verified into the workspace's `openssl-sources/` by
+    /// `cargo xtask update-openssl --source FILE --sha256 HEX` (`crate::source` finds it).
+    Tarball { sha256: &'static str },
 }
 
 /// An OpenSSL release line crypto-sys builds: the default one (the pin, which `cargo xtask
@@ -174,10 +178,11 @@ impl OpensslLine {
         }
     }
 
-    /// The openssl-src crate it builds from.
-    pub fn crate_version(&self) -> &'static str {
+    /// The openssl-src crate it builds from; `None` for a tarball's line.
+    pub fn crate_version(&self) -> Option<&'static str> {
         match self.source {
-            LineSource::Registry { crate_version } => crate_version,
+            LineSource::Registry { crate_version } => Some(crate_version),
+            LineSource::Tarball { .. } => None,
         }
     }
 

@@ -54,16 +54,8 @@ impl Source {
         let path = dir.join("VERSION.dat");
         let text = fs::read_to_string(&path)
             .with_context(|| format!("reading {} (not an OpenSSL tree?)", path.display()))?;
-        let field = |name: &str| {
-            let value = text.lines().find_map(|l| l.strip_prefix(&format!("{name}=")));
-            value.map(|v| v.trim().trim_matches('"').to_string())
-        };
-        let number =
-            |name: &str| field(name).with_context(|| format!("{}: no {name}", path.display()));
-        let mut version = format!("{}.{}.{}", number("MAJOR")?, number("MINOR")?, number("PATCH")?);
-        if let Some(tag) = field("PRE_RELEASE_TAG").filter(|t| !t.is_empty()) {
-            version = format!("{version}-{tag}");
-        }
+        let version = crate::source::release_of_version_dat(&text)
+            .with_context(|| format!("reading {}", path.display()))?;
         Ok(Source { dir: dir.to_path_buf(), version })
     }
 }

@@ -103,13 +103,14 @@ fn commands(code: &[String], facts: &Facts) -> Vec<String> {
     problems
 }
 
-/// A command line as docs write it: `[--flag]` is the flag, `a|b` each of a and b, and a
+/// A command line as docs write it: `[--flag]` is the flag (`[--flag X]...` too), `a|b` each
+/// of a and b, and a
 /// placeholder (`NAME`, `<triple>`) the option's first possible value, where it has some.
 fn parse_command(line: &str, cli: &clap::Command) -> Result<(), String> {
     let mut words: Vec<String> = line
         .split_whitespace()
         .skip(2)
-        .map(|w| w.trim_matches(|c| c == '[' || c == ']').to_string())
+        .map(|w| w.trim_end_matches("...").trim_matches(|c| c == '[' || c == ']').to_string())
         .filter(|w| !w.is_empty())
         .collect();
     if words.first().is_some_and(|w| w.starts_with('<')) {

@@ -5,52 +5,57 @@
 //! would lose.
 
 use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
 /// One library's exports, old and new.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LibDiff {
     /// `libcrypto` or `libssl`.
-    pub lib: &'static str,
+    #[serde(deserialize_with = "lib_name")]
+    pub lib: super::compare::Name,
     pub old: usize,
     pub new: usize,
     pub added: Vec<String>,
     pub removed: Vec<Removed>,
 }
 
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Removed {
     pub name: String,
+    /// What comes before its first `_` (`ENGINE`, `EVP`, `TLSv1`), for grouping.
+    pub prefix: String,
     /// Its `.num` line's features (`DEPRECATEDIN_3_0`, `ENGINE`): the build has it only
     /// when none of them is disabled.
     pub features: Vec<String>,
     /// Its `.num` line's platforms (`__FreeBSD__`, `!VMS`; empty: every platform).
     pub platforms: String,
-    /// Whether the pinned release's configuration (`asm/linux-x86_64`) builds it: none of
-    /// its features disabled, and no platform named but by exclusion (`!VMS`).
+    /// Whether the old release's configuration (`Api::built_in`) builds it: none of its
+    /// features disabled, and no platform named but by exclusion (`!VMS`).
     pub built: bool,
     /// openssl-sys's declaration of it, with its own `#[cfg]` (empty: none).
+    #[serde(rename = "openssl_sys")]
     pub bound: Option<String>,
 }
 
 /// The API section of a report.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Api {
     /// The openssl-sys whose declarations were read (the version the consumers lock).
     pub openssl_sys: String,
+    /// The old release's configuration whose `%disabled` says which removed functions it
+    /// built (`asm/linux-x86_64` where it was compared).
+    pub built_in: String,
     pub libs: Vec<LibDiff>,
 }
 
-impl Removed {
-    /// What comes before its first `_` (`ENGINE`, `EVP`, `TLSv1`), for grouping.
-    pub fn prefix(&self) -> &str {
-        self.name.split('_').next().unwrap_or(&self.name)
-    }
-}
-
 pub const LIBS: [&str; 2] = ["libcrypto", "libssl"];
+
+fn lib_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    super::compare::one_of(d, &LIBS)
+}
 
 /// The functions a `.num` file says the library exports, each with its platforms and
 /// features.
@@ -102,6 +107,7 @@ pub fn compare(
             .filter(|(n, _)| !new.contains_key(*n))
             .map(|(name, (platforms, features))| Removed {
                 name: name.clone(),
+                prefix: name.split('_').next().unwrap_or(name).to_string(),
                 platforms: platforms.clone(),
                 features: features.clone(),
                 built: !features.iter().any(|f| disabled(f, disabled_old))

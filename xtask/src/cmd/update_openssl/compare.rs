@@ -1,24 +1,63 @@
 //! The diff model: what changes from one release's generated configurations to another's,
-//! read from their manifests and from what Configure decided. No I/O, so it is tested on
-//! hand-made manifests.
+//! read from their manifests and from what Configure decided. No I/O (the facts read from the
+//! files themselves are `sides::text_facts`'), so it is tested on hand-made manifests; the
+//! report's JSON is this model, serialized as it is, and read back whole (so that a test
+//! checks that a committed report's words are what this code writes from its facts).
 
 use crypto_build::data::{AsmSyntax, Feature, Target, VERSION_THRESHOLDS};
 use crypto_build::generate::{Config, ConfigData};
 use crypto_build::manifest::{AsmFile, Manifest};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+/// Where a side's OpenSSL tree came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// An openssl-src crate (`400.0.2+4.0.3`).
+    Crate { crate_version: String },
+    /// A release tarball of this SHA-256 (`openssl-4.0.3.tar.gz`).
+    Tarball { file: String, sha256: String },
+}
+
+impl Default for Origin {
+    fn default() -> Origin {
+        Origin::Crate { crate_version: String::new() }
+    }
+}
+
+impl Origin {
+    /// `openssl-src 400.0.2+4.0.3`, `openssl-4.0.3.tar.gz (SHA-256 0123…)`.
+    pub fn describe(&self) -> String {
+        match self {
+            Origin::Crate { crate_version } => format!("openssl-src {crate_version}"),
+            Origin::Tarball { file, sha256 } => format!("{file} (SHA-256 {sha256})"),
+        }
+    }
+}
 
 /// One release's side: its configurations as generated, and what Configure decided for them.
 #[derive(Debug, Default)]
 pub struct Side {
     pub version: String,
+    pub origin: Origin,
+    /// Whether it is the workspace's own sets, as its generate.lock pins them (else generated
+    /// in scratch space).
+    pub pinned: bool,
     /// By key (`asm/linux-x86_64`, `asm/linux-x86_64+ec_nistp_64_gcc_128`).
     pub manifests: BTreeMap<String, Manifest>,
     pub config: BTreeMap<String, ConfigData>,
+    /// Each configuration's directory (its manifest and `gen/`), by key.
+    pub dirs: BTreeMap<String, PathBuf>,
+    /// The OpenSSL tree it was generated from.
+    pub tree: PathBuf,
 }
 
 /// A configuration or check that failed on the new release, or a table of ours it no longer
 /// matches. Any finding fails the command.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     pub check: String,
     /// The configuration's key, or the table's name.
@@ -30,11 +69,23 @@ pub struct Finding {
 }
 
 /// Everything the report says.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Comparison {
+    /// How it was made (`cargo xtask update-openssl …`).
+    pub command: String,
     pub from: String,
     pub to: String,
-    pub crate_version: String,
+    pub old_source: Origin,
+    pub new_source: Origin,
+    /// Whether the old side is the workspace's sets (else it was generated in scratch space).
+    pub old_pinned: bool,
+    /// The targets compared when `--target` limited them (`Target::name`); empty: every row.
+    pub limited_to: Vec<String>,
+    /// How many configurations were compared.
+    pub configurations: usize,
+    /// The configurations whose manifests (so every generated file, and generate.lock's
+    /// lines) are the same on both sides.
+    pub identical: Vec<String>,
     pub sets: Vec<SetDiff>,
     pub configs: Vec<ConfigDiff>,
     pub variants: Vec<VariantState>,
@@ -42,25 +93,136 @@ pub struct Comparison {
     pub api: super::api::Api,
 }
 
+/// Instruction classes; in the JSON, their names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Classes(pub Vec<Feature>);
+
+impl Serialize for Classes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|f| f.name()))
+    }
+}
+
+impl<'de> Deserialize<'de> for Classes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Classes, D::Error> {
+        let names = Vec::<String>::deserialize(d)?;
+        let class = |n: &String| {
+            Feature::from_name(n).ok_or_else(|| D::Error::custom(format!("no class `{n}`")))
+        };
+        Ok(Classes(names.iter().map(class).collect::<Result<_, _>>()?))
+    }
+}
+
+impl Classes {
+    /// Those of `self` not in `other`.
+    pub fn minus(&self, other: &Classes) -> Classes {
+        Classes(self.0.iter().filter(|f| !other.0.contains(f)).copied().collect())
+    }
+
+    /// `neon, armv8-crypto`, or `-` for none.
+    pub fn names(&self) -> String {
+        if self.0.is_empty() {
+            return "-".into();
+        }
+        self.0.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OldNew<T> {
+    pub old: T,
+    pub new: T,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Added<T> {
+    pub added: Vec<T>,
+    pub removed: Vec<T>,
+}
+
+impl<T> Default for Added<T> {
+    fn default() -> Self {
+        Added { added: vec![], removed: vec![] }
+    }
+}
+
+/// A name from our tables. Spelled so that serde, which borrows a field it sees written
+/// `&str` from the input, reads it through its `deserialize_with` instead.
+pub type Name = &'static str;
+
+fn target_name<S: Serializer>(t: &&Target, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(t.name)
+}
+
+fn target_by_name<'de, D: Deserializer<'de>>(d: D) -> Result<&'static Target, D::Error> {
+    let name = String::deserialize(d)?;
+    crypto_build::data::target_by_name(&name).map_err(|e| D::Error::custom(format!("{e:#}")))
+}
+
+fn set_by_name<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    let name = String::deserialize(d)?;
+    let set =
+        crypto_build::data::set_by_name(&name).map_err(|e| D::Error::custom(format!("{e:#}")))?;
+    Ok(set.name)
+}
+
+/// One of `names`, as the `'static` it is.
+pub fn one_of<'de, D: Deserializer<'de>>(
+    d: D,
+    names: &[&'static str],
+) -> Result<&'static str, D::Error> {
+    let name = String::deserialize(d)?;
+    names
+        .iter()
+        .find(|n| **n == name)
+        .copied()
+        .ok_or_else(|| D::Error::custom(format!("`{name}` is none of {names:?}")))
+}
+
+fn assembler_kind<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    one_of(d, &["gas", "clang", "nasm"])
+}
+
 /// A target's asm set (OpenSSL's default C configuration, which holds the asm).
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SetDiff {
     pub key: String,
+    #[serde(serialize_with = "target_name", deserialize_with = "target_by_name")]
     pub target: &'static Target,
-    pub set: &'static str,
+    #[serde(deserialize_with = "set_by_name")]
+    pub set: Name,
     /// Whether the new release generated it; a finding says why not.
     pub generated: bool,
-    /// The asm files added, removed or changed (by hash).
+    /// The asm files added, removed or changed (by hash), every rendering.
     pub files: Vec<FileDiff>,
+    /// How many asm files (every rendering) are the same.
     pub unchanged: usize,
-    /// (symbol, file) exported by the target's own rendering.
-    pub symbols_added: Vec<(String, String)>,
-    pub symbols_removed: Vec<(String, String)>,
-    pub classes: (BTreeSet<Feature>, BTreeSet<Feature>),
+    /// Exported by the target's own rendering, with their file.
+    pub entry_points: Added<EntryPoint>,
+    pub classes: OldNew<Classes>,
     pub assemblers: Vec<AsmNeed>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+impl SetDiff {
+    /// The files of the target's own rendering (Configure's), and those of another rendering
+    /// whose own twin did not change the same way.
+    pub fn shown_files(&self) -> impl Iterator<Item = &FileDiff> {
+        let own = self.target.syntaxes[0];
+        self.files.iter().filter(move |f| {
+            AsmSyntax::of_path(&f.path) == Some(own)
+                || !self.files.iter().any(|t| t.path == own.rename(&f.path) && t.change == f.change)
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct EntryPoint {
+    pub symbol: String,
+    pub file: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Change {
     Added,
     Removed,
@@ -78,55 +240,86 @@ impl Change {
 }
 
 /// One asm file, old and new (empty on the side where it is missing).
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileDiff {
     pub path: String,
     pub change: Change,
-    pub classes: (Vec<Feature>, Vec<Feature>),
-    pub globals: (Vec<String>, Vec<String>),
+    pub classes: OldNew<Classes>,
+    pub entry_points: OldNew<Vec<String>>,
+    /// Read from the files themselves, where both sides' directories were at hand.
+    pub text: Option<TextDiff>,
 }
 
 impl FileDiff {
-    pub fn classes_added(&self) -> Vec<Feature> {
-        self.classes.1.iter().filter(|f| !self.classes.0.contains(f)).copied().collect()
+    pub fn classes_added(&self) -> Classes {
+        self.classes.new.minus(&self.classes.old)
     }
 
-    pub fn classes_removed(&self) -> Vec<Feature> {
-        self.classes.0.iter().filter(|f| !self.classes.1.contains(f)).copied().collect()
+    pub fn classes_removed(&self) -> Classes {
+        self.classes.old.minus(&self.classes.new)
+    }
+
+    pub fn entry_points_added(&self) -> Vec<String> {
+        let (old, new) = (&self.entry_points.old, &self.entry_points.new);
+        new.iter().filter(|g| !old.contains(g)).cloned().collect()
+    }
+
+    pub fn entry_points_removed(&self) -> Vec<String> {
+        let (old, new) = (&self.entry_points.old, &self.entry_points.new);
+        old.iter().filter(|g| !new.contains(g)).cloned().collect()
     }
 }
 
+/// What the text of an asm file says beyond its manifest entry.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextDiff {
+    /// Lines of the new file that the old one lacks, and the reverse (as multisets: a moved
+    /// line counts neither way).
+    pub lines_added: usize,
+    pub lines_removed: usize,
+    /// Instructions written as `.inst` words (AArch64): the assembler sees data, so they need
+    /// nothing from it, whatever their class.
+    pub inst_words: OldNew<usize>,
+}
+
 /// The oldest assembler of a kind that takes a set, old and new.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AsmNeed {
     /// `gas`, `clang` or `nasm`: a key of `data::VERSION_THRESHOLDS`.
-    pub kind: &'static str,
+    #[serde(deserialize_with = "assembler_kind")]
+    pub kind: Name,
     pub old: Need,
     pub new: Need,
 }
 
 /// From `data::VERSION_THRESHOLDS`, over the classes of the set's files in the syntax the
 /// kind reads.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Need {
     /// The highest threshold among the classes, `None` when no class has one.
     pub min: Option<String>,
     /// The classes whose threshold that is.
-    pub set_by: Vec<Feature>,
+    pub set_by: Classes,
     /// Classes the set needs that the table gives no version for (the probes still decide).
-    pub unknown: Vec<Feature>,
+    pub unknown: Classes,
+}
+
+/// A feature configdata.pm's `%disabled` names, with Configure's reason.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Disabled {
+    pub feature: String,
+    pub reason: String,
 }
 
 /// What Configure decided differently for one configuration.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConfigDiff {
     pub key: String,
     /// Whether the new release generated it; only its disabled features are compared if not.
     pub generated: bool,
     /// `-D` words of the library flags and of the units.
     pub defines: Added<String>,
-    /// configdata's %disabled: (feature, Configure's reason).
-    pub disabled: Added<(String, String)>,
+    pub disabled: Added<Disabled>,
     /// Generated `.h` and `.inc` files.
     pub headers: Added<String>,
     /// The other generated files (C sources, CMake exporters), asm aside.
@@ -134,11 +327,8 @@ pub struct ConfigDiff {
     pub ex_libs: Added<String>,
 }
 
-/// (added, removed)
-pub type Added<T> = (Vec<T>, Vec<T>);
-
 /// Whether a C variant still does what `data::C_VARIANTS` says on the new release.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VariantState {
     pub key: String,
     /// Configured and generated, kept the asm, changed some C, no finding names it.
@@ -149,8 +339,9 @@ pub struct VariantState {
 }
 
 /// Compares the two sides over `configs` (every target row, set and C variant, in the
-/// tables' order). `findings` are those already known (failed configurations and checks,
-/// the tables' coverage); the variants' states depend on them.
+/// tables' order, or those of the targets asked for). `findings` are those already known
+/// (failed configurations and checks, the tables' coverage); the variants' states depend on
+/// them.
 pub fn compare(configs: &[Config], old: &Side, new: &Side, findings: Vec<Finding>) -> Comparison {
     let sets = configs
         .iter()
@@ -163,10 +354,17 @@ pub fn compare(configs: &[Config], old: &Side, new: &Side, findings: Vec<Finding
         .filter(|c| c.variant.is_some())
         .map(|c| variant_state(c, new, &findings))
         .collect();
+    let same = |k: &String| old.manifests.get(k).is_some_and(|m| new.manifests.get(k) == Some(m));
     Comparison {
+        command: String::new(),
         from: old.version.clone(),
         to: new.version.clone(),
-        crate_version: String::new(),
+        old_source: old.origin.clone(),
+        new_source: new.origin.clone(),
+        old_pinned: old.pinned,
+        limited_to: vec![],
+        configurations: configs.len(),
+        identical: configs.iter().map(|c| c.key()).filter(same).collect(),
         sets,
         configs: configs_diff,
         variants,
@@ -175,43 +373,38 @@ pub fn compare(configs: &[Config], old: &Side, new: &Side, findings: Vec<Finding
     }
 }
 
+fn all_classes(m: &Manifest) -> Classes {
+    let set: BTreeSet<Feature> = m.asm.iter().flat_map(|f| f.features.iter().copied()).collect();
+    Classes(set.into_iter().collect())
+}
+
 fn set_diff(config: &Config, old: &Side, new: &Side) -> SetDiff {
     let key = config.key();
     let empty = Manifest::default();
     let a = old.manifests.get(&key).unwrap_or(&empty);
-    let all_classes =
-        |m: &Manifest| m.asm.iter().flat_map(|f| f.features.iter().copied()).collect();
     // Not generated: a finding says why, and there is nothing to compare.
-    let Some(b) = new.manifests.get(&key) else {
-        return SetDiff {
-            key,
-            target: config.target,
-            set: config.set.name,
-            generated: false,
-            files: vec![],
-            unchanged: 0,
-            symbols_added: vec![],
-            symbols_removed: vec![],
-            classes: (all_classes(a), BTreeSet::new()),
-            assemblers: assemblers(config.target, a, &empty),
-        };
-    };
-    let (files, unchanged) = file_diffs(a, b);
+    let generated = new.manifests.get(&key);
+    let b = generated.unwrap_or(&empty);
+    let (files, unchanged) = if generated.is_some() { file_diffs(a, b) } else { (vec![], 0) };
     let own = config.target.syntaxes[0];
     let (sa, sb) = (symbols(a, own), symbols(b, own));
     let only = |x: &BTreeMap<String, String>, y: &BTreeMap<String, String>| {
-        x.iter().filter(|(s, _)| !y.contains_key(*s)).map(|(s, f)| (s.clone(), f.clone())).collect()
+        let only_x = x.iter().filter(|(s, _)| !y.contains_key(*s));
+        only_x.map(|(s, f)| EntryPoint { symbol: s.clone(), file: f.clone() }).collect()
+    };
+    let entry_points = match generated {
+        Some(_) => Added { added: only(&sb, &sa), removed: only(&sa, &sb) },
+        None => Added::default(),
     };
     SetDiff {
         key,
         target: config.target,
         set: config.set.name,
-        generated: true,
+        generated: generated.is_some(),
         files,
         unchanged,
-        symbols_added: only(&sb, &sa),
-        symbols_removed: only(&sa, &sb),
-        classes: (all_classes(a), all_classes(b)),
+        entry_points,
+        classes: OldNew { old: all_classes(a), new: all_classes(b) },
         assemblers: assemblers(config.target, a, b),
     }
 }
@@ -234,13 +427,15 @@ fn file_diffs(a: &Manifest, b: &Manifest) -> (Vec<FileDiff>, usize) {
                 continue;
             }
         };
-        let classes = |f: Option<&AsmFile>| f.map(|f| f.features.clone()).unwrap_or_default();
+        let classes =
+            |f: Option<&AsmFile>| Classes(f.map(|f| f.features.clone()).unwrap_or_default());
         let globals = |f: Option<&AsmFile>| f.map(|f| f.globals.clone()).unwrap_or_default();
         files.push(FileDiff {
             path: path.into(),
             change,
-            classes: (classes(fa), classes(fb)),
-            globals: (globals(fa), globals(fb)),
+            classes: OldNew { old: classes(fa), new: classes(fb) },
+            entry_points: OldNew { old: globals(fa), new: globals(fb) },
+            text: None,
         });
     }
     (files, unchanged)
@@ -284,7 +479,7 @@ pub fn need(m: &Manifest, kind: &str, syntax: AsmSyntax) -> Need {
     for f in classes {
         let threshold = VERSION_THRESHOLDS.iter().find(|t| t.kind == kind && t.feature == f);
         let Some(t) = threshold else {
-            out.unknown.push(f);
+            out.unknown.0.push(f);
             continue;
         };
         let higher = out
@@ -292,8 +487,10 @@ pub fn need(m: &Manifest, kind: &str, syntax: AsmSyntax) -> Need {
             .as_deref()
             .map_or(std::cmp::Ordering::Greater, |m| crypto_build::version::compare(t.min, m));
         match higher {
-            std::cmp::Ordering::Greater => (out.min, out.set_by) = (Some(t.min.into()), vec![f]),
-            std::cmp::Ordering::Equal => out.set_by.push(f),
+            std::cmp::Ordering::Greater => {
+                (out.min, out.set_by) = (Some(t.min.into()), Classes(vec![f]))
+            }
+            std::cmp::Ordering::Equal => out.set_by.0.push(f),
             std::cmp::Ordering::Less => {}
         }
     }
@@ -315,23 +512,23 @@ fn config_diff(key: &str, old: &Side, new: &Side) -> ConfigDiff {
         let header = |p: &str| p.ends_with(".h") || p.ends_with(".inc");
         c.filter(|f| header(&f.path) == headers).map(|f| f.path.clone()).collect()
     };
-    let disabled = |s: &Side| -> BTreeSet<(String, String)> {
+    let disabled = |s: &Side| -> BTreeSet<Disabled> {
         let d = s.config.get(key).map(|c| c.disabled.clone()).unwrap_or_default();
-        d.into_iter().collect()
+        d.into_iter().map(|(feature, reason)| Disabled { feature, reason }).collect()
     };
     let libs = |m: &Manifest| m.ex_libs.iter().cloned().collect::<BTreeSet<String>>();
     // A feature disabled for another reason is no change to report.
     let (da, db) = (disabled(old), disabled(new));
-    let names = |s: &BTreeSet<(String, String)>| s.iter().map(|(n, _)| n.clone()).collect();
+    let names = |s: &BTreeSet<Disabled>| s.iter().map(|d| d.feature.clone()).collect();
     let (na, nb): (BTreeSet<String>, BTreeSet<String>) = (names(&da), names(&db));
     ConfigDiff {
         key: key.into(),
         generated,
         defines: added(&defines(a), &defines(b)),
-        disabled: (
-            db.iter().filter(|(n, _)| !na.contains(n)).cloned().collect(),
-            da.iter().filter(|(n, _)| !nb.contains(n)).cloned().collect(),
-        ),
+        disabled: Added {
+            added: db.iter().filter(|d| !na.contains(&d.feature)).cloned().collect(),
+            removed: da.iter().filter(|d| !nb.contains(&d.feature)).cloned().collect(),
+        },
         headers: added(&files(a, true), &files(b, true)),
         other_files: added(&files(a, false), &files(b, false)),
         ex_libs: added(&libs(a), &libs(b)),
@@ -339,7 +536,10 @@ fn config_diff(key: &str, old: &Side, new: &Side) -> ConfigDiff {
 }
 
 fn added(old: &BTreeSet<String>, new: &BTreeSet<String>) -> Added<String> {
-    (new.difference(old).cloned().collect(), old.difference(new).cloned().collect())
+    Added {
+        added: new.difference(old).cloned().collect(),
+        removed: old.difference(new).cloned().collect(),
+    }
 }
 
 fn variant_state(config: &Config, new: &Side, findings: &[Finding]) -> VariantState {
@@ -367,24 +567,28 @@ fn variant_state(config: &Config, new: &Side, findings: &[Finding]) -> VariantSt
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crypto_build::data::{self, Feature::*};
     use crypto_build::manifest::{FileHash, Lib, Unit};
 
-    fn config(set: &str, variant: Option<&str>) -> Config {
-        let target = data::target_by_name("linux-x86_64").unwrap();
+    pub fn config(target: &str, set: &str, variant: Option<&str>) -> Config {
+        let target = data::target_by_name(target).unwrap();
         let set = data::set_by_name(set).unwrap();
         let variant = variant.map(|v| data::variant_by_name(v).unwrap());
         Config { target, set, variant }
     }
 
-    fn asm(path: &str, features: &[Feature], globals: &[&str]) -> AsmFile {
+    fn x86(set: &str, variant: Option<&str>) -> Config {
+        config("linux-x86_64", set, variant)
+    }
+
+    pub fn asm(path: &str, features: &[Feature], globals: &[&str]) -> AsmFile {
         let globals = globals.iter().map(|g| g.to_string()).collect();
         AsmFile { path: path.into(), features: features.to_vec(), globals }
     }
 
-    fn manifest(files: &[(AsmFile, &str)], cflags: &[&str], units: &[&str]) -> Manifest {
+    pub fn manifest(files: &[(AsmFile, &str)], cflags: &[&str], units: &[&str]) -> Manifest {
         Manifest {
             cflags: cflags.iter().map(|c| c.to_string()).collect(),
             groups: vec![vec![]],
@@ -402,10 +606,17 @@ mod tests {
         }
     }
 
+    pub fn disabled(d: &[(&str, &str)]) -> ConfigData {
+        ConfigData {
+            disabled: d.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            ..ConfigData::default()
+        }
+    }
+
     /// 3 files become: one removed, one changed (with a new class and entry point), one
     /// unchanged, one added; a define and a disabled feature go, a header comes.
     fn sides() -> (Side, Side) {
-        let key = config("asm", None).key();
+        let key = x86("asm", None).key();
         let same = asm("crypto/same.s", &[Avx2], &["same"]);
         let old = manifest(
             &[
@@ -426,22 +637,20 @@ mod tests {
             &["crypto/a.c"],
         );
         new.files.push(FileHash { path: "include/openssl/b.h".into(), sha256: "b".into() });
-        let disabled = |d: &[(&str, &str)]| ConfigData {
-            disabled: d.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-            ..ConfigData::default()
-        };
-        let variant = config("asm", Some("ec_nistp_64_gcc_128")).key();
+        let variant = x86("asm", Some("ec_nistp_64_gcc_128")).key();
         let mut variant_m = new.clone();
         variant_m.units.push(Unit { lib: Lib::Crypto, group: 0, path: "crypto/ec/nistp.c".into() });
         let old = Side {
             version: "1.0.0".into(),
             manifests: [(key.clone(), old)].into(),
             config: [(key.clone(), disabled(&[("md2", "option"), ("ssl3", "option")]))].into(),
+            ..Side::default()
         };
         let new = Side {
             version: "2.0.0".into(),
             manifests: [(key.clone(), new), (variant, variant_m)].into(),
             config: [(key, disabled(&[("md2", "default"), ("tfo", "default")]))].into(),
+            ..Side::default()
         };
         (old, new)
     }
@@ -449,7 +658,7 @@ mod tests {
     #[test]
     fn files_entry_points_and_classes() {
         let (old, new) = sides();
-        let c = compare(&[config("asm", None)], &old, &new, vec![]);
+        let c = compare(&[x86("asm", None)], &old, &new, vec![]);
         let s = &c.sets[0];
         assert!(s.generated);
         assert_eq!(s.unchanged, 1);
@@ -463,36 +672,41 @@ mod tests {
                 ("crypto/new.s", Change::Added)
             ]
         );
-        assert_eq!(s.files[1].classes_added(), [AvxIfma]);
-        assert_eq!(s.files[0].classes_removed(), [AdxBmi2]);
-        let sym = |v: &[(String, String)]| v.iter().map(|(s, _)| s.clone()).collect::<Vec<_>>();
-        assert_eq!(sym(&s.symbols_added), ["fresh", "grew_ifma"]);
-        assert_eq!(sym(&s.symbols_removed), ["gone"]);
-        assert!(s.classes.1.contains(&Vaes512) && !s.classes.0.contains(&Vaes512));
+        assert_eq!(s.files[1].classes_added().0, [AvxIfma]);
+        assert_eq!(s.files[1].entry_points_added(), ["grew_ifma"]);
+        assert_eq!(s.files[0].classes_removed().0, [AdxBmi2]);
+        let sym = |v: &[EntryPoint]| v.iter().map(|e| e.symbol.clone()).collect::<Vec<_>>();
+        assert_eq!(sym(&s.entry_points.added), ["fresh", "grew_ifma"]);
+        assert_eq!(sym(&s.entry_points.removed), ["gone"]);
+        assert!(s.classes.new.0.contains(&Vaes512) && !s.classes.old.0.contains(&Vaes512));
+        assert!(c.identical.is_empty());
+        let same = compare(&[x86("asm", None)], &old, &old, vec![]);
+        assert_eq!(same.identical, ["asm/linux-x86_64"]);
     }
 
     #[test]
     fn a_configuration_not_generated_has_nothing_to_compare() {
         let (old, mut new) = sides();
         new.manifests.clear();
-        let c = compare(&[config("asm", None)], &old, &new, vec![]);
+        let c = compare(&[x86("asm", None)], &old, &new, vec![]);
         let s = &c.sets[0];
-        assert!(!s.generated && s.files.is_empty() && s.symbols_removed.is_empty());
+        assert!(!s.generated && s.files.is_empty() && s.entry_points.removed.is_empty());
         let d = &c.configs[0];
-        assert!(!d.generated && d.defines.1.is_empty() && d.headers.1.is_empty());
-        assert_eq!(d.disabled.0, [("tfo".to_string(), "default".to_string())]);
+        assert!(!d.generated && d.defines.removed.is_empty() && d.headers.removed.is_empty());
+        let tfo = Disabled { feature: "tfo".into(), reason: "default".into() };
+        assert_eq!(d.disabled.added, [tfo]);
     }
 
     #[test]
     fn the_oldest_assembler_follows_the_thresholds() {
         let (old, new) = sides();
-        let c = compare(&[config("asm", None)], &old, &new, vec![]);
+        let c = compare(&[x86("asm", None)], &old, &new, vec![]);
         let gas = c.sets[0].assemblers.iter().find(|a| a.kind == "gas").unwrap();
         // Old: AVX2 (2.22), ADX/BMI2 (2.23). New: AVX-IFMA (2.40) over AVX-512 and VAES.
         assert_eq!(gas.old.min.as_deref(), Some("2.23"));
-        assert_eq!((gas.new.min.as_deref(), &gas.new.set_by[..]), (Some("2.40"), &[AvxIfma][..]));
+        assert_eq!((gas.new.min.as_deref(), &gas.new.set_by.0[..]), (Some("2.40"), &[AvxIfma][..]));
         let clang = c.sets[0].assemblers.iter().find(|a| a.kind == "clang").unwrap();
-        assert_eq!(clang.old.unknown, [AdxBmi2], "the table has no clang version for ADX");
+        assert_eq!(clang.old.unknown.0, [AdxBmi2], "the table has no clang version for ADX");
         assert!(
             c.sets[0].assemblers.iter().all(|a| a.kind != "nasm"),
             "linux has no nasm rendering"
@@ -502,13 +716,18 @@ mod tests {
     #[test]
     fn configuration_changes() {
         let (old, new) = sides();
-        let c = compare(&[config("asm", None)], &old, &new, vec![]);
+        let c = compare(&[x86("asm", None)], &old, &new, vec![]);
         let d = &c.configs[0];
-        assert_eq!(d.defines, (vec!["-DNEW".into()], vec!["-DOLD".into()]));
+        assert_eq!(d.defines.added, ["-DNEW"]);
+        assert_eq!(d.defines.removed, ["-DOLD"]);
         // md2 stays disabled (for another reason): no change.
-        assert_eq!(d.disabled.0, [("tfo".to_string(), "default".to_string())]);
-        assert_eq!(d.disabled.1, [("ssl3".to_string(), "option".to_string())]);
-        assert_eq!(d.headers, (vec!["include/openssl/b.h".into()], vec![]));
+        let off = |f: &str, r: &str| Disabled { feature: f.into(), reason: r.into() };
+        assert_eq!(d.disabled.added, [off("tfo", "default")]);
+        assert_eq!(d.disabled.removed, [off("ssl3", "option")]);
+        assert_eq!(
+            (&d.headers.added[..], d.headers.removed.len()),
+            (&["include/openssl/b.h".to_string()][..], 0)
+        );
         let unchanged = ConfigDiff { key: d.key.clone(), generated: true, ..ConfigDiff::default() };
         assert_eq!(config_diff("asm/linux-x86_64", &old, &old), unchanged);
     }
@@ -516,7 +735,7 @@ mod tests {
     #[test]
     fn a_variant_is_accepted_only_when_it_adds_c_and_no_finding_names_it() {
         let (old, new) = sides();
-        let configs = [config("asm", None), config("asm", Some("ec_nistp_64_gcc_128"))];
+        let configs = [x86("asm", None), x86("asm", Some("ec_nistp_64_gcc_128"))];
         let c = compare(&configs, &old, &new, vec![]);
         assert!(c.variants[0].accepted, "{:?}", c.variants[0]);
         assert_eq!(c.variants[0].units_added, ["crypto/ec/nistp.c"]);
@@ -539,5 +758,32 @@ mod tests {
         let c = compare(&configs, &old, &ignored, vec![]);
         assert!(c.variants[0].units_added.is_empty());
         assert!(c.variants[0].why_not[0].contains("was not generated"), "{:?}", c.variants[0]);
+    }
+
+    /// mingw64 renders each file twice; the report shows Configure's rendering, and the nasm
+    /// one only where it changed otherwise.
+    #[test]
+    fn another_rendering_is_shown_only_where_it_differs() {
+        let m = |sha_s: &str, sha_asm: &str| {
+            manifest(
+                &[
+                    (asm("crypto/a.s", &[], &["a"]), sha_s),
+                    (asm("crypto/a.asm", &[], &["a"]), sha_asm),
+                    (asm("crypto/b.s", &[], &["b"]), "b"),
+                    (asm("crypto/b.asm", &[], &["b"]), "b"),
+                ],
+                &[],
+                &[],
+            )
+        };
+        let key = "asm/mingw64".to_string();
+        let side = |m: Manifest| Side { manifests: [(key.clone(), m)].into(), ..Side::default() };
+        let cfg = config("mingw64", "asm", None);
+        let both = compare(&[cfg], &side(m("1", "1")), &side(m("2", "2")), vec![]);
+        let shown: Vec<&str> = both.sets[0].shown_files().map(|f| f.path.as_str()).collect();
+        assert_eq!(shown, ["crypto/a.s"]);
+        let nasm_only = compare(&[cfg], &side(m("1", "1")), &side(m("1", "2")), vec![]);
+        let shown: Vec<&str> = nasm_only.sets[0].shown_files().map(|f| f.path.as_str()).collect();
+        assert_eq!(shown, ["crypto/a.asm"]);
     }
 }

@@ -1,12 +1,16 @@
-//! `cargo xtask update-openssl VERSION [--report-only] [--openssl LINE]`: what moving an
-//! OpenSSL line (the default one unless named) to another release changes, as a report for
-//! its reviewer, and then (without --report-only) the move itself; and `--status`, each line
-//! against its support date and the registry.
+//! `cargo xtask update-openssl VERSION|--source FILE --sha256 HEX [--openssl LINE]
+//! [--from VERSION] [--target NAME]... [--report-only]`: what moving an OpenSSL line (the
+//! default one unless named) to another release changes, as a report for its reviewer, and
+//! then (without --report-only) the move itself; and `--status`, each line against its
+//! support date and the registry.
 //!
-//! The old side is the line's release as its `generate.lock` and manifests have it, with what
-//! its Configure decides; the new side is every configuration of every target row generated
-//! from the fetched tree in scratch space, each as far as it goes, so that every failure is
-//! a finding rather than the end of the run.
+//! The new side is every configuration (or those of the targets asked for) generated from the
+//! other release's tree in scratch space, each as far as it goes, so that every failure is a
+//! finding rather than the end of the run; the tree is an openssl-src crate fetched through
+//! cargo, or a release tarball checked whole before anything is touched. The old side is the
+//! line's release as its `generate.lock` and manifests have it, or with --from another
+//! openssl-src release, generated in scratch too (so that a report can be made again after
+//! the pin has moved).
 
 mod api;
 mod compare;
@@ -15,78 +19,80 @@ mod fetch;
 mod pin;
 mod registry;
 mod report;
+mod sides;
+mod summary;
 mod support;
+mod tarball;
+#[cfg(test)]
+mod tests;
 
 use crate::flags::UpdateOpenssl;
 use anyhow::{bail, Context, Result};
-use compare::{Finding, Side};
-use crypto_build::data::{self, AsmSet, OpensslLine, Target};
-use crypto_build::generate::{self, Config, ConfigData, Request, Source, Staging};
-use crypto_build::manifest::Manifest;
-use std::collections::BTreeMap;
+use compare::{Comparison, Origin, Side};
+use crypto_build::data::{self, AsmSet, LineSource, OpensslLine, Target};
+use crypto_build::generate::{Config, Source};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use tarball::Tarball;
 use xshell::Shell;
 
 /// Under the workspace: the fetch package, the scratch generation and the reports.
 const SCRATCH: &str = "target/update-openssl";
+
+/// Where a move leaves its report, for the reviewers of the commit.
+const DOCS: &str = "docs/openssl-updates";
+
+/// The release moved to, on disk.
+struct New {
+    source: Source,
+    origin: Origin,
+    /// The tarball's, when it is one.
+    tarball: Option<Tarball>,
+}
 
 impl UpdateOpenssl {
     pub fn run(self, sh: &Shell) -> Result<()> {
         if self.status {
             return support::status(sh, self.registry_answer.as_deref());
         }
+        self.check()?;
         let started = Instant::now();
         let line = self.openssl.unwrap_or(data::DEFAULT_LINE);
-        // clap requires VERSION without --status.
-        let version = self.version.as_deref().context("update-openssl needs a VERSION")?;
-        // Before anything is fetched: a release no line may move to is refused now.
-        let series = fetch::series(version)?;
-        support::check_release(&series, crypto_build::config::today()?, self.report_only)?;
         let root = crate::cargo::project_root();
         let scratch = root.join(SCRATCH);
-        let fetched = fetch::openssl_src(sh, &scratch, version)?;
-        let source = &fetched.source;
-        println!(
-            "update-openssl: openssl-src {} (OpenSSL {}) in {}",
-            fetched.crate_version,
-            source.version,
-            source.dir.display()
-        );
-        let targets: Vec<&'static Target> = data::TARGETS.iter().collect();
-        let sets: Vec<&'static AsmSet> = data::SETS.iter().collect();
-        let configs = Config::expand(&targets, &sets);
-        let jobs = crypto_build::jobs::count();
-        // Before the long part: a move that could not go through is refused now.
-        let from = pin::pinned(sh, &root, line)?;
-        let to = pin::Release {
-            crate_full: fetched.crate_version.clone(),
-            openssl: source.version.clone(),
+        let configs = self.configs();
+        // A tarball is checked whole before anything is written.
+        let tarball = match (&self.source, &self.sha256) {
+            (Some(file), Some(sha256)) => Some(Tarball::check(file, sha256)?),
+            _ => None,
         };
-        if !self.report_only {
-            pin::check_graph(
-                data::OPENSSL_LINES,
-                line,
-                to.crate_full.split('+').next().unwrap_or(""),
-            )?;
+        if let Some((t, line)) = tarball.as_ref().and_then(|t| Some((t, line_of(t)?))) {
+            return restore(&root, &scratch, t, line);
         }
-        let edits = match self.report_only {
-            true => vec![],
-            false if from == to => bail!("openssl-src {} is the pinned one already", to.crate_full),
-            false => pin::plan(&root, pin::sites(line), &from, &to)?,
+        // Before anything is fetched: a release no line may move to is refused now.
+        let series = match (&tarball, &self.version) {
+            (Some(t), _) => data::series_of(&t.version).to_string(),
+            (None, Some(version)) => fetch::series(version)?,
+            (None, None) => bail!("update-openssl needs a VERSION or --source"),
         };
-        let old = old_side(&root, line, &scratch, &configs, jobs)?;
-        let mut new = new_side(&scratch, source, &configs, jobs)?;
-        new.findings.extend(coverage::of_tables(&configs, &new.side, &source.dir));
-        let findings = std::mem::take(&mut new.findings);
-        let mut comparison = compare::compare(&configs, &old, &new.side, findings);
-        comparison.crate_version = fetched.crate_version.clone();
-        comparison.api = public_api(sh, &root, line, &old, &source.dir)?;
-        let flag = if self.report_only { " --report-only" } else { "" };
-        let openssl = self.openssl.map_or(String::new(), |l| format!(" --openssl {}", l.name()));
-        let command = format!("cargo xtask update-openssl {version}{flag}{openssl}");
-        let md = write_report(&scratch, &comparison, &command)?;
+        support::check_release(&series, crypto_build::config::today()?, self.report_only)?;
+        let new = self.new_release(sh, &scratch, tarball)?;
+        // Before the long part: a move that could not go through is refused now.
+        let plan = self.plan(sh, &root, line, &new)?;
+        let jobs = crypto_build::jobs::count();
+        let pinned = plan.from.origin.clone();
+        let old = self.old_side(sh, (&root, line), &scratch, (&configs, jobs), pinned)?;
+        let (source, origin) = (&new.source, new.origin.clone());
+        let mut generated = sides::generated(&scratch, "new", source, origin, &configs, jobs)?;
+        generated.findings.extend(coverage::of_tables(&configs, &generated.side, &source.dir));
+        let findings = std::mem::take(&mut generated.findings);
+        let mut comparison = compare::compare(&configs, &old.side, &generated.side, findings);
+        sides::text_facts(&mut comparison, &old.side, &generated.side);
+        comparison.limited_to = self.targets.iter().map(|t| t.name.to_string()).collect();
+        comparison.command = self.command();
+        comparison.api = public_api(sh, &root, &old.side, &source.dir)?;
+        let md = write_report(&scratch, &comparison)?;
         println!(
             "update-openssl: wrote {} and its .json ({:.0?})",
             md.display(),
@@ -105,119 +111,223 @@ impl UpdateOpenssl {
         if self.report_only {
             return Ok(());
         }
+        plan.apply(sh, (&root, line), &comparison, &generated.side, &new)?;
+        println!("update-openssl: review and commit the move ({:.0?})", started.elapsed());
+        Ok(())
+    }
+
+    /// The releases moved from and to, and each file's new text (none for a report only).
+    fn plan(&self, sh: &Shell, root: &Path, line: &OpensslLine, new: &New) -> Result<Plan> {
+        let from = pin::pinned(sh, root, line)?;
+        let crate_full = match &new.origin {
+            Origin::Crate { crate_version } => crate_version.clone(),
+            Origin::Tarball { .. } => from.crate_full.clone(),
+        };
+        let to = pin::Release {
+            crate_full,
+            openssl: new.source.version.clone(),
+            origin: new.origin.clone(),
+        };
+        if let (false, Origin::Crate { crate_version }) = (self.report_only, &to.origin) {
+            let krate = crate_version.split('+').next().unwrap_or(crate_version);
+            pin::check_graph(data::OPENSSL_LINES, line, krate)?;
+        }
+        let edits = match self.report_only {
+            true => vec![],
+            false if (&from.openssl, &from.origin) == (&to.openssl, &to.origin) => {
+                bail!("{} is the pinned one already", to.origin.describe())
+            }
+            false => pin::plan(root, pin::sites(line), &from, &to)?,
+        };
+        Ok(Plan { from, to, edits })
+    }
+
+    /// Every configuration of every target row, or of the targets asked for.
+    fn configs(&self) -> Vec<Config> {
+        let targets: Vec<&'static Target> = match self.targets.is_empty() {
+            true => data::TARGETS.iter().collect(),
+            false => self.targets.clone(),
+        };
+        let sets: Vec<&'static AsmSet> = data::SETS.iter().collect();
+        Config::expand(&targets, &sets)
+    }
+
+    /// The release moved to: the tarball unpacked in scratch space, or the crate fetched.
+    fn new_release(&self, sh: &Shell, scratch: &Path, tarball: Option<Tarball>) -> Result<New> {
+        if let Some(t) = tarball {
+            let dir = t.unpack(&scratch.join("tarball"))?;
+            let source = Source::at(&dir)?;
+            println!(
+                "update-openssl: {} (OpenSSL {}) in {}",
+                t.path.display(),
+                source.version,
+                dir.display()
+            );
+            return Ok(New { source, origin: t.origin(), tarball: Some(t) });
+        }
+        let version = self.version.as_deref().context("update-openssl needs a VERSION")?;
+        let fetched = fetch::openssl_src(sh, scratch, version)?;
+        let source = fetched.source;
+        println!(
+            "update-openssl: openssl-src {} (OpenSSL {}) in {}",
+            fetched.crate_version,
+            source.version,
+            source.dir.display()
+        );
+        Ok(New {
+            source,
+            origin: Origin::Crate { crate_version: fetched.crate_version },
+            tarball: None,
+        })
+    }
+
+    /// The pinned release, or --from's generated in scratch space.
+    fn old_side(
+        &self,
+        sh: &Shell,
+        (root, line): (&Path, &OpensslLine),
+        scratch: &Path,
+        (configs, jobs): (&[Config], usize),
+        pinned: Origin,
+    ) -> Result<Old> {
+        let Some(from) = &self.from else {
+            return Ok(Old {
+                side: sides::pinned(root, line, scratch, (configs, jobs), pinned)?,
+                _staging: None,
+            });
+        };
+        let fetched = fetch::openssl_src(sh, scratch, from)?;
+        let origin = Origin::Crate { crate_version: fetched.crate_version };
+        let g = sides::generated_whole(scratch, &fetched.source, origin, configs, jobs)?;
+        Ok(Old { side: g.side, _staging: Some(g._staging) })
+    }
+
+    /// How the report was made, as a user would type it.
+    fn command(&self) -> String {
+        let mut words = vec!["cargo xtask update-openssl".to_string()];
+        match (&self.source, &self.sha256) {
+            (Some(file), Some(sha256)) => {
+                words.push(format!("--source {} --sha256 {sha256}", file.display()))
+            }
+            _ => words.extend(self.version.clone()),
+        }
+        if let Some(from) = &self.from {
+            words.push(format!("--from {from}"));
+        }
+        words.extend(self.targets.iter().map(|t| format!("--target {}", t.name)));
+        if self.report_only {
+            words.push("--report-only".into());
+        }
+        if let Some(line) = self.openssl {
+            words.push(format!("--openssl {}", line.name()));
+        }
+        words.join(" ")
+    }
+}
+
+/// A move, planned before anything long runs.
+struct Plan {
+    from: pin::Release,
+    to: pin::Release,
+    edits: Vec<pin::Edit>,
+}
+
+impl Plan {
+    /// The move, all or nothing, with the report that `c` is.
+    fn apply(
+        self,
+        sh: &Shell,
+        (root, line): (&Path, &OpensslLine),
+        c: &Comparison,
+        new: &Side,
+        release: &New,
+    ) -> Result<()> {
+        let scratch = root.join(SCRATCH);
+        let name = |ext: &str| format!("{}-to-{}.{ext}", c.from, c.to);
         let docs = root.join(DOCS);
-        let name = |ext: &str| format!("{}-to-{}.{ext}", comparison.from, comparison.to);
         let report = ["md", "json"].map(|ext| (scratch.join(name(ext)), docs.join(name(ext))));
-        let sets = new.side.manifests.values().map(|m| (m, new.dirs[&m.key()].clone())).collect();
-        let aside = scratch.join(format!("aside-{}", std::process::id()));
+        let sets = new.manifests.values().map(|m| (m, new.dirs[&m.key()].clone())).collect();
+        let tree = release.tarball.is_some().then(|| release.source.dir.clone());
         // A line's directory is its series': a move to another series moves its sets too.
-        let (old_root, new_root) = (line.root(&root), line.root_at(&root, &to.openssl));
+        let (old_root, new_root) = (line.root(root), line.root_at(root, &self.to.openssl));
         let step = pin::Move {
-            root: &root,
+            root,
             sets_roots: (old_root, new_root.clone()),
-            to: &to,
-            edits,
+            to: &self.to,
+            edits: self.edits,
             sets,
             report: report.to_vec(),
-            aside,
+            aside: scratch.join(format!("aside-{}", std::process::id())),
+            tree,
         };
         step.apply(sh)?;
+        let moved = match release.tarball {
+            Some(_) => "lines.rs's version and source, the tree in openssl-sources/",
+            None => "Cargo.toml and Cargo.lock, lines.rs's version and source",
+        };
+        let lock = new_root.join(crypto_build::generate::lock::FILE_NAME);
         println!(
-            "update-openssl: moved line {} from openssl-src {} to {}: Cargo.toml, Cargo.lock, \
-             {} and the sets, the version checks, and {DOCS}/{}; review and commit them \
-             ({:.0?})",
+            "update-openssl: moved line {} from {} to {}: {moved}, {} and the sets, the \
+             version checks, and {DOCS}/{}",
             line.name(),
-            from.crate_full,
-            to.crate_full,
-            new_root.join("generate.lock").strip_prefix(&root).unwrap_or(&new_root).display(),
-            name("md"),
-            started.elapsed()
+            self.from.origin.describe(),
+            self.to.origin.describe(),
+            lock.strip_prefix(root).unwrap_or(&lock).display(),
+            name("md")
         );
         Ok(())
     }
 }
 
-/// Where a move leaves its report, for the reviewers of the commit.
-const DOCS: &str = "docs/openssl-updates";
-
-/// The fetched release as generated: the side compared, its findings so far, and its
-/// configurations' directories in `staging` (which a move installs).
-struct NewSide {
+/// The old side, and the scratch staging that holds its directories when it was generated.
+struct Old {
     side: Side,
-    findings: Vec<Finding>,
-    dirs: BTreeMap<String, PathBuf>,
-    _staging: Staging,
+    _staging: Option<crypto_build::generate::Staging>,
 }
 
-/// The line's release: its sets as its lock has them (made where missing) and what its
-/// Configure decides.
-fn old_side(
-    root: &Path,
-    line: &OpensslLine,
-    scratch: &Path,
-    configs: &[Config],
-    jobs: usize,
-) -> Result<Side> {
-    let (version, sets_root, source) = (line.version, line.root(root), Source::of_line(line)?);
-    let lock = sets_root.join(generate::lock::FILE_NAME);
-    let lock = lock.strip_prefix(root).unwrap_or(&lock).display();
-    println!("update-openssl: OpenSSL {version}'s sets against {lock}");
-    let progress = crate::progress::generation;
-    generate::ensure_all(&sets_root, &source, configs, jobs, Some(&progress))?;
-    let mut manifests = BTreeMap::new();
-    for c in configs {
-        manifests.insert(c.key(), Manifest::load(&c.dir(&sets_root))?);
-    }
-    println!("update-openssl: configuring OpenSSL {version}");
-    let staging = Staging::new(&scratch_root(scratch)?)?;
-    let answers = generate::configure_only(&source, configs, &staging, jobs)?;
-    let mut config = BTreeMap::new();
-    for (group, answer) in answers {
-        let data = answer.context("configuring the pinned release")?;
-        config.extend(group.iter().map(|c| (c.key(), data.clone())));
-    }
-    Ok(Side { version: version.into(), manifests, config })
+/// The line whose source is this very tarball, if one is.
+fn line_of(t: &Tarball) -> Option<&'static data::OpensslLine> {
+    data::OPENSSL_LINES.iter().find(|l| {
+        l.version == t.version
+            && matches!(l.source, LineSource::Tarball { sha256 } if sha256 == t.sha256)
+    })
 }
 
-/// The fetched release: every configuration generated as far as it goes, and configured;
-/// each failure a finding.
-fn new_side(scratch: &Path, source: &Source, configs: &[Config], jobs: usize) -> Result<NewSide> {
-    let root = scratch_root(scratch)?;
-    let staging = Staging::new(&root)?;
+/// A line's tarball again: unpacked where builds take it from, nothing else done.
+fn restore(root: &Path, scratch: &Path, t: &Tarball, line: &data::OpensslLine) -> Result<()> {
+    let sources = root.join(crypto_build::source::SOURCES_DIR);
+    let dest = unpack_for_builds(t, &scratch.join("tarball"), &sources)?;
     println!(
-        "update-openssl: generating OpenSSL {} ({} configurations)",
-        source.version,
-        configs.len()
+        "update-openssl: {} is OpenSSL {}'s source (line {}): unpacked into {}",
+        t.path.display(),
+        t.version,
+        line.name(),
+        dest.display()
     );
-    let progress = crate::progress::generation;
-    let req =
-        Request { root: &root, configs: configs.to_vec(), jobs, progress: Some(&progress), source };
-    let survey = generate::survey(&req, &staging)?;
-    let mut findings = coverage::of_failures(&survey.failed);
-    println!("update-openssl: configuring OpenSSL {}", source.version);
-    let answers = generate::configure_only(source, configs, &staging, jobs)?;
-    findings.extend(coverage::of_configure(&answers));
-    let mut config: BTreeMap<String, ConfigData> = BTreeMap::new();
-    for (group, answer) in answers {
-        if let Ok(data) = answer {
-            config.extend(group.iter().map(|c| (c.key(), data.clone())));
-        }
-    }
-    let dirs = survey.staged.iter().map(|s| (s.manifest.key(), s.dir.clone())).collect();
-    let manifests = survey.staged.into_iter().map(|s| (s.manifest.key(), s.manifest)).collect();
-    let side = Side { version: source.version.clone(), manifests, config };
-    Ok(NewSide { side, findings, dirs, _staging: staging })
+    Ok(())
 }
 
-/// The exports of the line's tree against `tree`'s, with openssl-sys's declarations: the
+/// `t` unpacked in `scratch`, then renamed into `sources/openssl-X.Y.Z/` (replacing what was
+/// there) beside its stamp, written last: a tree `crypto_build::source` takes.
+fn unpack_for_builds(t: &Tarball, scratch: &Path, sources: &Path) -> Result<PathBuf> {
+    use crypto_build::source;
+    let unpacked = t.unpack(scratch)?;
+    let dest = sources.join(source::tree_name(&t.version));
+    let stamp = source::stamp_path(sources, &t.version);
+    let _ = fs::remove_file(&stamp);
+    if dest.exists() {
+        fs::remove_dir_all(&dest).with_context(|| format!("removing {}", dest.display()))?;
+    }
+    fs::create_dir_all(sources).with_context(|| format!("creating {}", sources.display()))?;
+    fs::rename(&unpacked, &dest).with_context(|| format!("installing {}", dest.display()))?;
+    let text = source::stamp_text(&t.version, &t.sha256);
+    crypto_build::generate::write_atomic(&stamp, text.as_bytes())?;
+    source::tarball_tree(sources, &t.version, &t.sha256)
+}
+
+/// The exports of the old tree against `tree`'s, with openssl-sys's declarations: the
 /// version the prefix consumer locks (the one a user of openssl-sys's vendored build gets).
-fn public_api(
-    sh: &Shell,
-    root: &Path,
-    line: &OpensslLine,
-    old: &Side,
-    tree: &Path,
-) -> Result<api::Api> {
+fn public_api(sh: &Shell, root: &Path, old: &Side, tree: &Path) -> Result<api::Api> {
     let cargo = crate::cargo::cargo();
     let consumer = root.join("xtask/tests/prefix-consumer/Cargo.toml");
     let metadata =
@@ -227,28 +337,24 @@ fn public_api(
             .context("cargo metadata of the prefix consumer, for openssl-sys")?;
     let (openssl_sys, dir) = crate::cargo::package(&metadata, "openssl-sys")?;
     let bindings = api::bindings(&dir)?;
-    // The removed functions are the pinned release's: its configuration says which it builds.
-    let key = crypto_build::manifest::key("asm", "linux-x86_64", None);
-    let disabled =
-        &old.config.get(&key).context("no pinned configuration of asm/linux-x86_64")?.disabled;
-    let libs = api::compare(&Source::of_line(line)?.dir, tree, disabled, &bindings)?;
-    Ok(api::Api { openssl_sys, libs })
-}
-
-/// Where scratch generation stages (the staging directory goes when dropped).
-fn scratch_root(scratch: &Path) -> Result<PathBuf> {
-    let root = scratch.join("sets");
-    fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
-    Ok(root)
+    // The removed functions are the old release's: its configuration says which it builds,
+    // the host's asm one where it was compared.
+    let x86 = crypto_build::manifest::key("asm", "linux-x86_64", None);
+    let key = match old.config.contains_key(&x86) {
+        true => x86,
+        false => old.config.keys().next().context("no configuration of the old release")?.clone(),
+    };
+    let disabled = &old.config[&key].disabled;
+    let libs = api::compare(&old.tree, tree, disabled, &bindings)?;
+    Ok(api::Api { openssl_sys, built_in: key, libs })
 }
 
 /// Writes `FROM-to-TO.md` and `.json` under `dir`; returns the Markdown's path.
-fn write_report(dir: &Path, c: &compare::Comparison, command: &str) -> Result<PathBuf> {
+fn write_report(dir: &Path, c: &Comparison) -> Result<PathBuf> {
+    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let md = dir.join(format!("{}-to-{}.md", c.from, c.to));
-    fs::write(&md, report::markdown(c, command))
-        .with_context(|| format!("writing {}", md.display()))?;
+    fs::write(&md, report::markdown(c)).with_context(|| format!("writing {}", md.display()))?;
     let json = md.with_extension("json");
-    let text = report::json_text(c)?;
-    fs::write(&json, text).with_context(|| format!("writing {}", json.display()))?;
+    fs::write(&json, report::json(c)?).with_context(|| format!("writing {}", json.display()))?;
     Ok(md)
 }

@@ -3,8 +3,9 @@
 //! under docs/openssl-updates/. Each file is copied aside first; a failure at any step puts
 //! every file and set back.
 
+use super::compare::Origin;
 use anyhow::{bail, Context, Result};
-use crypto_build::data::{self, OpensslLine};
+use crypto_build::data::{self, LineSource, OpensslLine};
 use crypto_build::generate::lock::{self, Lock};
 use crypto_build::generate::{write_atomic, WriteLock};
 use crypto_build::manifest::Manifest;
@@ -15,14 +16,18 @@ use xshell::{cmd, Shell};
 /// A release as the pin names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Release {
-    /// openssl-src's version with its build metadata, `300.6.1+3.6.3`.
+    /// openssl-src's version with its build metadata, `300.6.1+3.6.3`: the origin's crate,
+    /// or for a tarball the one the line's Cargo.toml keeps.
     pub crate_full: String,
     /// OpenSSL's, `3.6.3`.
     pub openssl: String,
+    /// Where the line's tree comes from (`data::LineSource`).
+    pub origin: Origin,
 }
 
 impl Release {
     /// `text` with each placeholder of this release: `{crate}` (`300.6.1`), `{crate_full}`,
+    /// `{source}` (lines.rs's `LineSource`),
     /// `{release}` (`3.6.3`), `{number}` (OPENSSL_VERSION_NUMBER, `0x30600030`) and
     /// `{number_rust}` (`0x3060_0030`), `{prefix_len}` (the length of `OpenSSL 3.6.3 `), and
     /// its series as a line's name (`{series}`, `3.6`), in cargo's names (`{series_dash}`,
@@ -41,7 +46,16 @@ impl Release {
         let number = (major << 28) | (minor << 20) | (patch << 4);
         let hex = format!("{number:08x}");
         let series = data::series_of(&self.openssl);
+        let source = match &self.origin {
+            Origin::Crate { .. } => {
+                format!("LineSource::Registry {{ crate_version: \"{krate}\" }}")
+            }
+            Origin::Tarball { sha256, .. } => {
+                format!("LineSource::Tarball {{ sha256: \"{sha256}\" }}")
+            }
+        };
         Ok(text
+            .replace("{source}", &source)
             .replace("{series_dash}", &series.replace('.', "-"))
             .replace("{series_ident}", &series.replace('.', "_"))
             .replace("{series}", series)
@@ -51,6 +65,14 @@ impl Release {
             .replace("{number_rust}", &format!("0x{}_{}", &hex[..4], &hex[4..]))
             .replace("{number}", &format!("0x{hex}"))
             .replace("{prefix_len}", &format!("OpenSSL {} ", self.openssl).len().to_string()))
+    }
+
+    /// The tarball's SHA-256 when the tree comes from one.
+    pub fn tarball(&self) -> Option<&str> {
+        match &self.origin {
+            Origin::Tarball { sha256, .. } => Some(sha256),
+            Origin::Crate { .. } => None,
+        }
     }
 }
 
@@ -74,15 +96,23 @@ fn pinned_in(metadata: &str, line: &OpensslLine) -> Result<Release> {
         Some(_) => format!("openssl_src_{}", line.name().replace('.', "_")),
     };
     let krate = metadata.dependency("crypto-build", &extern_name)?;
-    if !krate.version.starts_with(&format!("{}+", line.crate_version())) {
-        bail!(
-            "crypto-build's {extern_name} resolves to openssl-src {} in Cargo.lock, not the line's \
-             {}",
-            krate.version,
-            line.crate_version()
-        );
-    }
-    Ok(Release { crate_full: krate.version.clone(), openssl: line.version.into() })
+    let origin = match line.source {
+        LineSource::Registry { crate_version } => {
+            if !krate.version.starts_with(&format!("{crate_version}+")) {
+                bail!(
+                    "crypto-build's {extern_name} resolves to openssl-src {} in Cargo.lock, not \
+                     the line's {crate_version}",
+                    krate.version,
+                );
+            }
+            Origin::Crate { crate_version: krate.version.clone() }
+        }
+        LineSource::Tarball { sha256 } => Origin::Tarball {
+            file: crypto_build::source::tarball_name(line.version),
+            sha256: sha256.into(),
+        },
+    };
+    Ok(Release { crate_full: krate.version.clone(), openssl: line.version.into(), origin })
 }
 
 /// Refuses, before the long part, a move cargo could not resolve: cargo holds one
@@ -91,8 +121,10 @@ fn pinned_in(metadata: &str, line: &OpensslLine) -> Result<Release> {
 /// release another line holds is fine).
 pub fn check_graph(lines: &[OpensslLine], line: &OpensslLine, krate: &str) -> Result<()> {
     let major = |v: &str| v.split('.').next().unwrap_or(v).to_string();
-    let mates = lines.iter().filter(|l| *l != line && major(l.crate_version()) == major(krate));
-    if let Some(other) = mates.into_iter().find(|l| l.crate_version() != krate) {
+    // A tarball's line takes no openssl-src.
+    let crates = lines.iter().filter_map(|l| Some((l, l.crate_version()?)));
+    let mut mates = crates.filter(|(l, c)| *l != line && major(c) == major(krate));
+    if let Some((other, other_crate)) = mates.find(|(_, c)| *c != krate) {
         let hint = other
             .feature()
             .map_or(String::new(), |_| format!(", or add --openssl {}", other.name()));
@@ -100,7 +132,7 @@ pub fn check_graph(lines: &[OpensslLine], line: &OpensslLine, krate: &str) -> Re
             "openssl-src {krate} cannot be in cargo's graph beside line {}'s {} (one {}.x at a \
              time): move line {} instead{hint}",
             other.name(),
-            other.crate_version(),
+            other_crate,
             major(krate),
             other.name()
         );
@@ -131,7 +163,7 @@ pub const DEFAULT_SITES: &[Site] = &[
     Site { path: "Cargo.toml", texts: &["openssl-src = \"={crate}\"", "({crate_full}): OpenSSL {release} "] },
     Site { path: "crypto-build/src/data/lines.rs",
            texts: &["pub const OPENSSL_VERSION: &str = \"{release}\";",
-                    "OpensslLine { version: OPENSSL_VERSION, source: LineSource::Registry { crate_version: \"{crate}\" }, default: true,"] },
+                    "OpensslLine { version: OPENSSL_VERSION, source: {source}, default: true,"] },
     Site { path: "README.md", texts: &["generates OpenSSL {release}'s perlasm output", "| OpenSSL {release} | the default |"] },
     Site { path: "docs/ARCHITECTURE.md", texts: &["(pinned, OpenSSL {release} source)"] },
     Site { path: "crypto-sys/Cargo.toml", texts: &["description = \"OpenSSL {release} (libcrypto"] },
@@ -171,8 +203,8 @@ pub const LINE_SITES: &[Site] = &[
                     "# OpenSSL {series}'s source, for the line crypto-sys's `openssl-{series_dash}` feature selects.\n\
                      openssl-{series_dash} = [\"dep:openssl-src-{series_dash}\"]"] },
     Site { path: "crypto-build/src/data/lines.rs",
-           texts: &["OpensslLine { version: \"{release}\", source: LineSource::Registry { crate_version: \"{crate}\" }, default: false,"] },
-    Site { path: "crypto-build/src/lib.rs",
+           texts: &["OpensslLine { version: \"{release}\", source: {source}, default: false,"] },
+    Site { path: "crypto-build/src/source.rs",
            texts: &["#[cfg(feature = \"openssl-{series_dash}\")]\n        \"{series}\" => Ok(openssl_src_{series_ident}::source_dir()),"] },
     Site { path: "crypto-sys/Cargo.toml",
            texts: &["# OpenSSL {release} instead of the default line",
@@ -261,6 +293,8 @@ pub struct Move<'a> {
     pub report: Vec<(PathBuf, PathBuf)>,
     /// Where everything replaced waits until the move is done.
     pub aside: PathBuf,
+    /// The tarball's tree, unpacked in scratch space, when the release comes from one.
+    pub tree: Option<PathBuf>,
 }
 
 /// Everything replaced so far, to put back.
@@ -374,6 +408,9 @@ impl Move<'_> {
             lock.update(&Lock::of_manifest(m));
         }
         lock.save(new_root)?;
+        if let (Some(tree), Some(sha256)) = (&self.tree, self.to.tarball()) {
+            self.install_tree(tree, sha256, undo)?;
+        }
         for (from, to) in &self.report {
             let dir = to.parent().unwrap();
             fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -393,6 +430,25 @@ impl Move<'_> {
         Ok(())
     }
 
+    /// The tarball's tree where builds take it from, its stamp written last.
+    fn install_tree(&self, tree: &Path, sha256: &str, undo: &mut Undo) -> Result<()> {
+        use crypto_build::source;
+        let sources = self.root.join(source::SOURCES_DIR);
+        let version = &self.to.openssl;
+        let dest = sources.join(source::tree_name(version));
+        if dest.exists() {
+            self.move_aside(&dest, undo)?;
+        } else {
+            undo.sets.push((dest.clone(), None));
+        }
+        fs::create_dir_all(&sources).with_context(|| format!("creating {}", sources.display()))?;
+        fs::rename(tree, &dest).with_context(|| format!("installing {}", dest.display()))?;
+        let stamp = source::stamp_path(&sources, version);
+        undo.keep(&stamp, &self.aside)?;
+        write_atomic(&stamp, source::stamp_text(version, sha256).as_bytes())?;
+        source::tarball_tree(&sources, version, sha256).map(drop)
+    }
+
     /// Renames `dir` into the aside directory, and records it to put back.
     fn move_aside(&self, dir: &Path, undo: &mut Undo) -> Result<()> {
         let rel = dir.strip_prefix(self.root).unwrap_or(dir);
@@ -409,7 +465,11 @@ mod tests {
     use super::*;
 
     fn release(c: &str, o: &str) -> Release {
-        Release { crate_full: c.into(), openssl: o.into() }
+        Release {
+            crate_full: c.into(),
+            openssl: o.into(),
+            origin: Origin::Crate { crate_version: c.into() },
+        }
     }
 
     /// Each line's pin is what crypto-build's dependency for it resolves to, wherever the lock
@@ -419,7 +479,7 @@ mod tests {
         let r = "registry+https://github.com/rust-lang/crates.io-index#openssl-src@";
         let (default, other) =
             (data::DEFAULT_LINE, data::OPENSSL_LINES.iter().find(|l| !l.default).unwrap());
-        let (d, o) = (default.crate_version(), other.crate_version());
+        let (d, o) = (default.crate_version().unwrap(), other.crate_version().unwrap());
         let (dv, ov) = (format!("{d}+{}", default.version), format!("{o}+{}", other.version));
         let renamed = format!("openssl_src_{}", other.name().replace('.', "_"));
         let metadata = format!(
@@ -486,12 +546,16 @@ mod tests {
             (data::DEFAULT_LINE, data::OPENSSL_LINES.iter().find(|l| !l.default).unwrap());
         let lines = data::OPENSSL_LINES;
         // Onto the very crate another line holds (the default onto a release it promotes): fine.
-        check_graph(lines, default, other.crate_version()).unwrap();
-        let (major, _) = other.crate_version().split_once('.').unwrap();
+        check_graph(lines, default, other.crate_version().unwrap()).unwrap();
+        let (major, _) = other.crate_version().unwrap().split_once('.').unwrap();
         let mate = format!("{major}.99.0");
         let e = check_graph(lines, default, &mate).unwrap_err().to_string();
         assert!(
-            e.contains(&format!("beside line {}'s {}", other.name(), other.crate_version())),
+            e.contains(&format!(
+                "beside line {}'s {}",
+                other.name(),
+                other.crate_version().unwrap()
+            )),
             "{e}"
         );
         assert!(e.contains(&format!("--openssl {}", other.name())), "{e}");
@@ -565,7 +629,7 @@ mod tests {
         for line in data::OPENSSL_LINES {
             let pinned = pinned(&sh, &root, line).unwrap();
             assert_eq!(pinned.openssl, line.version);
-            assert!(pinned.crate_full.starts_with(&format!("{}+", line.crate_version())));
+            assert!(pinned.crate_full.starts_with(&format!("{}+", line.crate_version().unwrap())));
             let sites = sites(line);
             let edits = plan(&root, sites, &pinned, &to).unwrap();
             assert_eq!(edits.len(), sites.len());

@@ -1,63 +1,85 @@
-//! The comparison as Markdown, for the reviewer of a move, and as JSON, for tools (and the
-//! tests that check the committed reports). Configurations whose sections would say the
-//! same thing share one section.
+//! The comparison as Markdown, for a reviewer with five minutes: the summary in plain words
+//! first (`summary.rs`), then the details, where configurations that would say the same
+//! thing share one section, a table the same on both sides is one line, and a long list is
+//! folded (`<details>`, wrapped); and as JSON, for tools and tests: the model itself.
 
-use super::compare::{AsmNeed, Comparison, ConfigDiff, FileDiff, Finding, Need, SetDiff};
-use crypto_build::data::Feature;
-use serde_json::{json, Value};
+use super::api::{LibDiff, Removed};
+use super::compare::{AsmNeed, Change, Comparison, ConfigDiff, FileDiff, Finding, Need, SetDiff};
+use serde::Serialize;
 use std::fmt::Write as _;
 
-/// One part of a configuration's changes, as Markdown.
-type Section = fn(&ConfigDiff) -> String;
+/// A list longer than this is folded.
+const INLINE_MAX: usize = 8;
+/// Where a folded list's lines break.
+const WRAP: usize = 100;
 
-/// The Markdown report; `command` is how it was made.
-pub fn markdown(c: &Comparison, command: &str) -> String {
+/// The Markdown report.
+pub fn markdown(c: &Comparison) -> String {
     let mut out = format!("# OpenSSL {} to {}\n\n", c.from, c.to);
-    let _ = writeln!(
-        out,
-        "Written by `{command}`: openssl-src {} (OpenSSL {}) against the pinned OpenSSL {} \
-         (its `generate.lock` and manifests), every configuration of every target row \
-         generated from it in scratch space. Per target and set: asm files, entry points and \
-         instruction classes, the oldest assembler each set takes, what Configure decided, and \
-         the C variants; every failed configuration or check is a finding.\n",
-        c.crate_version, c.to, c.from
-    );
-    findings(&mut out, &c.findings);
-    summary(&mut out, c);
-    public_api(&mut out, c);
-    assemblers(&mut out, c);
-    out.push_str("## Asm files and entry points\n\n");
-    let sections: Vec<(String, String)> =
-        c.sets.iter().map(|s| (s.key.clone(), asm_section(s))).collect();
-    grouped(&mut out, "###", &sections, "No asm file added, removed or changed.\n");
-    out.push_str(
-        "## Configuration\n\nWhat Configure decided, per configuration (C variants included).\n\n",
-    );
-    let parts: [(&str, Section); 3] = [
-        ("Defines and system libraries", defines_section),
-        (
-            "Disabled features (configdata.pm's `%disabled`, with Configure's reason)",
-            disabled_section,
-        ),
-        ("Generated files", generated_section),
-    ];
-    for (title, section) in parts {
-        let _ = writeln!(out, "### {title}\n");
-        let sections: Vec<(String, String)> =
-            c.configs.iter().map(|d| (d.key.clone(), section(d))).collect();
-        grouped(&mut out, "####", &sections, "No change.\n");
+    out.push_str(&intro(c));
+    out.push_str("## Summary\n\n");
+    for line in super::summary::sentences(c) {
+        let _ = writeln!(out, "- {line}");
     }
+    out.push('\n');
+    findings(&mut out, &c.findings);
+    asm_files(&mut out, c);
+    assemblers(&mut out, c);
+    public_api(&mut out, c);
+    configuration(&mut out, c);
     variants(&mut out, c);
+    // Sections end with a blank line, folds too: one between blocks is enough.
+    while out.contains("\n\n\n") {
+        out = out.replace("\n\n\n", "\n\n");
+    }
     out
 }
 
+/// The JSON report: the summary, then the comparison as it is.
+pub fn json(c: &Comparison) -> serde_json::Result<String> {
+    #[derive(Serialize)]
+    struct Report<'a> {
+        summary: Vec<String>,
+        #[serde(flatten)]
+        comparison: &'a Comparison,
+    }
+    let report = Report { summary: super::summary::sentences(c), comparison: c };
+    Ok(serde_json::to_string_pretty(&report)? + "\n")
+}
+
+fn intro(c: &Comparison) -> String {
+    let old = match c.old_pinned {
+        true => format!("the workspace's sets of OpenSSL {} as `generate.lock` pins them", c.from),
+        false => format!("OpenSSL {}, generated in scratch space", c.from),
+    };
+    let scope = match c.limited_to.is_empty() {
+        true => format!("all {} configurations of every target row", c.configurations),
+        false => format!(
+            "only the {} configurations of {} (`--target`): the other targets were not compared",
+            c.configurations,
+            c.limited_to.join(", ")
+        ),
+    };
+    format!(
+        "Written by `{}`. Old: {old} (from {}). New: OpenSSL {}, generated in scratch \
+         space from {}. Compared: {scope}. Per target and set: asm files, entry points and \
+         instruction classes, the oldest assembler each set takes, the public API, what \
+         Configure decided, and the C variants; every failed configuration or check is a \
+         finding. A target named alone in a heading stands for all its sets (or \
+         configurations) compared.\n\n",
+        c.command,
+        c.old_source.describe(),
+        c.to,
+        c.new_source.describe()
+    )
+}
+
 fn findings(out: &mut String, findings: &[Finding]) {
-    out.push_str("## Findings\n\n");
     if findings.is_empty() {
-        out.push_str("None: every configuration generated, every check passed, and the tables cover the release.\n\n");
         return;
     }
-    let _ = writeln!(out, "{} finding(s); the command fails on any.\n", findings.len());
+    let _ =
+        writeln!(out, "## Findings\n\n{} finding(s); the command fails on any.\n", findings.len());
     for (n, f) in findings.iter().enumerate() {
         let place = match (&f.file, f.line) {
             (Some(file), Some(line)) => format!(", `{file}:{line}`"),
@@ -73,135 +95,224 @@ fn findings(out: &mut String, findings: &[Finding]) {
     }
 }
 
-fn classes(list: &[Feature]) -> String {
-    if list.is_empty() {
-        return "-".into();
-    }
-    list.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ")
+/// `a`, `b`, … as code.
+pub fn code(items: &[String]) -> Vec<String> {
+    items.iter().map(|i| format!("`{i}`")).collect()
 }
 
-fn summary(out: &mut String, c: &Comparison) {
-    out.push_str("## Summary\n\n| target | set | asm files added / removed / changed / same | entry points added / removed | classes added | classes removed |\n| --- | --- | --- | --- | --- | --- |\n");
-    for s in &c.sets {
-        let count = |k| s.files.iter().filter(|f| f.change == k).count();
-        use super::compare::Change::*;
-        if !s.generated {
-            let _ = writeln!(
-                out,
-                "| {} | {} | not generated (see the findings) | | | |",
-                s.target.name, s.set
-            );
-            continue;
-        }
-        let files =
-            format!("{} / {} / {} / {}", count(Added), count(Removed), count(Changed), s.unchanged);
-        let (a, b) = &s.classes;
-        let added: Vec<Feature> = b.difference(a).copied().collect();
-        let removed: Vec<Feature> = a.difference(b).copied().collect();
-        let _ = writeln!(
-            out,
-            "| {} | {} | {files} | {} / {} | {} | {} |",
-            s.target.name,
-            s.set,
-            s.symbols_added.len(),
-            s.symbols_removed.len(),
-            classes(&added),
-            classes(&removed)
-        );
-    }
-    out.push('\n');
-}
-
-fn public_api(out: &mut String, c: &Comparison) {
-    let _ = writeln!(
-        out,
-        "## Public API\n\nThe functions libcrypto and libssl export (`util/lib*.num`, status \
-         `EXIST`), from {} to {}: not a finding, but what a program calling them through a \
-         vendored build would lose. \"Built\" counts the removed ones the pinned \
-         configuration builds (none of their `.num` features disabled, as `asm/linux-x86_64` \
-         has it, and no platform named but by exclusion); openssl-sys {} declares the ones named under \"openssl-sys\" (its \
-         `extern \"C\"` blocks, each with its own `#[cfg]`).\n\n\
-         | library | exported in {} | exported in {} | added | removed | removed and built | removed and declared by openssl-sys |\n\
-         | --- | --- | --- | --- | --- | --- | --- |",
-        c.from, c.to, c.api.openssl_sys, c.from, c.to
-    );
-    for l in &c.api.libs {
-        let built = l.removed.iter().filter(|r| r.built).count();
-        let bound = l.removed.iter().filter(|r| r.bound.is_some()).count();
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {built} | {bound} |",
-            l.lib,
-            l.old,
-            l.new,
-            l.added.len(),
-            l.removed.len()
-        );
-    }
-    out.push('\n');
-    for l in &c.api.libs {
-        if l.removed.is_empty() && l.added.is_empty() {
-            continue;
-        }
-        let _ = writeln!(out, "### {}\n", l.lib);
-        if !l.removed.is_empty() {
-            out.push_str("Removed, by prefix (*italic*: not built in the pinned configuration):\n\n| prefix | removed | functions |\n| --- | --- | --- |\n");
-            let mut groups: Vec<(&str, Vec<&super::api::Removed>)> = Vec::new();
-            for r in &l.removed {
-                match groups.iter_mut().find(|(p, _)| *p == r.prefix()) {
-                    Some((_, v)) => v.push(r),
-                    None => groups.push((r.prefix(), vec![r])),
-                }
-            }
-            groups.sort_by_key(|(p, v)| (std::cmp::Reverse(v.len()), *p));
-            for (prefix, list) in groups {
-                let names = list.iter().map(|r| match r.built {
-                    true => format!("`{}`", r.name),
-                    false => format!("*`{}`*", r.name),
-                });
-                let _ = writeln!(
-                    out,
-                    "| `{prefix}` | {} | {} |",
-                    list.len(),
-                    names.collect::<Vec<_>>().join(", ")
-                );
-            }
+/// `items` joined by `, `, a line at most about [`WRAP`] characters long.
+pub fn wrapped(items: &[String]) -> String {
+    let mut out = String::new();
+    let mut line = 0;
+    for (n, item) in items.iter().enumerate() {
+        let sep = if n + 1 < items.len() { "," } else { "" };
+        if line > 0 && line + item.len() + 2 > WRAP {
             out.push('\n');
-            let bound: Vec<String> = l
-                .removed
-                .iter()
-                .filter_map(|r| r.bound.as_ref().map(|cfg| (r, cfg)))
-                .map(|(r, cfg)| match cfg.is_empty() {
-                    true => format!("`{}`", r.name),
-                    false => format!("`{}` (`{cfg}`)", r.name),
-                })
-                .collect();
-            let bound = if bound.is_empty() { "none".into() } else { bound.join(", ") };
-            let _ = writeln!(out, "Declared by openssl-sys {}: {bound}.\n", c.api.openssl_sys);
+            line = 0;
+        } else if line > 0 {
+            out.push(' ');
+            line += 1;
         }
-        if !l.added.is_empty() {
-            let _ = writeln!(
-                out,
-                "Added, {}: {}.\n",
-                l.added.len(),
-                code_list(l.added.iter().cloned())
-            );
+        let _ = write!(out, "{item}{sep}");
+        line += item.len() + sep.len();
+    }
+    out
+}
+
+/// A folded block: `summary` shown, `body` on opening.
+pub fn fold(summary: &str, body: &str) -> String {
+    format!("<details><summary>{summary}</summary>\n\n{body}\n\n</details>\n\n")
+}
+
+/// Keys sharing one section, named briefly: a target alone for all its keys in `universe`,
+/// "every …" when all are there, "every … but" when that is shorter.
+pub fn label(keys: &[&str], universe: &[&str], noun: &str) -> String {
+    if keys.len() == universe.len() {
+        return format!("every {noun}");
+    }
+    let named = brief(keys, universe);
+    let others: Vec<&str> = universe.iter().filter(|k| !keys.contains(k)).copied().collect();
+    let but = brief(&others, universe);
+    if but.len() < named.len() && named.len() > 3 {
+        return format!("every {noun} but {}", but.join(", "));
+    }
+    named.join(", ")
+}
+
+/// `keys` with each target all of whose keys in `universe` are there named alone.
+fn brief(keys: &[&str], universe: &[&str]) -> Vec<String> {
+    let target = |k: &str| {
+        let rest = k.split_once('/').map_or(k, |(_, r)| r);
+        rest.split('+').next().unwrap_or(rest).to_string()
+    };
+    let mut out: Vec<String> = Vec::new();
+    for k in keys {
+        let t = target(k);
+        let whole = universe.iter().filter(|u| target(u) == t).all(|u| keys.contains(u));
+        match whole {
+            true if !out.contains(&t) => out.push(t),
+            true => {}
+            false => out.push(k.to_string()),
         }
     }
+    out
 }
+
+/// Sections under headings (of `level`) naming every key that has the same text; `none` for
+/// those with nothing to say, once. A heading too long to read is folded beneath a count.
+fn grouped(out: &mut String, level: &str, sections: &[(String, String)], none: &str, noun: &str) {
+    let universe: Vec<&str> = sections.iter().map(|(k, _)| k.as_str()).collect();
+    let mut groups: Vec<(Vec<&str>, &str)> = Vec::new();
+    for (key, text) in sections {
+        let text = if text.is_empty() { none } else { text.as_str() };
+        match groups.iter_mut().find(|(_, t)| *t == text) {
+            Some((keys, _)) => keys.push(key),
+            None => groups.push((vec![key], text)),
+        }
+    }
+    if let [(_, text)] = &groups[..] {
+        let _ = match *text == none {
+            true => writeln!(out, "{} (every {noun}).\n", none.trim_end().trim_end_matches('.')),
+            false => writeln!(out, "{level} every {noun}\n\n{text}"),
+        };
+        return;
+    }
+    for (keys, text) in groups {
+        let name = label(&keys, &universe, noun);
+        if name.len() <= 200 {
+            let _ = writeln!(out, "{level} {name}\n\n{text}");
+            continue;
+        }
+        let _ = writeln!(out, "{level} {} {noun}s\n", keys.len());
+        let names: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+        out.push_str(&fold("which", &wrapped(&names)));
+        out.push_str(text);
+        out.push('\n');
+    }
+}
+
+fn asm_files(out: &mut String, c: &Comparison) {
+    out.push_str(
+        "## Asm files\n\nPer target and set, the files of Configure's rendering (another \
+         rendering only where it changed otherwise): entry points and instruction classes \
+         gained (+) and lost (-), and lines (those of one side the other lacks).\n\n",
+    );
+    let sections: Vec<(String, String)> =
+        c.sets.iter().map(|s| (s.key.clone(), asm_section(s))).collect();
+    grouped(out, "###", &sections, "No asm file added, removed or changed.\n", "set");
+}
+
+fn asm_section(s: &SetDiff) -> String {
+    if !s.generated {
+        return NOT_GENERATED.into();
+    }
+    let files: Vec<&FileDiff> = s.shown_files().collect();
+    if files.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "| file | change | entry points | classes | lines |\n| --- | --- | --- | --- | --- |\n",
+    );
+    let mut folds = String::new();
+    for f in files {
+        let (points, long) = entry_points_cell(f);
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {points} | {} | {} |",
+            f.path,
+            f.change.name(),
+            classes_cell(f),
+            lines_cell(f)
+        );
+        if let Some((what, list)) = long {
+            folds.push_str(&fold(&format!("`{}`: {what}", f.path), &wrapped(&code(&list))));
+        }
+    }
+    let _ = writeln!(out, "\n{folds}");
+    out
+}
+
+/// The entry points that moved, inline, or their count and the list to fold.
+fn entry_points_cell(f: &FileDiff) -> (String, Option<(String, Vec<String>)>) {
+    let (list, what) = match f.change {
+        Change::Added => (f.entry_points.new.clone(), "entry points"),
+        Change::Removed => (f.entry_points.old.clone(), "entry points"),
+        Change::Changed => {
+            let plus = f.entry_points_added().into_iter().map(|e| format!("+{e}"));
+            let minus = f.entry_points_removed().into_iter().map(|e| format!("-{e}"));
+            (plus.chain(minus).collect(), "entry points moved")
+        }
+    };
+    match list.len() {
+        0 if f.change == Change::Changed => (format!("same ({})", f.entry_points.new.len()), None),
+        0 => ("none".into(), None),
+        n if n <= INLINE_MAX / 2 => (code(&list).join(", "), None),
+        n => (format!("{n} (below)"), Some((format!("{n} {what}"), list))),
+    }
+}
+
+fn classes_cell(f: &FileDiff) -> String {
+    let mut cell = match f.change {
+        Change::Added => f.classes.new.names(),
+        Change::Removed => f.classes.old.names(),
+        Change::Changed => {
+            let moved: Vec<String> = f
+                .classes_added()
+                .0
+                .iter()
+                .map(|c| format!("+{}", c.name()))
+                .chain(f.classes_removed().0.iter().map(|c| format!("-{}", c.name())))
+                .collect();
+            if moved.is_empty() {
+                "same".into()
+            } else {
+                moved.join(", ")
+            }
+        }
+    };
+    if let Some(t) = &f.text {
+        let (old, new) = (t.inst_words.old, t.inst_words.new);
+        match (f.change, old == new) {
+            (Change::Removed, _) if old > 0 => {
+                let _ = write!(cell, "; {old} `.inst` words");
+            }
+            (Change::Added, _) | (Change::Changed, true) if new > 0 => {
+                let _ = write!(cell, "; {new} `.inst` words");
+            }
+            (Change::Changed, false) => {
+                let _ = write!(cell, "; `.inst` words {old} to {new}");
+            }
+            _ => {}
+        }
+    }
+    cell
+}
+
+fn lines_cell(f: &FileDiff) -> String {
+    match &f.text {
+        None => "?".into(),
+        Some(t) => match f.change {
+            Change::Added => format!("{}", t.lines_added),
+            Change::Removed => format!("-{}", t.lines_removed),
+            Change::Changed => format!("+{} -{}", t.lines_added, t.lines_removed),
+        },
+    }
+}
+
+const NOT_GENERATED: &str = "Not generated on the new release: see the findings.\n";
 
 fn need(n: &Need) -> String {
     let mut s = match &n.min {
-        Some(v) => format!("{v} ({})", classes(&n.set_by)),
+        Some(v) => format!("{v} ({})", n.set_by.names()),
         None => "any".into(),
     };
-    if !n.unknown.is_empty() {
-        let _ = write!(s, "; no version known for {}", classes(&n.unknown));
+    if !n.unknown.0.is_empty() {
+        let _ = write!(s, "; no version known for {}", n.unknown.names());
     }
     s
 }
 
-fn kind_name(kind: &str) -> &str {
+pub fn kind_name(kind: &str) -> &str {
     match kind {
         "gas" => "GNU as",
         "clang" => "clang",
@@ -210,133 +321,198 @@ fn kind_name(kind: &str) -> &str {
     }
 }
 
+fn assembler_row(s: &SetDiff, a: &AsmNeed) -> String {
+    let new = if s.generated { need(&a.new) } else { "not generated".into() };
+    format!(
+        "| {} | {} | {} | {} | {new} |\n",
+        s.target.name,
+        s.set,
+        kind_name(a.kind),
+        need(&a.old)
+    )
+}
+
+/// Whether a set's oldest assembler of a kind is the same on both sides.
+pub fn same_need(s: &SetDiff, a: &AsmNeed) -> bool {
+    s.generated && a.old == a.new
+}
+
 fn assemblers(out: &mut String, c: &Comparison) {
-    let _ = writeln!(
-        out,
-        "## Oldest assembler per set\n\nFrom `data::VERSION_THRESHOLDS` over the instruction classes of each set's \
-         files in the syntax the assembler reads; the build's probes still decide, file by file.\n\n\
-         | target | set | assembler | {} | {} |\n| --- | --- | --- | --- | --- |",
+    out.push_str(
+        "## Oldest assembler per set\n\nFrom `data::VERSION_THRESHOLDS` over the instruction \
+         classes of each set's files in the syntax the assembler reads; the build's probes \
+         still decide, file by file.\n\n",
+    );
+    let head = format!(
+        "| target | set | assembler | {} | {} |\n| --- | --- | --- | --- | --- |\n",
         c.from, c.to
     );
-    for s in &c.sets {
-        for AsmNeed { kind, old, new } in &s.assemblers {
-            let new = if s.generated { need(new) } else { "not generated".into() };
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {new} |",
-                s.target.name,
-                s.set,
-                kind_name(kind),
-                need(old)
-            );
-        }
+    let rows = c.sets.iter().flat_map(|s| s.assemblers.iter().map(move |a| (s, a)));
+    let (same, moved): (Vec<_>, Vec<_>) = rows.partition(|(s, a)| same_need(s, a));
+    let table = |rows: &[(&SetDiff, &AsmNeed)]| -> String {
+        head.clone() + &rows.iter().map(|(s, a)| assembler_row(s, a)).collect::<String>()
+    };
+    if moved.is_empty() {
+        let _ = writeln!(out, "Unchanged on every target: the same for all {} rows.\n", same.len());
+    } else {
+        let _ = writeln!(out, "{}\n", table(&moved));
+        let _ = writeln!(out, "The other {} rows are unchanged.\n", same.len());
+    }
+    if !same.is_empty() {
+        out.push_str(&fold(&format!("the {} unchanged rows", same.len()), table(&same).trim_end()));
+    }
+}
+
+fn public_api(out: &mut String, c: &Comparison) {
+    out.push_str("## Public API\n\n");
+    if c.api.libs.is_empty() {
+        out.push_str("Not compared.\n\n");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "The functions libcrypto and libssl export (`util/lib*.num`, status `EXIST`): not a \
+         finding, but what a program calling them through a vendored build would lose. \
+         \"Built\": removed ones that {}'s `{}` configuration builds (none of their `.num` \
+         features disabled, and no platform named but by exclusion); openssl-sys {}'s \
+         `extern \"C\"` blocks declare those named under it.\n\n\
+         | library | exported in {} | exported in {} | added | removed | removed and built | removed and declared by openssl-sys |\n\
+         | --- | --- | --- | --- | --- | --- | --- |",
+        c.from, c.api.built_in, c.api.openssl_sys, c.from, c.to
+    );
+    for l in &c.api.libs {
+        let built = l.removed.iter().filter(|r| r.built).count();
+        let bound = l.removed.iter().filter(|r| r.bound.is_some()).count();
+        let (old, new, added, removed) = (l.old, l.new, l.added.len(), l.removed.len());
+        let _ = writeln!(
+            out,
+            "| {} | {old} | {new} | {added} | {removed} | {built} | {bound} |",
+            l.lib
+        );
     }
     out.push('\n');
-}
-
-fn code_list(items: impl IntoIterator<Item = String>) -> String {
-    items.into_iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", ")
-}
-
-fn asm_section(s: &SetDiff) -> String {
-    use super::compare::Change;
-    let mut out = String::new();
-    if !s.generated {
-        return NOT_GENERATED.into();
+    for l in c.api.libs.iter().filter(|l| !l.removed.is_empty() || !l.added.is_empty()) {
+        lib_section(out, l, &c.api.openssl_sys);
     }
-    let of = |k: Change| s.files.iter().filter(move |f| f.change == k);
-    for (k, title, globals) in [(Change::Added, "Added", 1), (Change::Removed, "Removed", 0)] {
-        if of(k).next().is_none() {
-            continue;
+}
+
+/// Removed functions by prefix, most first.
+pub fn by_prefix(removed: &[Removed]) -> Vec<(&str, Vec<&Removed>)> {
+    let mut groups: Vec<(&str, Vec<&Removed>)> = Vec::new();
+    for r in removed {
+        match groups.iter_mut().find(|(p, _)| *p == r.prefix) {
+            Some((_, v)) => v.push(r),
+            None => groups.push((&r.prefix, vec![r])),
         }
-        let _ = writeln!(out, "{title}:\n\n| file | classes | entry points |\n| --- | --- | --- |");
-        for f in of(k) {
-            let (cl, gl) = if globals == 1 {
-                (&f.classes.1, &f.globals.1)
-            } else {
-                (&f.classes.0, &f.globals.0)
-            };
-            let _ = writeln!(
-                out,
-                "| `{}` | {} | {} |",
-                f.path,
-                classes(cl),
-                code_list(gl.iter().cloned())
-            );
+    }
+    groups.sort_by_key(|(p, v)| (std::cmp::Reverse(v.len()), *p));
+    groups
+}
+
+fn lib_section(out: &mut String, l: &LibDiff, openssl_sys: &str) {
+    let _ = writeln!(out, "### {}\n", l.lib);
+    if !l.removed.is_empty() {
+        out.push_str("| prefix | removed | of them not built |\n| --- | --- | --- |\n");
+        let groups = by_prefix(&l.removed);
+        let mut body = String::new();
+        for (prefix, list) in &groups {
+            let unbuilt = list.iter().filter(|r| !r.built).count();
+            let _ = writeln!(out, "| `{prefix}` | {} | {unbuilt} |", list.len());
+            let names: Vec<String> = list
+                .iter()
+                .map(|r| if r.built { format!("`{}`", r.name) } else { format!("*`{}`*", r.name) })
+                .collect();
+            let _ = writeln!(body, "**{prefix}** ({}):\n{}\n", list.len(), wrapped(&names));
         }
         out.push('\n');
+        let what = format!("the {} removed, by prefix (*italic*: not built)", l.removed.len());
+        out.push_str(&fold(&what, body.trim_end()));
+        let bound: Vec<String> = l
+            .removed
+            .iter()
+            .filter_map(|r| r.bound.as_ref().map(|cfg| (r, cfg)))
+            .map(|(r, cfg)| match cfg.is_empty() {
+                true => format!("`{}`", r.name),
+                false => format!("`{}` (`{cfg}`)", r.name),
+            })
+            .collect();
+        let bound = if bound.is_empty() { "none".into() } else { bound.join(", ") };
+        let _ = writeln!(out, "Removed and declared by openssl-sys {openssl_sys}: {bound}.\n");
     }
-    let changed: Vec<&FileDiff> = of(Change::Changed).collect();
-    if !changed.is_empty() {
-        let names = code_list(changed.iter().map(|f| f.path.clone()));
-        let _ = writeln!(out, "Changed (by hash), {}: {names}.\n", changed.len());
-        let moved: Vec<&&FileDiff> =
-            changed.iter().filter(|f| f.classes.0 != f.classes.1).collect();
-        if !moved.is_empty() {
-            out.push_str(
-                "Instruction classes changed:\n\n| file | added | removed |\n| --- | --- | --- |\n",
-            );
-            for f in moved {
-                let _ = writeln!(
-                    out,
-                    "| `{}` | {} | {} |",
-                    f.path,
-                    classes(&f.classes_added()),
-                    classes(&f.classes_removed())
-                );
-            }
-            out.push('\n');
-        }
+    if !l.added.is_empty() {
+        out.push_str(&listed(&format!("Added ({})", l.added.len()), &code(&l.added)));
     }
-    for (title, list) in
-        [("Entry points added", &s.symbols_added), ("Entry points removed", &s.symbols_removed)]
-    {
-        if !list.is_empty() {
-            let items = list.iter().map(|(sym, file)| format!("`{sym}` ({file})"));
-            let _ = writeln!(
-                out,
-                "{title}, {}: {}.\n",
-                list.len(),
-                items.collect::<Vec<_>>().join(", ")
-            );
-        }
-    }
-    out
 }
 
-/// A list item for each non-empty list.
+/// `what: a, b.` inline when short, else folded.
+fn listed(what: &str, items: &[String]) -> String {
+    match items.len() <= INLINE_MAX {
+        true => format!("{what}: {}.\n\n", items.join(", ")),
+        false => fold(what, &wrapped(items)),
+    }
+}
+
+/// One part of a configuration's changes, as Markdown.
+type Section = fn(&ConfigDiff) -> String;
+
+fn configuration(out: &mut String, c: &Comparison) {
+    out.push_str(
+        "## Configuration\n\nWhat Configure decided, per configuration (C variants included).\n\n",
+    );
+    let parts: [(&str, Section); 3] = [
+        ("Defines and system libraries", defines_section),
+        (
+            "Disabled features (configdata.pm's `%disabled`, with Configure's reason)",
+            disabled_section,
+        ),
+        ("Generated files", generated_section),
+    ];
+    for (title, section) in parts {
+        let _ = writeln!(out, "### {title}\n");
+        let sections: Vec<(String, String)> =
+            c.configs.iter().map(|d| (d.key.clone(), section(d))).collect();
+        grouped(out, "####", &sections, "No change.\n", "configuration");
+    }
+}
+
+/// A list item for each short non-empty list, a fold for each long one.
 fn items(lines: &[(&str, Vec<String>)]) -> String {
-    let mut out = String::new();
+    let (mut short, mut long) = (String::new(), String::new());
     for (what, items) in lines.iter().filter(|(_, i)| !i.is_empty()) {
-        let _ = writeln!(out, "- {what} ({}): {}", items.len(), items.join(", "));
+        let what = format!("{what} ({})", items.len());
+        match items.len() <= INLINE_MAX {
+            true => {
+                let _ = writeln!(short, "- {what}: {}", items.join(", "));
+            }
+            false => long.push_str(&fold(&what, &wrapped(items))),
+        }
     }
-    if !out.is_empty() {
-        out.push('\n');
+    if !short.is_empty() {
+        short.push('\n');
     }
-    out
+    short + &long
 }
-
-fn code(v: &[String]) -> Vec<String> {
-    v.iter().map(|i| format!("`{i}`")).collect()
-}
-
-const NOT_GENERATED: &str = "Not generated on the new release: see the findings.\n";
 
 fn defines_section(d: &ConfigDiff) -> String {
     if !d.generated {
         return NOT_GENERATED.into();
     }
     items(&[
-        ("defines added", code(&d.defines.0)),
-        ("defines removed", code(&d.defines.1)),
-        ("system libraries added", code(&d.ex_libs.0)),
-        ("system libraries removed", code(&d.ex_libs.1)),
+        ("defines added", code(&d.defines.added)),
+        ("defines removed", code(&d.defines.removed)),
+        ("system libraries added", code(&d.ex_libs.added)),
+        ("system libraries removed", code(&d.ex_libs.removed)),
     ])
 }
 
 fn disabled_section(d: &ConfigDiff) -> String {
-    let reasons = |v: &[(String, String)]| v.iter().map(|(f, r)| format!("`{f}` ({r})")).collect();
-    items(&[("disabled", reasons(&d.disabled.0)), ("no longer disabled", reasons(&d.disabled.1))])
+    let reasons = |v: &[super::compare::Disabled]| {
+        v.iter().map(|d| format!("`{}` ({})", d.feature, d.reason)).collect()
+    };
+    items(&[
+        ("disabled", reasons(&d.disabled.added)),
+        ("no longer disabled", reasons(&d.disabled.removed)),
+    ])
 }
 
 fn generated_section(d: &ConfigDiff) -> String {
@@ -344,47 +520,33 @@ fn generated_section(d: &ConfigDiff) -> String {
         return NOT_GENERATED.into();
     }
     items(&[
-        ("headers added", code(&d.headers.0)),
-        ("headers removed", code(&d.headers.1)),
-        ("other files added", code(&d.other_files.0)),
-        ("other files removed", code(&d.other_files.1)),
+        ("headers added", code(&d.headers.added)),
+        ("headers removed", code(&d.headers.removed)),
+        ("other files added", code(&d.other_files.added)),
+        ("other files removed", code(&d.other_files.removed)),
     ])
 }
 
-/// Sections under headings (of `level`) naming every configuration that has the same text;
-/// `none` for those with nothing to say, listed once.
-fn grouped(out: &mut String, level: &str, sections: &[(String, String)], none: &str) {
-    let mut groups: Vec<(Vec<&str>, &str)> = Vec::new();
-    let mut quiet: Vec<&str> = Vec::new();
-    for (key, text) in sections {
-        if text.is_empty() {
-            quiet.push(key);
-            continue;
-        }
-        match groups.iter_mut().find(|(_, t)| t == text) {
-            Some((keys, _)) => keys.push(key),
-            None => groups.push((vec![key], text)),
-        }
-    }
-    for (keys, text) in groups {
-        let _ = writeln!(out, "{level} {}\n\n{text}", keys.join(", "));
-    }
-    if !quiet.is_empty() {
-        let _ = writeln!(out, "{level} {}\n\n{none}", quiet.join(", "));
-    }
-}
-
 fn variants(out: &mut String, c: &Comparison) {
-    out.push_str("## C variants\n\nEach of `data::C_VARIANTS` on the new release: configured and generated, its \
-                  asm its set's, C units of its own, its marker among them, no finding.\n\n\
-                  | configurations | accepted | C units it adds | why not |\n| --- | --- | --- | --- |\n");
+    out.push_str(
+        "## C variants\n\nEach of `data::C_VARIANTS` on the new release: configured and \
+         generated, its asm its set's, C units of its own, its marker among them, no finding.\n\n",
+    );
+    if c.variants.is_empty() {
+        out.push_str("None compared.\n\n");
+        return;
+    }
+    out.push_str(
+        "| configurations | accepted | C units it adds | why not |\n| --- | --- | --- | --- |\n",
+    );
+    let universe: Vec<&str> = c.variants.iter().map(|v| v.key.as_str()).collect();
     let mut rows: Vec<(Vec<&str>, String)> = Vec::new();
     for v in &c.variants {
         let why = v.why_not.iter().map(|w| w.lines().next().unwrap_or("").replace('|', "\\|"));
         let row = format!(
             "{} | {} | {}",
             if v.accepted { "yes" } else { "**no**" },
-            code_list(v.units_added.iter().cloned()),
+            code(&v.units_added).join(", "),
             why.collect::<Vec<_>>().join("; ")
         );
         match rows.iter_mut().find(|(_, r)| *r == row) {
@@ -393,156 +555,7 @@ fn variants(out: &mut String, c: &Comparison) {
         }
     }
     for (keys, row) in rows {
-        let _ = writeln!(out, "| {} | {row} |", keys.join(", "));
+        let _ = writeln!(out, "| {} | {row} |", label(&keys, &universe, "C variant configuration"));
     }
     out.push('\n');
-}
-
-fn names(list: &[Feature]) -> Value {
-    list.iter().map(|f| f.name()).collect()
-}
-
-fn need_json(n: &Need) -> Value {
-    json!({ "min": n.min, "set_by": names(&n.set_by), "unknown": names(&n.unknown) })
-}
-
-fn added_json(a: &(Vec<String>, Vec<String>)) -> Value {
-    json!({ "added": a.0, "removed": a.1 })
-}
-
-/// A file's entry points: all of them for a file added or removed, those that moved for
-/// one changed.
-fn entry_points(f: &FileDiff) -> Value {
-    let (old, new) = &f.globals;
-    match f.change {
-        super::compare::Change::Changed => json!({
-            "added": new.iter().filter(|g| !old.contains(g)).collect::<Vec<_>>(),
-            "removed": old.iter().filter(|g| !new.contains(g)).collect::<Vec<_>>(),
-        }),
-        _ => json!({ "old": old, "new": new }),
-    }
-}
-
-/// The report's `.json` file: [`json`], pretty, through serde_json (every string escaped).
-pub fn json_text(c: &Comparison) -> anyhow::Result<String> {
-    Ok(serde_json::to_string_pretty(&json(c))? + "\n")
-}
-
-/// The same comparison as data.
-pub fn json(c: &Comparison) -> Value {
-    let findings: Vec<Value> = c
-        .findings
-        .iter()
-        .map(|f| json!({ "check": f.check, "config": f.config, "file": f.file, "line": f.line, "message": f.message }))
-        .collect();
-    let variants: Vec<Value> = c
-        .variants
-        .iter()
-        .map(|v| json!({ "key": v.key, "accepted": v.accepted, "units_added": v.units_added, "why_not": v.why_not }))
-        .collect();
-    json!({
-        "from": c.from, "to": c.to, "crate_version": c.crate_version, "findings": findings,
-        "sets": c.sets.iter().map(set_json).collect::<Vec<_>>(),
-        "configs": c.configs.iter().map(config_json).collect::<Vec<_>>(),
-        "variants": variants,
-        "api": api_json(c),
-    })
-}
-
-fn api_json(c: &Comparison) -> Value {
-    let libs: Vec<Value> = c
-        .api
-        .libs
-        .iter()
-        .map(|l| {
-            let removed: Vec<Value> = l
-                .removed
-                .iter()
-                .map(|r| json!({ "name": r.name, "prefix": r.prefix(), "features": r.features,
-                                  "platforms": r.platforms, "built": r.built, "openssl_sys": r.bound }))
-                .collect();
-            json!({ "lib": l.lib, "old": l.old, "new": l.new, "added": l.added, "removed": removed })
-        })
-        .collect();
-    json!({ "openssl_sys": c.api.openssl_sys, "libs": libs })
-}
-
-fn set_json(s: &SetDiff) -> Value {
-    let files: Vec<Value> = s
-        .files
-        .iter()
-        .map(|f| {
-            json!({
-                "path": f.path, "change": f.change.name(),
-                "classes": { "old": names(&f.classes.0), "new": names(&f.classes.1),
-                             "added": names(&f.classes_added()), "removed": names(&f.classes_removed()) },
-                "entry_points": entry_points(f),
-            })
-        })
-        .collect();
-    let symbols = |v: &[(String, String)]| -> Value {
-        v.iter().map(|(s, f)| json!({ "symbol": s, "file": f })).collect()
-    };
-    let all = |set: &std::collections::BTreeSet<Feature>| -> Value {
-        set.iter().map(|f| f.name()).collect()
-    };
-    let assemblers: Vec<Value> = s
-        .assemblers
-        .iter()
-        .map(|a| json!({ "kind": a.kind, "old": need_json(&a.old), "new": need_json(&a.new) }))
-        .collect();
-    json!({
-        "key": s.key, "target": s.target.name, "set": s.set, "generated": s.generated,
-        "files": files, "unchanged": s.unchanged,
-        "entry_points": { "added": symbols(&s.symbols_added), "removed": symbols(&s.symbols_removed) },
-        "classes": { "old": all(&s.classes.0), "new": all(&s.classes.1) },
-        "assemblers": assemblers,
-    })
-}
-
-fn config_json(d: &ConfigDiff) -> Value {
-    let disabled = |v: &[(String, String)]| -> Value {
-        v.iter().map(|(f, r)| json!({ "feature": f, "reason": r })).collect()
-    };
-    json!({
-        "key": d.key, "generated": d.generated, "defines": added_json(&d.defines),
-        "disabled": { "added": disabled(&d.disabled.0), "removed": disabled(&d.disabled.1) },
-        "headers": added_json(&d.headers), "other_files": added_json(&d.other_files),
-        "ex_libs": added_json(&d.ex_libs),
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cmd::update_openssl::api::Api;
-    use crate::cmd::update_openssl::compare::Finding;
-
-    /// A finding's message quotes Configure's output, which may hold quotes and line breaks.
-    #[test]
-    fn the_json_escapes_what_it_quotes() {
-        let message = "Configure said \"no\"\n\tat line 2 \\ end";
-        let finding = Finding {
-            check: "configure".into(),
-            config: "asm/linux-x86_64".into(),
-            file: Some("Configure \"x\"".into()),
-            line: Some(2),
-            message: message.into(),
-        };
-        let c = Comparison {
-            from: "3.6.3".into(),
-            to: "4.0.3".into(),
-            crate_version: "400.0.2+4.0.3".into(),
-            sets: vec![],
-            configs: vec![],
-            variants: vec![],
-            findings: vec![finding],
-            api: Api { openssl_sys: "0.9.109".into(), libs: vec![] },
-        };
-        let text = json_text(&c).unwrap();
-        let back: Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(back["findings"][0]["message"], message);
-        assert_eq!(back["findings"][0]["file"], "Configure \"x\"");
-        assert_eq!(back, json(&c));
-    }
 }

@@ -87,9 +87,10 @@ fn line_status(line: &OpensslLine, published: &[Published], today: Date) -> (Str
             p.openssl, p.crate_version
         ));
     }
-    let yanked = published.iter().any(|p| p.crate_version == line.crate_version() && p.yanked);
-    if yanked {
-        needs.push(format!("line {name}'s openssl-src {} is yanked", line.crate_version()));
+    let own = line.crate_version();
+    let yanked = published.iter().any(|p| Some(p.crate_version.as_str()) == own && p.yanked);
+    if let (true, Some(own)) = (yanked, own) {
+        needs.push(format!("line {name}'s openssl-src {own} is yanked"));
     }
     let support = line.support();
     let past = line.support_warning(today).is_some();
@@ -105,11 +106,14 @@ fn line_status(line: &OpensslLine, published: &[Published], today: Date) -> (Str
     };
     let role = line.feature().map_or("default".into(), |f| format!("feature {f}"));
     let lts = if support.is_some_and(|s| s.lts) { " LTS" } else { "" };
+    let from = match own {
+        Some(own) => format!("openssl-src {own}"),
+        None => crypto_build::source::tarball_name(line.version),
+    };
     let row = format!(
-        "{name}{lts} ({role}): OpenSSL {} (openssl-src {}); newest of {name} on the registry: \
+        "{name}{lts} ({role}): OpenSSL {} ({from}); newest of {name} on the registry: \
          {newest_text}; {until}",
         line.version,
-        line.crate_version()
     );
     (row, needs)
 }
@@ -158,9 +162,9 @@ mod tests {
     #[test]
     fn a_line_is_told_of_a_newer_patch_release_and_of_its_end() {
         let line = data::DEFAULT_LINE;
-        let own = format!("{}+{}", line.crate_version(), line.version);
+        let own = format!("{}+{}", line.crate_version().unwrap(), line.version);
         let [major, minor, patch] = registry::release_number(line.version).unwrap();
-        let crate_line = line.crate_version().rsplit_once('.').unwrap().0;
+        let crate_line = line.crate_version().unwrap().rsplit_once('.').unwrap().0;
         let newer = format!("{crate_line}.99+{major}.{minor}.{}", patch + 1);
         let until = line.support().unwrap().until;
         let supported = Date::from_unix(until.to_unix() - 86_400);
