@@ -23,6 +23,9 @@ pub enum How {
     Wine,
     /// Built without cargo for the target, the C driver run under qemu-user on every path.
     Qemu,
+    /// Built without cargo for the target, the C driver run on this CPU (32-bit x86, started
+    /// by its cross C library's loader) on every code path.
+    ThisCpu,
     /// Every asm file of each of the target's sets assembled, and the objects symbol-checked;
     /// not linked.
     Assembled,
@@ -68,6 +71,10 @@ const S390X: &str = "s390x-unknown-linux-gnu";
 const RISCV64: &str = "riscv64gc-unknown-linux-gnu";
 const MAC_X86: &str = "x86_64-apple-darwin";
 const MAC_ARM: &str = "aarch64-apple-darwin";
+const I686: &str = "i686-unknown-linux-gnu";
+const WIN32: &str = "i686-pc-windows-gnu";
+const MSVC32: &str = "i686-pc-windows-msvc";
+const X86_SETS: &[&str] = &["asm", "no_asm"];
 const ALL: &[&str] = &["asm", "asm_avx2", "no_asm"];
 const ARM_SETS: &[&str] = &["asm", "no_asm"];
 const AUTO: &[&str] = &["auto"];
@@ -189,6 +196,44 @@ pub const ROWS: &[Row] = &[
         why: "gcc's build is linked and run; a second riscv64 C compile is another ~90 s",
         ..row(RISCV64, "clang-19", "clang-19", How::Qemu)
     },
+    // 32-bit x86: no __uint128_t, so no C variant. i686 Linux (Rust's tier 1) runs by default;
+    // the other rows are assembled by default and run by `--full`.
+    Row {
+        full_sets: NO_ASM,
+        c_variant: NO_C_VARIANT,
+        why: "an i686 C compile is ~200 s of CI",
+        ..row(I686, "i686-linux-gnu-gcc", "gcc-i686-linux-gnu", How::ThisCpu)
+    },
+    Row {
+        sets: &[],
+        full_sets: &["auto", "no_asm"],
+        c_variant: NO_C_VARIANT,
+        why: "gcc's build is linked and run; a second i686 C compile is another ~200 s",
+        ..row(I686, "clang-19", "clang-19", How::ThisCpu)
+    },
+    Row {
+        sets: &[],
+        full_sets: AUTO,
+        c_variant: NO_C_VARIANT,
+        apps: true,
+        why: "mingw's C compile is ~300 core-seconds, more than the default run has left",
+        ..row(WIN32, "i686-w64-mingw32-gcc", "gcc-mingw-w64-i686", How::Wine)
+    },
+    Row {
+        assembler: Some("nasm"),
+        sets: &[],
+        full_sets: AUTO,
+        c_variant: NO_C_VARIANT,
+        why: "its C objects are GNU as's row's, from the object cache",
+        ..row(WIN32, "i686-w64-mingw32-gcc", "gcc-mingw-w64-i686", How::Wine)
+    },
+    Row {
+        assembler: Some("nasm"),
+        sets: X86_SETS,
+        c_variant: NO_C_VARIANT,
+        why: "no MSVC here; the workflow's msvc job runs crypto-sys's tests for it",
+        ..row(MSVC32, "cl.exe", "", How::Assembled)
+    },
     Row {
         sets: ALL,
         why: "no macOS SDK here",
@@ -291,10 +336,12 @@ impl Row {
         let sets = |s: &[&str]| s.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
         let emulated = |s: &[&str]| {
             let under = match Runner::of(&self.triple()) {
-                Some(Runner::Qemu(q)) => q.program,
-                _ => "wine",
+                Some(Runner::Qemu(q)) => format!("under {}", q.program),
+                Some(Runner::Loader(l)) => format!("on this CPU (through {}'s loader)", l.sysroot),
+                Some(Runner::Wine(w)) => format!("under wine ({} prefix)", w.winearch),
+                _ => "natively".into(),
             };
-            format!("C driver under {under} on every code path, {}", sets(s))
+            format!("C driver {under} on every code path, {}", sets(s))
         };
         let tool = self.assembler.unwrap_or(self.cc);
         let what = match self.how {
@@ -311,7 +358,7 @@ impl Row {
             _ if self.assembled_by_default() && self.how != How::Assembled => {
                 format!("only assembled: every asm file by {tool}, exports checked")
             }
-            How::Wine | How::Qemu => emulated(self.sets),
+            How::Wine | How::Qemu | How::ThisCpu => emulated(self.sets),
             How::Assembled => format!(
                 "only assembled: every asm file of {} by {tool}, exports checked",
                 sets(self.sets)

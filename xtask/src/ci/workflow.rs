@@ -444,6 +444,7 @@ mod tests {
         ("ppc64le", None),
         ("s390x", None),
         ("riscv64", None),
+        ("i686", None),
         ("assembled", None),
         ("package", None),
         ("sccache", None),
@@ -453,6 +454,8 @@ mod tests {
         ("ppc64le-full", None),
         ("s390x-full", None),
         ("riscv64-full", None),
+        ("windows-i686", None),
+        ("i686-full", None),
         ("openssl-4.0", None),
         ("rust-openssl", None),
         ("lock@4.0", None),
@@ -466,8 +469,10 @@ mod tests {
         ("ppc64le@4.0", None),
         ("s390x@4.0", None),
         ("riscv64@4.0", None),
+        ("i686@4.0", None),
         ("assembled@4.0", None),
         ("msvc", Some("windows-latest")),
+        ("msvc-i686", Some("windows-latest")),
         ("macos-arm64", Some("macos-14")),
         ("macos-x86_64", Some("macos-15-intel")),
     ];
@@ -493,6 +498,7 @@ mod tests {
             job("linux/ppc64le", linux, &["ppc64le"]),
             job("linux/s390x", linux, &["s390x"]),
             job("linux/riscv64", linux, &["riscv64"]),
+            job("linux/i686", linux, &["i686"]),
             job("linux/assembled", linux, &["assembled"]),
             job(
                 "linux/full",
@@ -507,6 +513,7 @@ mod tests {
                     "rust-openssl",
                 ],
             ),
+            job("linux/full-i686", linux, &["windows-i686", "i686-full"]),
             job(
                 "linux/openssl-4.0-tests",
                 linux,
@@ -523,9 +530,16 @@ mod tests {
             job(
                 "linux/openssl-4.0-cross",
                 linux,
-                &["aarch64@4.0", "ppc64le@4.0", "s390x@4.0", "riscv64@4.0", "assembled@4.0"],
+                &[
+                    "aarch64@4.0",
+                    "ppc64le@4.0",
+                    "s390x@4.0",
+                    "riscv64@4.0",
+                    "i686@4.0",
+                    "assembled@4.0",
+                ],
             ),
-            job("msvc", "windows-latest", &["msvc"]),
+            job("msvc", "windows-latest", &["msvc", "msvc-i686"]),
             job("macos-arm64", "macos-14", &["macos-arm64"]),
             job("macos-x86_64", "macos-15-intel", &["macos-x86_64"]),
         ];
