@@ -3,7 +3,8 @@
 //! in every flavour, for the `.S` files a C compiler preprocesses; nasm has no such syntax and
 //! stops at them ("label or instruction expected"). Node patches x86asm.pl by hand after each
 //! OpenSSL update to write nasm's `%ifdef` instead; here each rendering is translated, so the
-//! perl scripts stay as released.
+//! perl scripts stay as released. And a rendering for a target that GNU ld links (32-bit
+//! mingw's) leaves out x86nasm.pl's `safeseh` table (`without_safeseh`).
 
 use anyhow::{bail, Result};
 
@@ -29,6 +30,16 @@ pub fn conditionals_for_nasm(text: &str) -> Result<String> {
         out.push_str(directive.trim_start());
     }
     Ok(out)
+}
+
+/// `text` without nasm's `safeseh` directives. Each puts a handler in the object's `.sxdata`
+/// table, which MSVC's link.exe needs for `/SAFESEH` (VC-WIN32 keeps it), and which GNU ld
+/// does not know: it places the section at address 0, below the image base, and Windows (and
+/// wine) refuse the program as a bad EXE. mingw's GNU as rendering has no such table either
+/// (x86gas.pl writes none); its only user is e_padlock-x86's segment-violation handler.
+pub fn without_safeseh(text: &str) -> String {
+    let directive = |l: &str| l.split_whitespace().next() == Some("safeseh");
+    text.split_inclusive('\n').filter(|l| !directive(l)).collect()
 }
 
 #[cfg(test)]
@@ -73,5 +84,43 @@ mod tests {
         assert!(fixed, "nasm should take `%ifdef`");
         let endbr32 = [0xf3, 0x0f, 0x1e, 0xfb];
         assert!(!obj.windows(4).any(|w| w == endbr32), "no __CET__ under nasm: no endbr32");
+    }
+
+    /// e_padlock-x86's shape, as x86nasm.pl renders it.
+    const PADLOCK: &str = "section\t.text\tcode align=64\nglobal\t_f\n_f:\n\tmov\teax,1\n\tret\nhandler:\n\txor\teax,eax\n\tret\n%if\t__NASM_VERSION_ID__ >= 0x02030000\nsafeseh\thandler\n%endif\n";
+
+    /// A program GNU ld links from the rendering as x86nasm.pl leaves it has its `.sxdata`
+    /// below the image base; from the rendering without it, none.
+    #[test]
+    fn gnu_ld_links_a_sound_image_without_safeseh() {
+        let gcc = "i686-w64-mingw32-gcc";
+        if which::which("nasm").is_err() || which::which(gcc).is_err() {
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), b"skipped: no nasm or gcc\n");
+            return;
+        }
+        assert!(!without_safeseh(PADLOCK).contains("safeseh"));
+        assert_eq!(without_safeseh(PADLOCK).lines().count(), PADLOCK.lines().count() - 1);
+        let dir = std::env::temp_dir().join(format!("crypto-build-sxdata-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("main.c"), "int f(void);\nint main(void) { return f(); }\n")
+            .unwrap();
+        let sections = |name: &str, text: &str| {
+            let (src, obj, exe) = (
+                dir.join(format!("{name}.asm")),
+                dir.join(format!("{name}.o")),
+                dir.join(format!("{name}.exe")),
+            );
+            std::fs::write(&src, text).unwrap();
+            let run = |c: &mut Command| assert!(c.status().unwrap().success(), "{c:?}");
+            run(Command::new("nasm").args(["-f", "win32", "-o"]).arg(&obj).arg(&src));
+            run(Command::new(gcc).arg(dir.join("main.c")).arg(&obj).arg("-o").arg(&exe));
+            let out = Command::new("i686-w64-mingw32-objdump").arg("-h").arg(&exe).output();
+            String::from_utf8(out.unwrap().stdout).unwrap()
+        };
+        let raw = sections("raw", PADLOCK);
+        let fixed = sections("fixed", &without_safeseh(PADLOCK));
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(raw.contains(".sxdata"), "{raw}");
+        assert!(!fixed.contains(".sxdata"), "{fixed}");
     }
 }

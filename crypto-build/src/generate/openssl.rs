@@ -349,15 +349,19 @@ impl<'a> Scratch<'a> {
             .collect()
     }
 
-    /// A nasm rendering with x86asm.pl's C preprocessor conditionals written as nasm's
-    /// (`super::nasm`); other renderings are as perlasm wrote them.
+    /// A nasm rendering with x86asm.pl's C preprocessor conditionals written as nasm's, and
+    /// for a target GNU ld links without `safeseh` (`super::nasm`); other renderings are as
+    /// perlasm wrote them.
     fn fit_for(&self, syntax: AsmSyntax, rel: &str) -> Result<()> {
         if syntax != AsmSyntax::Nasm {
             return Ok(());
         }
         let path = self.dir.join(rel);
         let text = fs::read_to_string(&path).with_context(|| format!("reading {rel}"))?;
-        let fixed = super::nasm::conditionals_for_nasm(&text).context(rel.to_string())?;
+        let mut fixed = super::nasm::conditionals_for_nasm(&text).context(rel.to_string())?;
+        if self.target.cc_kind == data::CcKind::Gnu {
+            fixed = super::nasm::without_safeseh(&fixed);
+        }
         if fixed != text {
             fs::write(&path, fixed).with_context(|| format!("writing {rel}"))?;
         }
