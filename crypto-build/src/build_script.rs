@@ -213,7 +213,11 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         }
         format!("{} ({})", select::describe(&plan), toolchain.join("; "))
     });
-    let c_manifest = facts.c_manifest(&plan)?.with_legacy(config.legacy);
+    let mut c_manifest = facts.c_manifest(&plan)?.with_legacy(config.legacy);
+    if compiler.is_like_clang() {
+        let clang = data::CLANG_EX_LIBS.iter().filter(|(t, _)| *t == config.target.name);
+        c_manifest.ex_libs.extend(clang.flat_map(|(_, libs)| libs.iter().map(|l| l.to_string())));
+    }
     let openssldir = match &config.openssldir {
         Some(dir) => dir.clone(),
         None => openssldir::configured(&c_manifest)?,

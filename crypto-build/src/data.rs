@@ -615,6 +615,12 @@ const GCC_I686_MINGW: &[(&str, &str)] = &[
 /// assembler without a class the `asm` files need takes `no_asm`, as on arm.
 const X86_SETS: &[&str] = &["asm", "no_asm"];
 
+/// System libraries a target's C needs from clang beyond Configure's, as OpenSSL's own clang
+/// variant of the target adds them: linux-x86-clang's `-latomic` (Configurations/10-main.conf),
+/// as clang calls libatomic for i686's 8-byte atomics (threads_pthread.c's RCU), which gcc
+/// inlines with cmpxchg8b.
+pub const CLANG_EX_LIBS: &[(&str, &[&str])] = &[("linux-elf", &["atomic"])];
+
 /// No 32-bit compiler has `__uint128_t`, which the nistp code needs (INT128_LE64_PROBE).
 const NO_INT128_32BIT: &str = "32-bit x86 has no __uint128_t, which the nistp code needs";
 
