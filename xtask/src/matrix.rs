@@ -201,14 +201,14 @@ pub const ROWS: &[Row] = &[
     Row {
         full_sets: NO_ASM,
         c_variant: NO_C_VARIANT,
-        why: "an i686 C compile is ~200 s of CI",
+        why: "an i686 C compile is ~180 core-seconds",
         ..row(I686, "i686-linux-gnu-gcc", "gcc-i686-linux-gnu", How::ThisCpu)
     },
     Row {
         sets: &[],
         full_sets: &["auto", "no_asm"],
         c_variant: NO_C_VARIANT,
-        why: "gcc's build is linked and run; a second i686 C compile is another ~200 s",
+        why: "gcc's build is linked and run; clang's compile is another ~180 core-seconds",
         ..row(I686, "clang-19", "clang-19", How::ThisCpu)
     },
     Row {
@@ -216,7 +216,7 @@ pub const ROWS: &[Row] = &[
         full_sets: AUTO,
         c_variant: NO_C_VARIANT,
         apps: true,
-        why: "mingw's C compile is ~300 core-seconds, more than the default run has left",
+        why: "32-bit mingw's C compile is ~250 core-seconds, more than the default run has left",
         ..row(WIN32, "i686-w64-mingw32-gcc", "gcc-mingw-w64-i686", How::Wine)
     },
     Row {
@@ -338,7 +338,11 @@ impl Row {
             let under = match Runner::of(&self.triple()) {
                 Some(Runner::Qemu(q)) => format!("under {}", q.program),
                 Some(Runner::Loader(l)) => format!("on this CPU (through {}'s loader)", l.sysroot),
-                Some(Runner::Wine(w)) => format!("under wine ({} prefix)", w.winearch),
+                // x86_64's is wine's default prefix; another architecture's is named.
+                Some(Runner::Wine(w)) if w.winearch != "win64" => {
+                    format!("under wine ({} prefix)", w.winearch)
+                }
+                Some(Runner::Wine(_)) => "under wine".into(),
                 _ => "natively".into(),
             };
             format!("C driver {under} on every code path, {}", sets(s))
