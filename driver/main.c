@@ -8,7 +8,9 @@
  * capability bits select no other family's code runs just its own, see data.rs).
  *
  * Build with -DDRIVER_X86_64_ASM when the prefix has x86_64 asm: only then do
- * OPENSSL_ia32cap_P and the asm's eligibility functions exist to be reported. Likewise
+ * OPENSSL_ia32cap_P and the asm's eligibility functions exist to be reported;
+ * -DDRIVER_X86_ASM for 32-bit x86 asm, which has OPENSSL_ia32cap_P and no eligibility
+ * function. Likewise
  * -DDRIVER_AARCH64_ASM for aarch64 asm and OPENSSL_armcap_P (crypto/armcap.c),
  * -DDRIVER_PPC64LE_ASM for ppc64le asm and OPENSSL_ppccap_P (crypto/ppccap.c),
  * -DDRIVER_S390X_ASM for s390x asm and OPENSSL_s390xcap_P (crypto/s390xcap.c), and
@@ -46,6 +48,8 @@ int aesni_xts_avx512_eligible(void);
 #ifdef DRIVER_HAS_OSSL_AES_CFB128_VAES_ELIGIBLE
 int ossl_aes_cfb128_vaes_eligible(void);
 #endif
+#elif defined(DRIVER_X86_ASM)
+extern unsigned int OPENSSL_ia32cap_P[];
 #elif defined(DRIVER_AARCH64_ASM)
 extern unsigned int OPENSSL_armcap_P;
 #elif defined(DRIVER_PPC64LE_ASM)
@@ -89,6 +93,12 @@ void path_report(void)
 #ifdef DRIVER_HAS_OSSL_AES_CFB128_VAES_ELIGIBLE
     printf("path ossl_aes_cfb128_vaes_eligible %d\n", ossl_aes_cfb128_vaes_eligible() != 0);
 #endif
+#elif defined(DRIVER_X86_ASM)
+    /* The same words as x86_64's, other bits read by other functions (data/code_paths.rs). */
+    printf("path asm x86\npath ia32cap_P");
+    for (i = 0; i < 10; i++)
+        printf(" 0x%08x", OPENSSL_ia32cap_P[i]);
+    printf("\n");
 #elif defined(DRIVER_AARCH64_ASM)
     /* Read after OPENSSL_init_crypto, which probed the CPU or took OPENSSL_armcap instead. */
     printf("path asm aarch64\npath armcap_P 0x%08x\n", OPENSSL_armcap_P);

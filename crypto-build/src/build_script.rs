@@ -148,6 +148,7 @@ pub fn run() -> Result<()> {
         println!("cargo:rerun-if-changed={}", m.display());
     }
     emit_link(&built.artifacts, &built.c_manifest, &built.plan, config.legacy);
+    emit_asm_cfgs(config.target, &built.plan);
     Ok(())
 }
 
@@ -180,6 +181,7 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
             config.target.cc_hint
         );
     }
+    check_c_library(config, &compiler)?;
     let asm_needed = !matches!(config.choice, SetChoice::Named(s) if s.allowed.is_empty());
     let assembler = detect::assembler(
         config.assembler,
@@ -215,7 +217,11 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         }
         format!("{} ({})", select::describe(&plan), toolchain.join("; "))
     });
-    let c_manifest = facts.c_manifest(&plan)?.with_legacy(config.legacy);
+    let mut c_manifest = facts.c_manifest(&plan)?.with_legacy(config.legacy);
+    if compiler.is_like_clang() {
+        let clang = data::CLANG_EX_LIBS.iter().filter(|(t, _)| *t == config.target.name);
+        c_manifest.ex_libs.extend(clang.flat_map(|(_, libs)| libs.iter().map(|l| l.to_string())));
+    }
     let openssldir = match &config.openssldir {
         Some(dir) => dir.clone(),
         None => openssldir::configured(&c_manifest)?,
@@ -246,6 +252,30 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
     let ex_libs: String = c_manifest.ex_libs.iter().map(|l| format!("{l}\n")).collect();
     fs::write(config.out_dir.join(EX_LIBS_FILE), ex_libs)?;
     Ok(Built { plan, assembler, artifacts, c_manifest, warning, inputs })
+}
+
+/// What every OpenSSL unit includes first.
+const C_LIBRARY_PROBE: &str =
+    "#include <stdlib.h>\n#include <string.h>\nint probe(const char *s) { return (int)strlen(s); }\n";
+
+/// A cross compiler without its target's C library (Debian's `libc6-dev-*-cross`) would fail
+/// every unit on a missing header: one line naming the packages instead. cl.exe takes no
+/// `-x c -`, and has its C library whenever it runs at all.
+fn check_c_library(config: &BuildConfig, compiler: &cc::Tool) -> Result<()> {
+    if config.target.cc_kind != data::CcKind::Gnu {
+        return Ok(());
+    }
+    fs::create_dir_all(&config.out_dir)?;
+    let scratch = &config.out_dir;
+    if detect::probe::c_compiles(compiler.path(), compiler.args(), C_LIBRARY_PROBE, scratch) {
+        return Ok(());
+    }
+    bail!(
+        "C compiler `{}` finds no C library for {} (<stdlib.h> does not compile): {}",
+        compiler.path().display(),
+        config.triple,
+        config.target.cc_hint
+    )
 }
 
 /// crypto/buildinf.h naming what was built, for `OpenSSL_version(OPENSSL_PLATFORM)` and
@@ -329,9 +359,19 @@ fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan, legacy: bool) {
     for k in LINK_METADATA {
         println!("cargo:{}={}", k.key, (k.value)(&linked));
     }
-    // Lets crypto-sys declare the asm's capability functions only when they are linked.
+}
+
+/// Lets crypto-sys declare what the asm defines only when it is linked: OPENSSL_ia32cap_P
+/// with x86 or x86_64 asm (`crypto_sys_ia32cap`), x86_64's eligibility functions
+/// (`crypto_sys_asm`; 32-bit x86 has none).
+fn emit_asm_cfgs(target: &Target, plan: &Plan) {
     println!("cargo:rustc-check-cfg=cfg(crypto_sys_asm)");
-    if !plan.files.is_empty() {
+    println!("cargo:rustc-check-cfg=cfg(crypto_sys_ia32cap)");
+    let asm = !plan.files.is_empty();
+    if asm && matches!(target.arch, data::Arch::X86_64 | data::Arch::X86) {
+        println!("cargo:rustc-cfg=crypto_sys_ia32cap");
+    }
+    if asm && target.arch == data::Arch::X86_64 {
         println!("cargo:rustc-cfg=crypto_sys_asm");
     }
     // And each eligibility function only where this release has its file (3.5 has no

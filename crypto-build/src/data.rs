@@ -151,11 +151,12 @@ impl AsmSyntax {
     }
 
     /// The perlasm flavour that renders a target's asm in this syntax, when it is not the
-    /// target's own.
-    pub fn perlasm_scheme(self) -> &'static str {
-        match self {
-            AsmSyntax::Gas => "elf",
-            AsmSyntax::Nasm => "nasm",
+    /// target's own: x86asm.pl (32-bit) calls nasm's `win32n`, x86_64-xlate.pl `nasm`.
+    pub fn perlasm_scheme(self, arch: Arch) -> &'static str {
+        match (self, arch) {
+            (AsmSyntax::Gas, _) => "elf",
+            (AsmSyntax::Nasm, Arch::X86) => "win32n",
+            (AsmSyntax::Nasm, _) => "nasm",
         }
     }
 
@@ -196,6 +197,9 @@ pub enum Arch {
     S390x,
     /// RV64GC, little-endian.
     Riscv64,
+    /// 32-bit x86 (i686): `x86asm.pl`'s output, read by the x86_64 reader's tables where they
+    /// fit and classed mnemonic by mnemonic (`scan/x86.rs`).
+    X86,
 }
 
 /// A Configure target. A new target is a new row here.
@@ -343,6 +347,12 @@ pub const X86_64_SETS: &[&str] = &[ASM, ASM_AVX2, NO_ASM];
 /// The other architectures' targets, without `asm_avx2` (it differs from `asm` only in
 /// x86_64 code).
 pub const ARM_SETS: &[&str] = &[ASM, NO_ASM];
+/// 32-bit x86 has no `asm_avx2`: x86asm.pl's scripts ask the assembler's version too, but
+/// their highest gate is GNU as 2.22 (AVX2 in poly1305-x86 and sha256-586; nasm 2.10, clang
+/// 3.0), below asm_avx2's identity (GNU as 2.23, nasm 2.10), so its files would be `asm`'s
+/// byte for byte (generated for linux-elf from 3.6.3: every file's hash the same). An
+/// assembler without a class the `asm` files need takes `no_asm`, as on arm.
+pub const X86_SETS: &[&str] = &[ASM, NO_ASM];
 
 /// gcc-aarch64-linux-gnu 12.
 const GCC_AARCH64_LINUX: &[(&str, &str)] = &[
@@ -495,6 +505,54 @@ const PPC64LE_FAST_PATHS: &[FastPath] = &[
     FastPath { file: "crypto/modes/ghashp8-ppc.s", symbol: "gcm_init_p8" },
 ];
 
+/// gcc-i686-linux-gnu 12 (Debian's default -march=i686: no __SSE2__).
+const GCC_I686_LINUX: &[(&str, &str)] = &[
+    ("__GNUC__", "12"),
+    ("__GNUC_MINOR__", "2"),
+    ("__i386__", "1"),
+    ("__i386", "1"),
+    ("__i686__", "1"),
+    ("__ELF__", "1"),
+    ("__linux__", "1"),
+    ("__unix__", "1"),
+    ("__ILP32__", "1"),
+    ("__SIZEOF_POINTER__", "4"),
+    ("__ORDER_LITTLE_ENDIAN__", "1234"),
+    ("__BYTE_ORDER__", "__ORDER_LITTLE_ENDIAN__"),
+];
+
+/// gcc-mingw-w64-i686 12 (win32 threads): what Configure's mingw target and x86asm.pl read.
+const GCC_I686_MINGW: &[(&str, &str)] = &[
+    ("__GNUC__", "12"),
+    ("__GNUC_MINOR__", "0"),
+    ("__i386__", "1"),
+    ("__i386", "1"),
+    ("__i686__", "1"),
+    ("_X86_", "1"),
+    ("_WIN32", "1"),
+    ("__MINGW32__", "1"),
+    ("__SIZEOF_POINTER__", "4"),
+    ("__ORDER_LITTLE_ENDIAN__", "1234"),
+    ("__BYTE_ORDER__", "__ORDER_LITTLE_ENDIAN__"),
+];
+
+/// System libraries a target's C needs from clang beyond Configure's, as OpenSSL's own clang
+/// variant of the target adds them: linux-x86-clang's `-latomic` (Configurations/10-main.conf),
+/// as clang calls libatomic for i686's 8-byte atomics (threads_pthread.c's RCU), which gcc
+/// inlines with cmpxchg8b.
+pub const CLANG_EX_LIBS: &[(&str, &[&str])] = &[("linux-elf", &["atomic"])];
+
+/// No 32-bit compiler has `__uint128_t`, which the nistp code needs (INT128_LE64_PROBE).
+const NO_INT128_32BIT: &str = "32-bit x86 has no __uint128_t, which the nistp code needs";
+
+/// AES-NI and the carry-less-multiply GHASH, in `asm`; no_asm has none of it. x86asm.pl
+/// writes their instructions as bytes, so each is real code in `asm_avx2` too.
+#[rustfmt::skip]
+const X86_FAST_PATHS: &[FastPath] = &[
+    FastPath { file: "crypto/aes/aesni-x86.S", symbol: "aesni_encrypt" },
+    FastPath { file: "crypto/modes/ghash-x86.S", symbol: "gcm_init_clmul" },
+];
+
 /// gcc's `x86intrin.h` include guard (`Target::speed_cflags`): 611 to 281 core-seconds for
 /// mingw's 1087 C units of the `asm` set, every object the same bytes (gcc 12, mingw-w64 10).
 const GCC_X86INTRIN_GUARD: &str = "-D_X86INTRIN_H_INCLUDED";
@@ -569,6 +627,35 @@ pub const TARGETS: &[Target] = &[
              c_variants: C_VARIANTS, refused_variants: &[], cc_owned_flags: &[], speed_cflags: &[],
              triples: &["riscv64gc-unknown-linux-gnu", "riscv64gc-unknown-linux-musl"],
              fast_paths: RISCV64_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
+    // 32-bit x86 (issue 36): Linux runs natively, mingw under wine's win32 prefix, VC-WIN32
+    // assembled; none has __uint128_t, so none takes the nistp variant.
+    Target { name: "linux-elf", arch: Arch::X86, sets: X86_SETS, symbol_prefix: "",
+             syntaxes: &[Gas], default_syntax: Gas, nasm_format: "elf32",
+             cc_hint: "install gcc for i686 (Debian: apt install gcc-i686-linux-gnu \
+                       libc6-dev-i386-cross), or name a compiler in CC_i686_unknown_linux_gnu",
+             noexecstack: true,
+             predefined: GCC_I686_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
+             c_variants: &[], refused_variants: &[(NISTP, NO_INT128_32BIT)], cc_owned_flags: &[],
+             speed_cflags: &[], triples: &["i686-unknown-linux-gnu"],
+             fast_paths: X86_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
+    Target { name: "mingw", arch: Arch::X86, sets: X86_SETS, symbol_prefix: "_",
+             syntaxes: &[Gas, Nasm], default_syntax: Gas, nasm_format: "win32",
+             cc_hint: "install mingw-w64's gcc for i686 (Debian: apt install gcc-mingw-w64-i686), \
+                       or name a compiler in CC_i686_pc_windows_gnu",
+             noexecstack: false,
+             predefined: GCC_I686_MINGW, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
+             c_variants: &[], refused_variants: &[(NISTP, NO_INT128_32BIT)], cc_owned_flags: &[],
+             speed_cflags: &[GCC_X86INTRIN_GUARD], triples: &["i686-pc-windows-gnu"],
+             fast_paths: X86_FAST_PATHS, exe_suffix: ".exe", needs_native_sdk: None },
+    Target { name: "VC-WIN32", arch: Arch::X86, sets: X86_SETS, symbol_prefix: "_",
+             syntaxes: &[Nasm], default_syntax: Nasm, nasm_format: "win32",
+             cc_hint: "install Visual Studio's C++ build tools and build from an x86 developer \
+                       prompt, or name a compiler in CC_i686_pc_windows_msvc",
+             noexecstack: false, predefined: &[], cc_kind: CcKind::Msvc, scheme: Scheme::Nmake,
+             c_variants: &[], refused_variants: &[(NISTP, NO_INT128_32BIT)],
+             cc_owned_flags: &["/Zi", "/Fd", "/MT", "/MD"], speed_cflags: &[],
+             triples: &["i686-pc-windows-msvc"],
+             fast_paths: X86_FAST_PATHS, exe_suffix: ".exe", needs_native_sdk: None },
     // Generated and assembled here; built only on macOS (no SDK on Linux).
     Target { name: "darwin64-arm64-cc", arch: Arch::Aarch64, sets: ARM_SETS, symbol_prefix: "_",
              syntaxes: &[Gas], default_syntax: Gas, nasm_format: "",

@@ -6,7 +6,7 @@ use crate::driver::Toolchain;
 use crate::runner::Runner;
 pub use crate::triple::Triple;
 use anyhow::{bail, Context, Result};
-use crypto_build::data::{ARM_SETS, ASM_AVX2, NISTP, NO_ASM, NO_C_VARIANT, X86_64_SETS};
+use crypto_build::data::{ARM_SETS, ASM_AVX2, NISTP, NO_ASM, NO_C_VARIANT, X86_64_SETS, X86_SETS};
 
 /// How a row is checked; each kind is one step of `cargo xtask test`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +23,9 @@ pub enum How {
     Wine,
     /// Built without cargo for the target, the C driver run under qemu-user on every path.
     Qemu,
+    /// Built without cargo for the target, the C driver run on this CPU (32-bit x86, started
+    /// by its cross C library's loader) on every code path.
+    ThisCpu,
     /// Every asm file of each of the target's sets assembled, and the objects symbol-checked;
     /// not linked.
     Assembled,
@@ -71,6 +74,12 @@ pub const S390X: &str = "s390x-unknown-linux-gnu";
 pub const RISCV64: &str = "riscv64gc-unknown-linux-gnu";
 const MAC_X86: &str = "x86_64-apple-darwin";
 const MAC_ARM: &str = "aarch64-apple-darwin";
+/// The 32-bit x86 rows' triples and cross compilers, which their steps name.
+pub const I686_LINUX: &str = "i686-unknown-linux-gnu";
+pub const I686_GCC: &str = "i686-linux-gnu-gcc";
+pub const WINDOWS_GNU_I686: &str = "i686-pc-windows-gnu";
+pub const MINGW_GCC_I686: &str = "i686-w64-mingw32-gcc";
+pub const MSVC_I686: &str = "i686-pc-windows-msvc";
 const AUTO: &[&str] = &["auto"];
 const AUTO_AVX2: &[&str] = &["auto", ASM_AVX2];
 const AUTO_NO_ASM: &[&str] = &["auto", NO_ASM];
@@ -191,6 +200,44 @@ pub const ROWS: &[Row] = &[
         why: "gcc's build is linked and run; a second riscv64 C compile is another ~90 s",
         ..row(RISCV64, "clang-19", "clang-19", How::Qemu)
     },
+    // 32-bit x86: no __uint128_t, so no C variant. i686 Linux (Rust's tier 1) runs by default;
+    // the other rows are assembled by default and run by `--full`.
+    Row {
+        full_sets: ONLY_NO_ASM,
+        c_variant: NO_C_VARIANT,
+        why: "an i686 C compile is ~180 core-seconds",
+        ..row(I686_LINUX, I686_GCC, "gcc-i686-linux-gnu", How::ThisCpu)
+    },
+    Row {
+        sets: &[],
+        full_sets: AUTO_NO_ASM,
+        c_variant: NO_C_VARIANT,
+        why: "gcc's build is linked and run; clang's compile is another ~180 core-seconds",
+        ..row(I686_LINUX, "clang-19", "clang-19", How::ThisCpu)
+    },
+    Row {
+        sets: &[],
+        full_sets: AUTO,
+        c_variant: NO_C_VARIANT,
+        apps: true,
+        why: "32-bit mingw's C compile is ~250 core-seconds, more than the default run has left",
+        ..row(WINDOWS_GNU_I686, MINGW_GCC_I686, "gcc-mingw-w64-i686", How::Wine)
+    },
+    Row {
+        assembler: Some("nasm"),
+        sets: &[],
+        full_sets: AUTO,
+        c_variant: NO_C_VARIANT,
+        why: "its C objects are GNU as's row's, from the object cache",
+        ..row(WINDOWS_GNU_I686, MINGW_GCC_I686, "gcc-mingw-w64-i686", How::Wine)
+    },
+    Row {
+        assembler: Some("nasm"),
+        sets: X86_SETS,
+        c_variant: NO_C_VARIANT,
+        why: "no MSVC here; the workflow's msvc job runs crypto-sys's tests for it",
+        ..row(MSVC_I686, "cl.exe", "", How::Assembled)
+    },
     Row {
         sets: X86_64_SETS,
         why: "no macOS SDK here",
@@ -293,10 +340,16 @@ impl Row {
         let sets = |s: &[&str]| s.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
         let emulated = |s: &[&str]| {
             let under = match Runner::of(&self.triple()) {
-                Some(Runner::Qemu(q)) => q.program,
-                _ => "wine",
+                Some(Runner::Qemu(q)) => format!("under {}", q.program),
+                Some(Runner::Loader(l)) => format!("on this CPU (through {}'s loader)", l.sysroot),
+                // x86_64's is wine's default prefix; another architecture's is named.
+                Some(Runner::Wine(w)) if w.winearch != "win64" => {
+                    format!("under wine ({} prefix)", w.winearch)
+                }
+                Some(Runner::Wine(_)) => "under wine".into(),
+                _ => "natively".into(),
             };
-            format!("C driver under {under} on every code path, {}", sets(s))
+            format!("C driver {under} on every code path, {}", sets(s))
         };
         let tool = self.assembler.unwrap_or(self.cc);
         let what = match self.how {
@@ -313,7 +366,7 @@ impl Row {
             _ if self.assembled_by_default() && self.how != How::Assembled => {
                 format!("only assembled: every asm file by {tool}, exports checked")
             }
-            How::Wine | How::Qemu => emulated(self.sets),
+            How::Wine | How::Qemu | How::ThisCpu => emulated(self.sets),
             How::Assembled => format!(
                 "only assembled: every asm file of {} by {tool}, exports checked",
                 sets(self.sets)

@@ -27,6 +27,13 @@ impl<'a> Triple<'a> {
         self.os == "windows"
     }
 
+    /// Whether a machine of `host` runs this target's programs itself: the same OS and C
+    /// library, and the same architecture, or 32-bit x86 on x86_64.
+    pub fn runs_natively_on(&self, host: &Triple) -> bool {
+        let arch = self.arch == host.arch || (self.arch == "i686" && host.arch == "x86_64");
+        arch && (self.os, self.env) == (host.os, host.env)
+    }
+
     /// What clang's `--target` calls this target: Debian's cross sysroots for Linux, mingw's
     /// for Windows, and macOS 11 (the first with arm64) for Apple; Rust's `riscv64gc` is
     /// clang's `riscv64`, whose default for Linux is rv64gc.
@@ -66,5 +73,10 @@ mod tests {
             "x86_64-w64-mingw32"
         );
         assert!(Triple::parse("x86_64").is_err());
+        let win64 = Triple::parse("x86_64-pc-windows-msvc").unwrap();
+        assert!(Triple::parse("i686-pc-windows-msvc").unwrap().runs_natively_on(&win64));
+        assert!(!Triple::parse("i686-pc-windows-gnu").unwrap().runs_natively_on(&win64));
+        assert!(!Triple::parse("aarch64-pc-windows-msvc").unwrap().runs_natively_on(&win64));
+        assert!(!win64.runs_natively_on(&Triple::parse("i686-pc-windows-msvc").unwrap()));
     }
 }

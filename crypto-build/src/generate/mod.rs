@@ -4,6 +4,7 @@
 
 mod identity;
 pub mod lock;
+mod nasm;
 mod openssl;
 mod recipes;
 pub mod scan;
@@ -621,7 +622,7 @@ fn scan_asm(config: &Config, out: &Path, asm_paths: &[String]) -> Result<Vec<Asm
                 Arch::Aarch64 => scan::preprocessed(&text, target).context(p.clone())?,
                 Arch::S390x => scan::s390x_preprocessed(&text).context(p.clone())?,
                 Arch::Riscv64 if p.ends_with(".S") => scan::riscv_preprocessed(&text),
-                Arch::X86_64 | Arch::Ppc64le | Arch::Riscv64 => text,
+                Arch::X86_64 | Arch::X86 | Arch::Ppc64le | Arch::Riscv64 => text,
             };
             Ok((p.clone(), text))
         })

@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 mod ppc;
 mod riscv;
 mod s390x;
+mod x86;
 
 pub use riscv::preprocessed as riscv_preprocessed;
 pub use s390x::preprocessed as s390x_preprocessed;
@@ -34,15 +35,20 @@ fn comment(syntax: AsmSyntax) -> char {
 fn is_directive(word: &str, syntax: AsmSyntax) -> bool {
     match syntax {
         AsmSyntax::Gas => word.starts_with('.'),
-        // perlasm's nasm output writes instructions in lower case, directives otherwise.
+        // x86_64-xlate.pl's nasm output writes instructions in lower case, directives
+        // otherwise; x86nasm.pl (32-bit) writes its data and segments in lower case too.
         AsmSyntax::Nasm => {
             word.starts_with('%')
-                || ["global", "section", "default", "extern", "align"]
-                    .contains(&word.to_ascii_lowercase().as_str())
+                || NASM_DIRECTIVES.contains(&word.to_ascii_lowercase().as_str())
                 || word.chars().any(|c| c.is_ascii_uppercase())
         }
     }
 }
+
+const NASM_DIRECTIVES: &[&str] = &[
+    "global", "section", "segment", "default", "extern", "align", "common", "safeseh", "db", "dw",
+    "dd", "dq",
+];
 
 /// Register names in a line: `%`-prefixed words in AT&T syntax, bare words in Intel syntax
 /// (where a symbol could also look like one, perlasm's labels start with `$L$` or a name).
@@ -76,8 +82,11 @@ fn instructions(text: &str, syntax: AsmSyntax) -> impl Iterator<Item = Insn<'_>>
             _ => line,
         };
         let body = line.strip_prefix("{vex}").map(str::trim).unwrap_or(line);
-        let mnemonic = body.split_whitespace().next()?;
-        (!is_directive(mnemonic, syntax)).then(|| Insn {
+        let mut words = body.split_whitespace();
+        let mnemonic = words.next()?;
+        // nasm's `NAME equ VALUE` (x86nasm.pl's `$@feat.00 equ 1`) defines a constant.
+        let equ = syntax == AsmSyntax::Nasm && words.next().is_some_and(|w| w == "equ");
+        (!is_directive(mnemonic, syntax) && !equ).then(|| Insn {
             number: n + 1,
             mnemonic,
             line,
@@ -192,6 +201,13 @@ fn features_at(text: &str, syntax: AsmSyntax, arch: Arch) -> Vec<(Feature, usize
                 }
             }
         }
+        Arch::X86 => {
+            for insn in instructions(text, syntax) {
+                if let Some(Some(f)) = x86::class(insn.mnemonic, syntax) {
+                    add(f, insn.number, insn.line);
+                }
+            }
+        }
         Arch::Aarch64 => {
             for (n, mnemonic, line) in arm_instructions(text) {
                 for f in classify_arm(mnemonic, line) {
@@ -229,7 +245,9 @@ fn mnemonic_tables(arch: Arch) -> &'static Classes {
         Arch::Ppc64le => ppc::CLASSES,
         Arch::S390x => s390x::CLASSES,
         Arch::Riscv64 => riscv::CLASSES,
-        Arch::X86_64 | Arch::Aarch64 => unreachable!("{arch:?} is read by its own reader"),
+        Arch::X86_64 | Arch::X86 | Arch::Aarch64 => {
+            unreachable!("{arch:?} is read by its own reader")
+        }
     }
 }
 
@@ -392,6 +410,14 @@ pub fn unclassed(text: &str, syntax: AsmSyntax, arch: Arch) -> Option<(usize, &s
             .find(|(_, m, _)| ARM_UNCLASSED.iter().any(|u| m.eq_ignore_ascii_case(u)))
             .map(|(n, _, line)| (n, line)),
         Arch::X86_64 => instructions(text, syntax).find(unclassed_x86).map(|i| (i.number, i.line)),
+        // A mnemonic in no table, and any AVX-512 operand: 32-bit x86 has no class for it.
+        Arch::X86 => instructions(text, syntax)
+            .find(|i| {
+                unclassed_x86(i)
+                    || avx512_operand(i).is_some()
+                    || x86::class(i.mnemonic, syntax).is_none()
+            })
+            .map(|i| (i.number, i.line)),
         Arch::Ppc64le | Arch::S390x | Arch::Riscv64 => {
             unclassed_mnemonic(mnemonic_tables(arch), text)
         }
@@ -510,7 +536,9 @@ fn body<'a>(text: &'a str, symbol: &str, syntax: AsmSyntax) -> Option<Vec<&'a st
             let first = l.split_whitespace().next().unwrap_or("");
             !l.is_empty()
                 && !l.ends_with(':')
-                && (first == data || !is_directive(first, syntax) || first == "ud2")
+                && (first.eq_ignore_ascii_case(data)
+                    || !is_directive(first, syntax)
+                    || first == "ud2")
         })
         .collect();
     Some(body)

@@ -15,6 +15,9 @@
 //!   (`--full`) would cost another ~330 s.
 //! - darwin64-x86_64-cc and darwin64-arm64-cc by clang-19 for `*-apple-macos11`: there is no
 //!   macOS SDK here, so their C cannot be compiled, only their asm assembled.
+//! - 32-bit x86: VC-WIN32 by nasm `-f win32` (no MSVC here; the workflow's msvc job builds
+//!   and tests it); mingw's GNU as rendering by i686-w64-mingw32-gcc and its nasm rendering by
+//!   nasm, and linux-elf by clang-19, whose builds `--full` runs (under wine, on this CPU).
 
 use anyhow::{bail, ensure, Context, Result};
 use crypto_build::data::{self, Arch, AsmSet, AsmSyntax, Feature, Target, NASM_FLAGS};
@@ -53,7 +56,8 @@ impl Row {
             target,
             syntax: if nasm { AsmSyntax::Nasm } else { AsmSyntax::Gas },
             tool: m.assembler.unwrap_or(m.cc),
-            clang_target: (!nasm && m.cc_var() != "CC").then(|| t.clang_target()),
+            clang_target: (m.cc.starts_with("clang") && m.cc_var() != "CC")
+                .then(|| t.clang_target()),
             twin,
         })
     }
@@ -145,7 +149,9 @@ pub fn run() -> Result<()> {
             println!("{}/{}: {checked}", set.name, target.name);
             let msvc = row.of.triple().env == "msvc";
             if msvc && !m.asm.is_empty() {
-                println!("{}/{}: {}", set.name, target.name, same_as_mingw(&root, set, &m)?);
+                let mingw = data::target_for(&format!("{}-pc-windows-gnu", row.of.triple().arch))?;
+                let same = same_as_mingw(&root, set, &m, mingw.name)?;
+                println!("{}/{}: {same}", set.name, target.name);
             }
             if let Some(twin) = row.twin.filter(|_| !m.asm.is_empty()) {
                 let same = same_as_twin(&root, target, set, &m, twin)?;
@@ -156,10 +162,11 @@ pub fn run() -> Result<()> {
     Ok(())
 }
 
-/// How many `.asm` files equal mingw64's nasm rendering byte for byte: reported, as it is
-/// what a package could share between the two rows, not a property the build relies on.
-fn same_as_mingw(root: &Path, set: &AsmSet, m: &Manifest) -> Result<String> {
-    let mingw = Manifest::load(&generate::set_dir(root, set.name, "mingw64"))?;
+/// How many `.asm` files equal the mingw target's nasm rendering byte for byte (mingw64's,
+/// or 32-bit mingw's): reported, as it is what a package could share between the two rows,
+/// not a property the build relies on.
+fn same_as_mingw(root: &Path, set: &AsmSet, m: &Manifest, target: &str) -> Result<String> {
+    let mingw = Manifest::load(&generate::set_dir(root, set.name, target))?;
     let same = m
         .asm
         .iter()
@@ -168,7 +175,7 @@ fn same_as_mingw(root: &Path, set: &AsmSet, m: &Manifest) -> Result<String> {
             hash(m).is_some() && hash(m) == hash(&mingw)
         })
         .count();
-    Ok(format!("{same} of {} asm files are byte-identical to mingw64's", m.asm.len()))
+    Ok(format!("{same} of {} asm files are byte-identical to {target}'s", m.asm.len()))
 }
 
 /// The same asm files as the twin target's manifest (the same perl scripts in another flavour),

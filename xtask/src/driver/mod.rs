@@ -228,9 +228,10 @@ mod tests {
     #[test]
     fn each_toolchain_reports_its_own_asm() {
         use crate::matrix::{How, ROWS};
-        for row in ROWS.iter().filter(|r| matches!(r.how, How::Wine | How::Qemu)) {
+        for row in ROWS.iter().filter(|r| matches!(r.how, How::Wine | How::Qemu | How::ThisCpu)) {
             let want = match row.triple().arch {
                 "x86_64" => Arch::X86_64,
+                "i686" => Arch::X86,
                 "powerpc64le" => Arch::Ppc64le,
                 "s390x" => Arch::S390x,
                 "riscv64gc" => Arch::Riscv64,
@@ -253,6 +254,7 @@ mod tests {
         assert_eq!(asm_define(Arch::Ppc64le), "-DDRIVER_PPC64LE_ASM");
         assert_eq!(asm_define(Arch::S390x), "-DDRIVER_S390X_ASM");
         assert_eq!(asm_define(Arch::Riscv64), "-DDRIVER_RISCV64_ASM");
+        assert_eq!(asm_define(Arch::X86), "-DDRIVER_X86_ASM");
     }
 
     /// Every family a code path names is one the driver has, once; the default path (the
