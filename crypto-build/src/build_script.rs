@@ -173,9 +173,10 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
             "C compiler `{}` not found for {}: set CC to an installed one, or {}",
             compiler.path().display(),
             config.triple,
-            config.target.cc_hint
+            config.target.cc_hint_for(&config.triple)
         );
     }
+    check_c_library(&compiler, config)?;
     let asm_needed = !matches!(config.choice, SetChoice::Named(s) if s.allowed.is_empty());
     let assembler = detect::assembler(
         config.assembler,
@@ -244,6 +245,29 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
     Ok(Built { plan, assembler, artifacts, c_manifest, warning, inputs })
 }
 
+/// The C library the triple names is what the compiler compiles against, or one line saying
+/// what to install: a cross libc missing would fail every unit in turn, and a glibc compiler
+/// for a musl triple would build a library no musl program can link.
+fn check_c_library(compiler: &cc::Tool, config: &BuildConfig) -> Result<()> {
+    // cl.exe takes no gcc-style probe; the Windows SDK is its C library.
+    if compiler.is_like_msvc() {
+        return Ok(());
+    }
+    let probe = data::c_library_probe(&config.triple);
+    let scratch = &config.out_dir;
+    fs::create_dir_all(scratch)?;
+    if detect::probe::c_compiles(compiler.path(), compiler.args(), &probe, scratch) {
+        return Ok(());
+    }
+    let library = if data::is_musl(&config.triple) { "musl's" } else { "its" };
+    bail!(
+        "C compiler `{}` for {} cannot compile against {library} C library (<stdio.h>): {}",
+        compiler.path().display(),
+        config.triple,
+        config.target.cc_hint_for(&config.triple)
+    )
+}
+
 /// crypto/buildinf.h naming what was built, for `OpenSSL_version(OPENSSL_PLATFORM)` and
 /// `OPENSSL_CFLAGS` (`openssl version -a`: the library flags `cflags` and the target's speed
 /// flags, as compiled). No date and no path, so the build stays reproducible.
@@ -284,7 +308,7 @@ fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan, legacy: bool) {
     println!("cargo:rustc-link-lib=static=ssl");
     println!("cargo:rustc-link-lib=static=crypto");
     for lib in &m.ex_libs {
-        println!("cargo:rustc-link-lib={lib}");
+        println!("cargo:rustc-link-lib={}", data::ex_lib_cargo(lib));
     }
     // Reaches dependents as DEP_CRYPTO_SYS_*.
     println!("cargo:root={}", a.lib_dir.parent().unwrap().display());

@@ -23,6 +23,9 @@ pub enum How {
     Wine,
     /// Built without cargo for the target, the C driver run under qemu-user on every path.
     Qemu,
+    /// Built without cargo for the target (no Rust std for it here), the C driver linked
+    /// fully static and run on this machine on every code path: a musl row.
+    Static,
     /// Every asm file of each of the target's sets assembled, and the objects symbol-checked;
     /// not linked.
     Assembled,
@@ -66,6 +69,10 @@ const ARM: &str = "aarch64-unknown-linux-gnu";
 const PPC: &str = "powerpc64le-unknown-linux-gnu";
 const S390X: &str = "s390x-unknown-linux-gnu";
 const RISCV64: &str = "riscv64gc-unknown-linux-gnu";
+const ARMV7: &str = "armv7-unknown-linux-gnueabihf";
+const MUSL: &str = "x86_64-unknown-linux-musl";
+const MIPS64EL: &str = "mips64el-unknown-linux-gnuabi64";
+const WIN_ARM64: &str = "aarch64-pc-windows-msvc";
 const MAC_X86: &str = "x86_64-apple-darwin";
 const MAC_ARM: &str = "aarch64-apple-darwin";
 const ALL: &[&str] = &["asm", "asm_avx2", "no_asm"];
@@ -189,6 +196,40 @@ pub const ROWS: &[Row] = &[
         why: "gcc's build is linked and run; a second riscv64 C compile is another ~90 s",
         ..row(RISCV64, "clang-19", "clang-19", How::Qemu)
     },
+    // issue 36's rows: their runs are `--full`'s (the default run has no room for three
+    // more C compiles); the default run assembles their asm.
+    Row {
+        sets: &[],
+        full_sets: &["auto", "no_asm"],
+        c_variant: NO_C_VARIANT,
+        why: "each armv7 C compile is ~150 s of CI, which the default run has no room for",
+        ..row(ARMV7, "arm-linux-gnueabihf-gcc", "gcc-arm-linux-gnueabihf", How::Qemu)
+    },
+    Row {
+        sets: &[],
+        full_sets: AUTO,
+        c_variant: NO_C_VARIANT,
+        why: "a second armv7 C compile, in Arm rather than Thumb-2 code",
+        ..row(ARMV7, "clang-19", "clang-19", How::Qemu)
+    },
+    Row {
+        sets: &[],
+        full_sets: &["auto", "no_asm"],
+        why: "its C compile is the host's again, with musl's headers; its asm is linux-x86_64's",
+        ..row(MUSL, "musl-gcc", "musl-tools", How::Static)
+    },
+    Row {
+        sets: &[],
+        full_sets: &["auto", "no_asm"],
+        why: "each mips64el C compile is ~100 s of CI; its asm has one code path",
+        ..row(MIPS64EL, "mips64el-linux-gnuabi64-gcc", "gcc-mips64el-linux-gnuabi64", How::Qemu)
+    },
+    Row {
+        sets: ARM_SETS,
+        c_variant: NO_C_VARIANT,
+        why: "no MSVC here; the windows-arm64 step builds and runs it on windows-11-arm",
+        ..row(WIN_ARM64, "clang-19", "clang-19", How::Assembled)
+    },
     Row {
         sets: ALL,
         why: "no macOS SDK here",
@@ -264,14 +305,13 @@ impl Row {
         let runner = Runner::of(&t)
             .with_context(|| format!("no way to run {} programs on this machine", self.target))?;
         let cross_clang = self.cc.starts_with("clang") && self.target != HOST;
+        let target_flag = cross_clang.then(|| format!("--target={}", t.clang_target()));
+        let static_flag = (self.how == How::Static).then(|| "-static".to_string());
         Ok(Toolchain {
             name: self.name(),
             cc: self.cc,
             package: self.package,
-            flags: cross_clang
-                .then(|| format!("--target={}", t.clang_target()))
-                .into_iter()
-                .collect(),
+            flags: target_flag.into_iter().chain(static_flag).collect(),
             env: &[],
             exe: if t.is_windows() { "driver.exe" } else { "driver" },
             asm: Some(crypto_build::data::target_for(self.target)?.arch),
@@ -291,10 +331,16 @@ impl Row {
         let sets = |s: &[&str]| s.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
         let emulated = |s: &[&str]| {
             let under = match Runner::of(&self.triple()) {
-                Some(Runner::Qemu(q)) => q.program,
-                _ => "wine",
+                Some(Runner::Qemu(q)) => format!("under {}", q.program),
+                Some(Runner::Native) => "fully static, run natively,".into(),
+                _ => "under wine".into(),
             };
-            format!("C driver under {under} on every code path, {}", sets(s))
+            let arch = crypto_build::data::target_for(self.target).map(|t| t.arch);
+            let paths = match arch.map(|a| a.cap_var()) {
+                Ok(None) => "on its one code path (no capability variable)",
+                _ => "on every code path",
+            };
+            format!("C driver {under} {paths}, {}", sets(s))
         };
         let tool = self.assembler.unwrap_or(self.cc);
         let what = match self.how {
@@ -311,7 +357,7 @@ impl Row {
             _ if self.assembled_by_default() && self.how != How::Assembled => {
                 format!("only assembled: every asm file by {tool}, exports checked")
             }
-            How::Wine | How::Qemu => emulated(self.sets),
+            How::Wine | How::Qemu | How::Static => emulated(self.sets),
             How::Assembled => format!(
                 "only assembled: every asm file of {} by {tool}, exports checked",
                 sets(self.sets)

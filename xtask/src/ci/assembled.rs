@@ -15,6 +15,9 @@
 //!   (`--full`) would cost another ~330 s.
 //! - darwin64-x86_64-cc and darwin64-arm64-cc by clang-19 for `*-apple-macos11`: there is no
 //!   macOS SDK here, so their C cannot be compiled, only their asm assembled.
+//! - VC-WIN64-CLANGASM-ARM by clang-19 for `aarch64-pc-windows-msvc` (what clang-cl assembles
+//!   with on Windows): no MSVC here; its win64 flavour exports linux-aarch64's names.
+//! - armv7's, musl's and mips64el's compilers (issue 36), whose runs are `--full`'s.
 
 use anyhow::{bail, ensure, Context, Result};
 use crypto_build::data::{self, Arch, AsmSet, AsmSyntax, Feature, Target, NASM_FLAGS};
@@ -43,17 +46,21 @@ impl Row {
     fn of(m: &'static crate::matrix::Row) -> Result<Row> {
         let t = m.triple();
         let target = data::target_for(m.target)?;
-        let twin = match t.os {
-            "darwin" => Some(data::target_for(&format!("{}-unknown-linux-gnu", t.arch))?.name),
+        // Windows on ARM64's win64 flavour of the ARMv8 perlasm has a Linux twin too.
+        let twin = match (t.os, t.arch) {
+            ("darwin", _) | ("windows", "aarch64") => {
+                Some(data::target_for(&format!("{}-unknown-linux-gnu", t.arch))?.name)
+            }
             _ => None,
         };
         let nasm = m.assembler == Some("nasm");
+        let clang = m.cc.starts_with("clang");
         Ok(Row {
             of: m,
             target,
             syntax: if nasm { AsmSyntax::Nasm } else { AsmSyntax::Gas },
             tool: m.assembler.unwrap_or(m.cc),
-            clang_target: (!nasm && m.cc_var() != "CC").then(|| t.clang_target()),
+            clang_target: (clang && !nasm && m.cc_var() != "CC").then(|| t.clang_target()),
             twin,
         })
     }
@@ -143,7 +150,7 @@ pub fn run() -> Result<()> {
                     format!("{}/{}, assembled by {}", set.name, target.name, row.tool)
                 })?;
             println!("{}/{}: {checked}", set.name, target.name);
-            let msvc = row.of.triple().env == "msvc";
+            let msvc = row.of.triple().env == "msvc" && target.arch == Arch::X86_64;
             if msvc && !m.asm.is_empty() {
                 println!("{}/{}: {}", set.name, target.name, same_as_mingw(&root, set, &m)?);
             }

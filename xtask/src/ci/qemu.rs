@@ -19,8 +19,14 @@ pub const PPC64LE: &str = "powerpc64le-unknown-linux-gnu";
 pub const S390X: &str = "s390x-unknown-linux-gnu";
 pub const RISCV64: &str = "riscv64gc-unknown-linux-gnu";
 
+pub const ARMV7: &str = "armv7-unknown-linux-gnueabihf";
+pub const MIPS64EL: &str = "mips64el-unknown-linux-gnuabi64";
+/// Built the same way, and run here rather than under qemu: fully static with musl.
+pub const MUSL: &str = "x86_64-unknown-linux-musl";
+
 fn rows(triple: &str) -> impl Iterator<Item = &'static Row> + '_ {
-    crate::matrix::rows(How::Qemu).filter(move |r| r.target == triple)
+    let cross = |r: &&Row| matches!(r.how, How::Qemu | How::Static);
+    crate::matrix::ROWS.iter().filter(cross).filter(move |r| r.target == triple)
 }
 
 /// The tools every build needs, as one line each: none is optional where this step runs.
@@ -29,6 +35,7 @@ fn require_tools(triple: &str) -> Result<()> {
     // can name the package.
     match Runner::of(&crate::triple::Triple::parse(triple)?) {
         Some(Runner::Qemu(q)) => q.require()?,
+        Some(Runner::Native) if rows(triple).all(|r| r.how == How::Static) => {}
         other => bail!("{triple} is not run under qemu here: {other:?}"),
     }
     for row in rows(triple) {

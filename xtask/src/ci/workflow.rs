@@ -455,6 +455,9 @@ mod tests {
         ("riscv64-full", None),
         ("openssl-4.0", None),
         ("rust-openssl", None),
+        ("armv7", None),
+        ("musl", None),
+        ("mips64el", None),
         ("lock@4.0", None),
         ("auto@4.0", None),
         ("asm_avx2@4.0", None),
@@ -468,6 +471,7 @@ mod tests {
         ("riscv64@4.0", None),
         ("assembled@4.0", None),
         ("msvc", Some("windows-latest")),
+        ("windows-arm64", Some("windows-11-arm")),
         ("macos-arm64", Some("macos-14")),
         ("macos-x86_64", Some("macos-15-intel")),
     ];
@@ -507,6 +511,9 @@ mod tests {
                     "rust-openssl",
                 ],
             ),
+            job("linux/armv7", linux, &["armv7"]),
+            job("linux/musl", linux, &["musl"]),
+            job("linux/mips64el", linux, &["mips64el"]),
             job(
                 "linux/openssl-4.0-tests",
                 linux,
@@ -526,6 +533,7 @@ mod tests {
                 &["aarch64@4.0", "ppc64le@4.0", "s390x@4.0", "riscv64@4.0", "assembled@4.0"],
             ),
             job("msvc", "windows-latest", &["msvc"]),
+            job("windows-arm64", "windows-11-arm", &["windows-arm64"]),
             job("macos-arm64", "macos-14", &["macos-arm64"]),
             job("macos-x86_64", "macos-15-intel", &["macos-x86_64"]),
         ];
