@@ -183,7 +183,7 @@ pub const STEPS: &[Step] = &[
     Step { name: "riscv64", covers: "gcc: the C driver under qemu-riscv64 on every riscvcap path qemu 7.2 can run",
            tier: Tier::Default, scope: Scope::Triple(qemu::RISCV64), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::RISCV64, false) },
-    Step { name: "assembled", covers: "rows the default run only assembles (a cross row's second compiler too): every asm file assembled, exports and fast paths checked",
+    Step { name: "assembled", covers: "rows the default run only assembles (a cross row's second compiler; armv7, musl and mips64el, which --full runs): every asm file assembled, exports and fast paths checked",
            tier: Tier::Default, scope: Scope::Rows(How::Assembled), lane: Lane::Apart,
            lines: Lines::Any, run: |_, _| assembled::run() },
     Step { name: "package", covers: "the .crate files at another path, no perl, debug and release at once, same bytes",

@@ -1,6 +1,6 @@
-//! The steps of the targets qemu-user runs (`aarch64`, `ppc64le`, `s390x`, `riscv64`):
-//! crypto-sys's build pipeline for the triple (run without cargo, as this machine has only the
-//! host's Rust std)
+//! The steps of the targets qemu-user runs (`aarch64`, `ppc64le`, `s390x`, `riscv64`;
+//! `--full`'s `armv7` and `mips64el`), and of musl's, run here (`musl`): crypto-sys's build
+//! pipeline for the triple (run without cargo, as this machine has only the host's Rust std)
 //! with each of its qemu rows of the matrix, every prefix checked by the C driver under qemu,
 //! an asm prefix on each code path of its architecture (`Arch::code_paths`), of the OpenSSL
 //! line the run tests. A row with no default sets runs only with `--full`; the `assembled`
@@ -72,14 +72,15 @@ pub fn run(sh: &Shell, triple: &str, full: bool) -> Result<()> {
                 ensure!(w.is_empty(), "{cc}, set {set}: expected no warning, got {w:?}");
                 check_facts(row, set, &crate::prefix::facts(&prefix)?)?;
                 let tc = tc.clone();
+                let under = if tc.runner.is_qemu() { "under qemu" } else { "natively" };
                 checks.push(scope.spawn(move || {
                     let started = Instant::now();
                     let sh = Shell::new()?;
                     sh.change_dir(crate::cargo::project_root());
                     super::driver_paths::check_prefix(&sh, &tc, &prefix)
-                        .with_context(|| format!("{cc}, set {set}, under qemu"))?;
+                        .with_context(|| format!("{cc}, set {set}, {under}"))?;
                     let secs = started.elapsed().as_secs_f64();
-                    println!("{arch}: {cc}, set {set}: checked under qemu in {secs:.0} s");
+                    println!("{arch}: {cc}, set {set}: checked {under} in {secs:.0} s");
                     Ok::<_, anyhow::Error>(())
                 }));
             }

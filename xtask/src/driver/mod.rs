@@ -239,6 +239,7 @@ pub fn side_by_side<T: Sync, R: Send>(items: &[T], run: impl Fn(&T) -> R + Sync)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write as _;
 
     #[test]
     fn each_toolchain_reports_its_own_asm() {
@@ -270,6 +271,33 @@ mod tests {
         let out = "Dynamic section at offset 0x1 contains 3 entries:\n  Tag        Type                         Name/Value\n 0x00000001 (NEEDED)                     Shared library: [libatomic.so.1]\n 0x00000001 (NEEDED)                     Shared library: [libc.so.6]\n 0x0000000c (INIT)                       0x4f4\n";
         assert_eq!(needed_libraries(out), ["libatomic.so.1", "libc.so.6"]);
         assert!(needed_libraries("\nThere is no dynamic section in this file.\n").is_empty());
+    }
+
+    /// clang links what it is told (gcc's Debian default drops an unused library): named as
+    /// `ex_lib_flag` names it, libatomic is no shared dependency, which the check would refuse.
+    #[test]
+    fn libatomic_from_the_prefixs_link_line_is_no_shared_dependency() {
+        let row = crate::matrix::Row::find("armv7-unknown-linux-gnueabihf", "clang-19", None);
+        let tc = row.unwrap().driver().unwrap();
+        if require_cc(&tc).is_err() || !Path::new("/usr/arm-linux-gnueabihf/lib/libc.so.6").exists()
+        {
+            let _ = writeln!(std::io::stderr(), "skipped: clang-19 or armv7's libc missing");
+            return;
+        }
+        let dir = crate::cargo::project_root().join(DRIVER_DIR).join("unit-tests/libatomic");
+        fs::create_dir_all(&dir).unwrap();
+        let src = dir.join("main.c");
+        fs::write(&src, "int main(void) { return 0; }\n").unwrap();
+        let sh = Shell::new().unwrap();
+        let (cc, flags) = (tc.cc, &tc.flags);
+        for (lib, shared) in
+            [(crypto_build::data::ex_lib_flag("atomic"), false), ("-latomic".into(), true)]
+        {
+            let exe = dir.join("main");
+            cmd!(sh, "{cc} {flags...} {src} {lib} -o {exe}").quiet().run().unwrap();
+            let checked = check_linkage(&sh, &tc, &exe);
+            assert_eq!(checked.is_err(), shared, "{lib}: {checked:?}");
+        }
     }
 
     /// Every family a code path names is one the driver has, once; the default path (the
