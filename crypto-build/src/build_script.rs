@@ -14,7 +14,7 @@ use crate::{compile, generate, manifest, openssldir, sha256};
 use anyhow::{bail, Context, Result};
 use std::fmt::Write as _;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Name of the file in OUT_DIR with the system libraries to link (Configure's ex_libs, one per
 /// line, without `-l`), for the prefix's pkg-config files.
@@ -177,6 +177,9 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         );
     }
     check_c_library(&compiler, config)?;
+    if let Some(dir) = kernel_headers(&compiler, config)? {
+        base.flag("-idirafter").flag(dir);
+    }
     let asm_needed = !matches!(config.choice, SetChoice::Named(s) if s.allowed.is_empty());
     let assembler = detect::assembler(
         config.assembler,
@@ -266,6 +269,41 @@ fn check_c_library(compiler: &cc::Tool, config: &BuildConfig) -> Result<()> {
         config.triple,
         config.target.cc_hint_for(&config.triple)
     )
+}
+
+/// For a musl compiler without Linux's headers (`data::MUSL_KERNEL_HEADERS`), a directory of
+/// links to the host's, to be read after its own; `None` where the compiler has them. Their
+/// absence is one line naming the package.
+fn kernel_headers(compiler: &cc::Tool, config: &BuildConfig) -> Result<Option<PathBuf>> {
+    let Some(kh) = data::MUSL_KERNEL_HEADERS.iter().find(|k| k.triple == config.triple) else {
+        return Ok(None);
+    };
+    let (probe, scratch) = (data::KERNEL_HEADERS_PROBE, &config.out_dir);
+    let (path, args) = (compiler.path(), compiler.args());
+    if detect::probe::c_compiles(path, args, probe, scratch) {
+        return Ok(None);
+    }
+    let dir = config.out_dir.join("kernel-headers");
+    fs::create_dir_all(&dir)?;
+    for (name, target) in kh.links {
+        let link = dir.join(name);
+        let _ = fs::remove_file(&link);
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(target, &link)?;
+    }
+    let mut with: Vec<std::ffi::OsString> = args.to_vec();
+    with.extend(["-idirafter".into(), dir.clone().into_os_string()]);
+    if !detect::probe::c_compiles(path, &with, probe, scratch) {
+        bail!(
+            "C compiler `{}` for {} has no Linux headers (<linux/mman.h>), which OpenSSL's C \
+             includes, and neither has this host: install linux-libc-dev (Debian), or name a \
+             musl C compiler that has them in CC_{}",
+            path.display(),
+            config.triple,
+            config.triple.replace('-', "_")
+        );
+    }
+    Ok(Some(dir))
 }
 
 /// crypto/buildinf.h naming what was built, for `OpenSSL_version(OPENSSL_PLATFORM)` and

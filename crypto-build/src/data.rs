@@ -279,7 +279,7 @@ pub enum Arch {
     /// 32-bit ARM (AArch32), ARMv7-A little-endian with VFP: NEON and the ARMv8 crypto
     /// extensions are the asm's runtime choices.
     Arm,
-    /// MIPS64 release 2, little-endian, n64 ABI: one code path, no capability variable.
+    /// MIPS64 little-endian, n64 ABI: one code path, no capability variable.
     Mips64,
 }
 
@@ -640,6 +640,28 @@ pub fn c_library_probe(triple: &str) -> String {
     format!("#include <stdio.h>\n#include <stdlib.h>\n{not_glibc}int probe(void) {{ return puts(\"\") + abs(-1); }}\n")
 }
 
+/// Linux's own headers, which OpenSSL's C includes (`<linux/mman.h>` for the secure heap,
+/// `<linux/if_alg.h>` in the afalg engine), for a musl compiler that has none: musl-tools'
+/// musl-gcc reads musl's headers alone. Debian's (linux-libc-dev) are no C library's, so the
+/// build hands them to it, and nothing of glibc's: `-idirafter` a directory of these links.
+pub struct KernelHeaders {
+    pub triple: &'static str,
+    /// Each directory's name there, and what it links to.
+    pub links: &'static [(&'static str, &'static str)],
+}
+
+#[rustfmt::skip]
+pub const MUSL_KERNEL_HEADERS: &[KernelHeaders] = &[
+    KernelHeaders { triple: "x86_64-unknown-linux-musl",
+                    links: &[("linux", "/usr/include/linux"),
+                             ("asm", "/usr/include/x86_64-linux-gnu/asm"),
+                             ("asm-generic", "/usr/include/asm-generic")] },
+];
+
+/// A C unit that compiles only where the Linux headers OpenSSL's C includes are found.
+pub const KERNEL_HEADERS_PROBE: &str =
+    "#include <linux/mman.h>\n#include <linux/if_alg.h>\nint probe(void) { return MAP_HUGE_SHIFT + ALG_SET_KEY; }\n";
+
 /// Configure's ex_libs that every link takes from their static archive: libatomic, which
 /// the `linux-latomic` targets (linux-armv4) add for the 64-bit atomics a 32-bit CPU may lack.
 /// Named as a shared library it becomes a dynamic dependency of a static binary
@@ -669,20 +691,24 @@ pub fn ex_lib_cargo(lib: &str) -> String {
 const NO_INT128_NISTP: &str = "a 32-bit target's C compiler has no __uint128_t, which the \
     variant's code needs";
 
-/// gcc-mips64el-linux-gnuabi64 12: Debian's mips64el default, MIPS64 release 2, n64 ABI.
+/// gcc-mips64el-linux-gnuabi64 12 (n64 ABI) as it compiles the asm: Configure gives every unit
+/// of an asm build `-mips3`, the MIPS III its asm needs at least, so `__mips` is 3 and the
+/// files' release 2 branches (`_MIPS_ARCH_MIPS64R2`: rotr, dsbh) are not what is assembled.
+/// The MIPS scripts ask it `echo MIPSEB | cc -E -` for the endianness they write.
 const GCC_MIPS64EL_LINUX: &[(&str, &str)] = &[
     ("__GNUC__", "12"),
     ("__GNUC_MINOR__", "2"),
     ("__mips__", "1"),
-    ("__mips", "64"),
+    ("__mips", "3"),
     ("__mips64", "1"),
-    ("__mips_isa_rev", "2"),
-    ("_MIPS_ARCH_MIPS64R2", "1"),
+    ("_MIPS_ARCH_MIPS3", "1"),
     ("_MIPS_SIM", "_ABI64"),
     ("_ABI64", "3"),
     ("_MIPS_SZLONG", "64"),
     ("_MIPS_SZPTR", "64"),
     ("__MIPSEL__", "1"),
+    ("_MIPSEL", "1"),
+    ("MIPSEL", "1"),
     ("__mips_hard_float", "1"),
     ("__ELF__", "1"),
     ("__linux__", "1"),

@@ -202,26 +202,26 @@ pub const ROWS: &[Row] = &[
         sets: &[],
         full_sets: &["auto", "no_asm"],
         c_variant: NO_C_VARIANT,
-        why: "each armv7 C compile is ~150 s of CI, which the default run has no room for",
+        why: "each armv7 C compile took 390-490 s here beside other steps: no room in the default run",
         ..row(ARMV7, "arm-linux-gnueabihf-gcc", "gcc-arm-linux-gnueabihf", How::Qemu)
     },
     Row {
         sets: &[],
         full_sets: AUTO,
         c_variant: NO_C_VARIANT,
-        why: "a second armv7 C compile, in Arm rather than Thumb-2 code",
+        why: "a second armv7 C compile (~500 s here), in Arm rather than Thumb-2 code",
         ..row(ARMV7, "clang-19", "clang-19", How::Qemu)
     },
     Row {
         sets: &[],
         full_sets: &["auto", "no_asm"],
-        why: "its C compile is the host's again, with musl's headers; its asm is linux-x86_64's",
+        why: "its C compile is the host's again, with musl's headers and the host's Linux headers; its asm is linux-x86_64's",
         ..row(MUSL, "musl-gcc", "musl-tools", How::Static)
     },
     Row {
         sets: &[],
         full_sets: &["auto", "no_asm"],
-        why: "each mips64el C compile is ~100 s of CI; its asm has one code path",
+        why: "each mips64el C compile took ~490 s here beside other steps; its asm has one code path",
         ..row(MIPS64EL, "mips64el-linux-gnuabi64-gcc", "gcc-mips64el-linux-gnuabi64", How::Qemu)
     },
     Row {

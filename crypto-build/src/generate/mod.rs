@@ -602,6 +602,8 @@ fn stage_config(
         files.extend(collect(work, &out, &rendered)?);
         asm_paths.extend(rendered);
     }
+    // A script's answer from the fake cc must be one it knows, not a failure taken for one.
+    scratch.check_no_unexpected().context(Check::Make)?;
     let mut m = Manifest {
         openssl: env.source.version.clone(),
         target: config.target.name.into(),

@@ -1,13 +1,13 @@
 //! MIPS64 asm as perlasm's "64" flavour writes it (`.S`, read as the C preprocessor leaves it
 //! for the target, `#` starting the assembler's comments): every mnemonic is looked up in one
-//! table, as none needs a class. OpenSSL's MIPS asm has no capability dispatch: where MIPS64
-//! release 2 or 6 differ, the C compiler's `-march` (`_MIPS_ARCH_MIPS64R2`) chooses at compile
-//! time, and the assembler the same compiler drives takes what it chose. A mnemonic of an
-//! extension (MSA, DSP) would stop generation instead of passing unnoticed.
+//! table, as none needs a class. OpenSSL's MIPS asm has no capability dispatch: where MIPS III
+//! and releases 2 and 6 differ, the compile's `-mips3` (Configure's) chooses at compile time,
+//! and the assembler the same compiler drives takes what it chose. A mnemonic of an extension
+//! (MSA, DSP) would stop generation instead of passing unnoticed.
 
 use crate::data::Feature;
 
-/// MIPS64 release 2 as OpenSSL's files write it, with `mips_arch.h`'s multiply macros
+/// MIPS III (64-bit) as OpenSSL's files write it, with `mips_arch.h`'s multiply macros
 /// (`dmultu (rs,rt)`, `mflo (rd,rs,rt)`: one spelling for release 2 and release 6) and
 /// bn-mips's own `mfqt`/`mfrm` (the quotient and remainder of `ddivu`).
 #[rustfmt::skip]
