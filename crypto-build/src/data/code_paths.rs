@@ -815,7 +815,7 @@ pub const ARMV7_CODE_PATHS: &[CodePath] = &[
 #[rustfmt::skip]
 pub const MIPS64_CODE_PATHS: &[CodePath] = &[
     CodePath { name: "only", cap: None, qemu_cpu: None, qemu_lacks: None, cpu_needs: &[],
-        takes: "MIPS64r2's one code path: its asm reads no capability variable",
+        takes: "MIPS64's one code path: its asm reads no capability variable",
         observe: &[], families: DriverFamilies::All },
 ];
 

@@ -184,7 +184,7 @@ mod tests {
             .arg(format!("echo MIPSEB __mips | perl {} -E -", dir.join("cc").display()))
             .output()
             .unwrap();
-        assert_eq!(String::from_utf8(out.stdout).unwrap(), "MIPSEB 64\n");
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), "MIPSEB 3\n");
         fake.check_no_unexpected().unwrap();
         let out = Command::new("perl").arg(dir.join("cc")).args(["-dumpmachine"]).output();
         assert!(!out.unwrap().status.success());

@@ -208,11 +208,11 @@ fn same_as_twin(
             theirs.globals
         );
     }
-    Ok(format!(
-        "{} asm files, each exporting {twin}'s names with `{}` before them",
-        m.asm.len(),
-        target.symbol_prefix
-    ))
+    let prefix = match target.symbol_prefix {
+        "" => String::new(),
+        p => format!(" with `{p}` before them"),
+    };
+    Ok(format!("{} asm files, each exporting {twin}'s names{prefix}", m.asm.len()))
 }
 
 /// One set: every asm file of the row's syntax assembled and read back; a summary line.
