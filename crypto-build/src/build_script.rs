@@ -143,7 +143,7 @@ pub fn run() -> Result<()> {
     for m in &built.inputs {
         println!("cargo:rerun-if-changed={}", m.display());
     }
-    emit_link(&built.artifacts, &built.c_manifest, &built.plan, config.legacy);
+    emit_link(&built.artifacts, &built.c_manifest, &built.plan, &config);
     Ok(())
 }
 
@@ -341,7 +341,8 @@ fn buildinf(
     )
 }
 
-fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan, legacy: bool) {
+fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan, config: &BuildConfig) {
+    let legacy = config.legacy;
     println!("cargo:rustc-link-search=native={}", a.lib_dir.display());
     println!("cargo:rustc-link-lib=static=ssl");
     println!("cargo:rustc-link-lib=static=crypto");
@@ -355,9 +356,11 @@ fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan, legacy: bool) {
     println!("cargo:asm_set={}", plan.c_set.name);
     println!("cargo:c_variant={}", data::variant_name(plan.c_variant));
     println!("cargo:legacy={}", u8::from(legacy));
-    // Lets crypto-sys declare the asm's capability functions only when they are linked.
+    // Lets crypto-sys declare the asm's capability functions only when they are linked: the
+    // x86_64 asm's (OPENSSL_ia32cap_P, its eligibility functions), which no other
+    // architecture's asm defines.
     println!("cargo:rustc-check-cfg=cfg(crypto_sys_asm)");
-    if !plan.files.is_empty() {
+    if !plan.files.is_empty() && config.target.arch == data::Arch::X86_64 {
         println!("cargo:rustc-cfg=crypto_sys_asm");
     }
 }
