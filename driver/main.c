@@ -15,6 +15,8 @@
  * -DDRIVER_PPC64LE_ASM for ppc64le asm and OPENSSL_ppccap_P (crypto/ppccap.c),
  * -DDRIVER_S390X_ASM for s390x asm and OPENSSL_s390xcap_P (crypto/s390xcap.c), and
  * -DDRIVER_RISCV64_ASM for riscv64 asm and OPENSSL_riscvcap_P (crypto/riscvcap.c).
+ * -DDRIVER_ARM_ASM for 32-bit ARM asm reports OPENSSL_armcap_P as aarch64's does, and
+ * -DDRIVER_MIPS64_ASM for MIPS64 asm, which has no capability variable, only its name.
  */
 /* EC_GROUP_method_of and the EC_GFp_*_method functions are deprecated, but still the only way
  * to see which EC_METHOD a curve got: nistp, or the generic Montgomery arithmetic (with bn
@@ -61,6 +63,9 @@ extern unsigned int OPENSSL_s390xcap_P[56];
 #elif defined(DRIVER_RISCV64_ASM)
 /* include/crypto/riscv_arch.h: every capability is a bit of its word 0. */
 extern unsigned int OPENSSL_riscvcap_P[];
+#elif defined(DRIVER_ARM_ASM)
+/* crypto/arm_arch.h: the same variable and bits as aarch64's. */
+extern unsigned int OPENSSL_armcap_P;
 #endif
 
 void path_report(void)
@@ -114,6 +119,11 @@ void path_report(void)
 #elif defined(DRIVER_RISCV64_ASM)
     /* Likewise: OPENSSL_riscvcap's ISA string (Debian 12's headers have no hwprobe). */
     printf("path asm riscv64\npath riscvcap_P 0x%08x\n", OPENSSL_riscvcap_P[0]);
+#elif defined(DRIVER_ARM_ASM)
+    /* Probed from AT_HWCAP/AT_HWCAP2, or OPENSSL_armcap's value. */
+    printf("path asm arm\npath armcap_P 0x%08x\n", OPENSSL_armcap_P);
+#elif defined(DRIVER_MIPS64_ASM)
+    printf("path asm mips64\n");
 #else
     printf("path asm none\n");
 #endif

@@ -179,7 +179,7 @@ fn link_program(job: &Job, lib_dir: &Path, objs: &[PathBuf]) -> Result<()> {
     let mut cmd = tool.to_command();
     cmd.arg("-o").arg(&program).args(objs);
     cmd.arg(lib_dir.join("libssl.a")).arg(lib_dir.join("libcrypto.a"));
-    cmd.args(job.c_manifest.ex_libs.iter().map(|l| format!("-l{l}")));
+    cmd.args(job.c_manifest.ex_libs.iter().map(|l| crate::data::ex_lib_flag(l)));
     let out = cmd.output().with_context(|| format!("running {cmd:?}"))?;
     if !out.status.success() {
         bail!("linking {} failed: {}", program.display(), String::from_utf8_lossy(&out.stderr));

@@ -105,6 +105,11 @@ pub const QEMU_USERS: &[QemuUser] = &[
                libc_package: "libc6-dev-s390x-cross" },
     QemuUser { arch: "riscv64gc", program: "qemu-riscv64", sysroot: "/usr/riscv64-linux-gnu",
                libc_package: "libc6-dev-riscv64-cross" },
+    // issue 36's rows.
+    QemuUser { arch: "armv7", program: "qemu-arm", sysroot: "/usr/arm-linux-gnueabihf",
+               libc_package: "libc6-dev-armhf-cross" },
+    QemuUser { arch: "mips64el", program: "qemu-mips64el",
+               sysroot: "/usr/mips64el-linux-gnuabi64", libc_package: "libc6-dev-mips64el-cross" },
 ];
 
 impl QemuUser {

@@ -35,11 +35,12 @@ impl<'a> Triple<'a> {
     }
 
     /// What clang's `--target` calls this target: Debian's cross sysroots for Linux, mingw's
-    /// for Windows, and macOS 11 (the first with arm64) for Apple; Rust's `riscv64gc` is
-    /// clang's `riscv64`, whose default for Linux is rv64gc.
+    /// for Windows (MSVC's as Rust spells it), and macOS 11 (the first with arm64) for Apple;
+    /// Rust's `riscv64gc` is clang's `riscv64`, whose default for Linux is rv64gc.
     pub fn clang_target(&self) -> String {
         match (self.os, self.env) {
             ("windows", "gnu") => format!("{}-w64-mingw32", self.arch),
+            ("windows", "msvc") => format!("{}-pc-windows-msvc", self.arch),
             ("darwin", _) => {
                 let arch = if self.arch == "aarch64" { "arm64" } else { self.arch };
                 format!("{arch}-apple-macos11")
@@ -71,6 +72,14 @@ mod tests {
         assert_eq!(
             Triple::parse("x86_64-pc-windows-gnu").unwrap().clang_target(),
             "x86_64-w64-mingw32"
+        );
+        assert_eq!(
+            Triple::parse("aarch64-pc-windows-msvc").unwrap().clang_target(),
+            "aarch64-pc-windows-msvc"
+        );
+        assert_eq!(
+            Triple::parse("armv7-unknown-linux-gnueabihf").unwrap().clang_target(),
+            "armv7-linux-gnueabihf"
         );
         assert!(Triple::parse("x86_64").is_err());
         let win64 = Triple::parse("x86_64-pc-windows-msvc").unwrap();

@@ -45,8 +45,16 @@ pub const RISCVCAP: CapVar =
     CapVar { env: "OPENSSL_riscvcap", symbol: "riscvcap_P", words: 1, value_is_exact: false };
 
 impl Arch {
-    pub const ALL: &'static [Arch] =
-        &[Arch::X86_64, Arch::Aarch64, Arch::Ppc64le, Arch::S390x, Arch::Riscv64, Arch::X86];
+    pub const ALL: &'static [Arch] = &[
+        Arch::X86_64,
+        Arch::Aarch64,
+        Arch::Ppc64le,
+        Arch::S390x,
+        Arch::Riscv64,
+        Arch::X86,
+        Arch::Arm,
+        Arch::Mips64,
+    ];
 
     /// Its name where the C driver reports its asm (`path asm x86_64`, `-DDRIVER_X86_64_ASM`).
     pub fn name(self) -> &'static str {
@@ -57,17 +65,21 @@ impl Arch {
             Arch::S390x => "s390x",
             Arch::Riscv64 => "riscv64",
             Arch::X86 => "x86",
+            Arch::Arm => "arm",
+            Arch::Mips64 => "mips64",
         }
     }
 
-    /// The capability variable of the architecture's asm.
-    pub fn cap_var(self) -> &'static CapVar {
+    /// The capability variable of the architecture's asm; `None` where the asm has one code
+    /// path and reads none (MIPS64: [`MIPS64_CODE_PATHS`] says so).
+    pub fn cap_var(self) -> Option<&'static CapVar> {
         match self {
-            Arch::X86_64 | Arch::X86 => &IA32CAP,
-            Arch::Aarch64 => &ARMCAP,
-            Arch::Ppc64le => &PPCCAP,
-            Arch::S390x => &S390XCAP,
-            Arch::Riscv64 => &RISCVCAP,
+            Arch::X86_64 | Arch::X86 => Some(&IA32CAP),
+            Arch::Aarch64 | Arch::Arm => Some(&ARMCAP),
+            Arch::Ppc64le => Some(&PPCCAP),
+            Arch::S390x => Some(&S390XCAP),
+            Arch::Riscv64 => Some(&RISCVCAP),
+            Arch::Mips64 => None,
         }
     }
 
@@ -81,6 +93,8 @@ impl Arch {
             Arch::S390x => S390X_CODE_PATHS,
             Arch::Riscv64 => RISCV64_CODE_PATHS,
             Arch::X86 => X86_CODE_PATHS,
+            Arch::Arm => ARMV7_CODE_PATHS,
+            Arch::Mips64 => MIPS64_CODE_PATHS,
         }
     }
 }
@@ -840,6 +854,70 @@ pub const X86_CODE_PATHS: &[CodePath] = &[
         families: DriverFamilies::All },
 ];
 
+// ---------------------------------------------------------------------------
+// 32-bit ARM: the OPENSSL_armcap value that gives each path, and its bits (issue 36)
+// ---------------------------------------------------------------------------
+
+// crypto/armcap.c on 32-bit Linux: NEON from AT_HWCAP (bit 12), and with it AES, PMULL, SHA-1
+// and SHA-256 from AT_HWCAP2 (bits 0-3); the same ARMV7_*/ARMV8_* bits as aarch64's. TICK
+// (bit 1) is only ever set by the variable's value. qemu-arm 7.2's default CPU, `max`, reports
+// NEON and the four (hwcap2 0x1f); its cortex-a15 reports NEON alone.
+pub const ARMCAP_TICK: CapBit = CapBit { name: "TICK", word: 0, bit: 1 };
+const ARMV7_ALL: &[CapBit] = &[ARMCAP_NEON, ARMCAP_AES, ARMCAP_PMULL, ARMCAP_SHA1, ARMCAP_SHA256];
+const ARMV7_CRYPTO: &[CapBit] = &[ARMCAP_AES, ARMCAP_PMULL, ARMCAP_SHA1, ARMCAP_SHA256];
+
+// What OPENSSL_armcap_P selects on 32-bit ARM, in OpenSSL 3.6.3: AES (aes_platform.h:
+// HWAES_CAPABLE on AES for aesv8-armx, BSAES/VPAES_CAPABLE on NEON), GHASH (gcm128.c: PMULL
+// for ghashv8-armx, then NEON for ghash-armv4's gcm_*_neon, then the 4-bit tables), ChaCha20
+// and Poly1305 (chacha-armv4.pl ChaCha20_ctr32, poly1305-armv4.pl poly1305_init: NEON),
+// SHA-1/SHA-256 (sha1-armv4-large.pl, sha256-armv4.pl: the SHA instructions, then NEON),
+// SHA-512 (sha512-armv4.pl: NEON) and bn_mul_mont (armv4-mont.pl: NEON's bn_mul8x_mont_neon
+// when the length in 32-bit words is a multiple of 8: RSA's moduli and CRT primes, not P-224's
+// 7, P-384's 12 or P-521's 17). ecp_nistz256-armv4.pl (P-256) and curve25519's C read nothing.
+const ARMV7_NO_CRYPTO: &[&str] = &["aes_gcm", "hkdf", "hmac"];
+const ARMV7_ONLY_SYMMETRIC: &str = "without the ARMv8 crypto extensions only AES-GCM and SHA-1/\
+    SHA-256 change (NEON takes them); ChaCha20-Poly1305 and RSA's Montgomery code stay on NEON, \
+    and the curves' code reads no OPENSSL_armcap";
+const ARMV7_PLAIN: &[&str] =
+    &["aes_gcm", "chacha20_poly1305", "rsa_pkcs1", "rsa_pss", "hkdf", "hmac"];
+const ARMV7_ONLY_PLAIN: &str = "without NEON AES-GCM, ChaCha20-Poly1305, SHA-1/SHA-256/SHA-512 \
+    and RSA's Montgomery multiplication change (to their integer code); P-224/384/521's lengths \
+    never take the NEON Montgomery code, and P-256's nistz256 and X25519/Ed25519 read no \
+    OPENSSL_armcap";
+
+#[rustfmt::skip]
+pub const ARMV7_CODE_PATHS: &[CodePath] = &[
+    CodePath { name: "max", cap: None, qemu_cpu: None, qemu_lacks: None, cpu_needs: &[],
+        takes: "ARMv8 AES/PMULL/SHA-1/SHA-256 in AArch32, NEON ChaCha20, Poly1305, SHA-512 and \
+                Montgomery",
+        observe: &[Bits(ARMV7_ALL, true, "qemu's max CPU reports them in AT_HWCAP/AT_HWCAP2"),
+                   Bit(ARMCAP_TICK, false, "only a value sets it")],
+        families: DriverFamilies::All },
+    CodePath { name: "NEON", cap: Some("0x1"), qemu_cpu: None, qemu_lacks: None, cpu_needs: &[],
+        takes: "bit-sliced AES, NEON GHASH, SHA-1, SHA-256, SHA-512, ChaCha20, Poly1305 and \
+                Montgomery",
+        observe: &[Bit(ARMCAP_NEON, true, ""), Bits(ARMV7_CRYPTO, false, "")],
+        families: DriverFamilies::Only(ARMV7_NO_CRYPTO, ARMV7_ONLY_SYMMETRIC) },
+    CodePath { name: "plain", cap: Some("0"), qemu_cpu: None, qemu_lacks: None, cpu_needs: &[],
+        takes: "ARMv4's integer-only asm and C",
+        observe: &[Bits(ARMV7_ALL, false, "")],
+        families: DriverFamilies::Only(ARMV7_PLAIN, ARMV7_ONLY_PLAIN) },
+];
+
+// ---------------------------------------------------------------------------
+// MIPS64: one code path (issue 36)
+// ---------------------------------------------------------------------------
+
+/// OpenSSL's MIPS asm (bn, Montgomery, AES, SHA-1/256/512, Poly1305) has no capability
+/// variable: each function has one body, chosen when it was assembled, so the plain run of the
+/// driver is the only path there is, and no run needs a variable set or a CPU chosen.
+#[rustfmt::skip]
+pub const MIPS64_CODE_PATHS: &[CodePath] = &[
+    CodePath { name: "only", cap: None, qemu_cpu: None, qemu_lacks: None, cpu_needs: &[],
+        takes: "MIPS64's one code path: its asm reads no capability variable",
+        observe: &[], families: DriverFamilies::All },
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -879,8 +957,15 @@ mod tests {
     #[test]
     fn paths_agree_with_their_values() {
         for &arch in Arch::ALL {
-            let (var, paths) = (arch.cap_var(), arch.code_paths());
+            let paths = arch.code_paths();
             assert!(paths[0].cap.is_none() && paths[0].families == DriverFamilies::All);
+            let Some(var) = arch.cap_var() else {
+                // No variable: one path, which observes nothing and sets nothing.
+                assert!(
+                    paths.len() == 1 && paths[0].observe.is_empty() && paths[0].qemu_cpu.is_none()
+                );
+                continue;
+            };
             for p in paths {
                 let obs = p.observations();
                 for o in &obs {

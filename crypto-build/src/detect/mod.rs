@@ -92,6 +92,23 @@ pub fn assembler(
     cache_dir: &Path,
 ) -> Result<Assembler> {
     match syntax_for(choice, target)? {
+        // cl.exe assembles no GNU-syntax asm: clang-cl does (VC-WIN64-CLANGASM-ARM's `AS`).
+        AsmSyntax::Gas if c_compiler.is_like_msvc() && !c_compiler.is_like_clang_cl() => {
+            match which::which("clang-cl") {
+                Ok(driver) => {
+                    // A VC-* row serves one triple, which clang-cl is told as cc tells it.
+                    let args = vec![format!("--target={}", target.triples[0]).into()];
+                    Ok(detect(&driver, &args, target.arch, cache_dir))
+                }
+                Err(_) if !needed => Ok(detect(Path::new("clang-cl"), &[], target.arch, cache_dir)),
+                Err(_) => bail!(
+                    "clang-cl not found: {} assembles OpenSSL's asm with clang-cl, as OpenSSL's \
+                     Configure does; install LLVM (winget install LLVM.LLVM), or build without \
+                     asm explicitly with CRYPTO_SYS_ASM_SET=no_asm",
+                    target.name
+                ),
+            }
+        }
         AsmSyntax::Gas => {
             let (driver, args) = asm_driver(choice, c_compiler)?;
             Ok(detect(&driver, &args, target.arch, cache_dir))

@@ -60,6 +60,14 @@ pub const ARM_PROBES: &[(Feature, &str)] = &[
     (Feature::ArmCrypto, ".arch armv8-a+crypto\naese v0.16b,v1.16b\naesmc v0.16b,v0.16b\naesd v0.16b,v1.16b\naesimc v0.16b,v0.16b\npmull2 v2.1q,v0.2d,v1.2d\npmull v2.1q,v0.1d,v1.1d\nsha256h q0,q1,v2.4s\nsha256su1 v0.4s,v1.4s,v2.4s\nsha1c q0,s1,v2.4s\n"),
 ];
 
+/// 32-bit ARM snippets under the directives OpenSSL's linux32 files write (`.arch armv7-a`,
+/// `.fpu neon`); its ARMv8 crypto code is `.byte`s, but a crypto mnemonic would need ARMv8's.
+#[rustfmt::skip]
+pub const ARM32_PROBES: &[(Feature, &str)] = &[
+    (Feature::Neon, ".arch armv7-a\n.fpu neon\nvld1.8 {q0},[r0]!\nveor q0,q1,q2\nvext.8 q3,q0,q0,#8\nvrev32.8 q1,q1\nvmull.p8 q0,d0,d1\nvmov r1,r2,d0\nvst1.64 {d0,d1},[r0,:128]!\n"),
+    (Feature::ArmCrypto, ".arch armv8-a\n.fpu crypto-neon-fp-armv8\naese.8 q0,q1\naesmc.8 q0,q0\naesd.8 q0,q1\naesimc.8 q0,q0\nvmull.p64 q0,d0,d1\nsha256h.32 q0,q1,q2\nsha1c.32 q0,q1,q2\n"),
+];
+
 /// POWER snippets under `.machine "any"`, as every linux64le file says (registers as numbers,
 /// the flavour's spelling).
 #[rustfmt::skip]
@@ -99,6 +107,9 @@ pub fn gas_probes(arch: Arch) -> &'static [(Feature, &'static str)] {
         Arch::S390x => S390X_PROBES,
         Arch::Riscv64 => RISCV_PROBES,
         Arch::X86 => X86_GAS_PROBES,
+        Arch::Arm => ARM32_PROBES,
+        // Its one table has no class: nothing to probe.
+        Arch::Mips64 => &[],
     }
 }
 

@@ -241,6 +241,11 @@ impl<'a> Scratch<'a> {
         self.fake.forget_probes()
     }
 
+    /// An error if the fake cc met an invocation it does not know (`FakeTools`).
+    pub fn check_no_unexpected(&self) -> Result<()> {
+        self.fake.check_no_unexpected()
+    }
+
     /// Every file in the tree, relative to it: what a [`Scratch::reset`] goes back to.
     pub fn files(&self) -> Result<HashSet<PathBuf>> {
         let mut out = HashSet::new();

@@ -3,14 +3,19 @@
 //! real code or a stub.
 
 use crate::data::{Arch, AsmSet, AsmSyntax, Feature, Target};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use std::collections::BTreeSet;
 
+mod arm32;
+mod cpp;
+mod mips;
 mod ppc;
 mod riscv;
 mod s390x;
 mod x86;
 
+/// An ARM or MIPS `.S` file as its C preprocessor leaves it for the target.
+pub use cpp::preprocessed;
 pub use riscv::preprocessed as riscv_preprocessed;
 pub use s390x::preprocessed as s390x_preprocessed;
 
@@ -215,7 +220,14 @@ fn features_at(text: &str, syntax: AsmSyntax, arch: Arch) -> Vec<(Feature, usize
                 }
             }
         }
-        Arch::Ppc64le | Arch::S390x | Arch::Riscv64 => {
+        Arch::Arm => {
+            for (n, mnemonic, line) in arm32::instructions(text) {
+                for f in arm32::classify(mnemonic) {
+                    add(f, n, line);
+                }
+            }
+        }
+        Arch::Ppc64le | Arch::S390x | Arch::Riscv64 | Arch::Mips64 => {
             let classes = mnemonic_tables(arch);
             for (n, mnemonic, line) in hash_comment_instructions(text) {
                 if let Some(Some(f)) = mnemonic_class(classes, mnemonic) {
@@ -245,7 +257,8 @@ fn mnemonic_tables(arch: Arch) -> &'static Classes {
         Arch::Ppc64le => ppc::CLASSES,
         Arch::S390x => s390x::CLASSES,
         Arch::Riscv64 => riscv::CLASSES,
-        Arch::X86_64 | Arch::X86 | Arch::Aarch64 => {
+        Arch::Mips64 => mips::CLASSES,
+        Arch::X86_64 | Arch::X86 | Arch::Aarch64 | Arch::Arm => {
             unreachable!("{arch:?} is read by its own reader")
         }
     }
@@ -307,43 +320,6 @@ fn arm_instructions(text: &str) -> impl Iterator<Item = (usize, &str, &str)> {
         let mnemonic = line.split_whitespace().next()?;
         (!mnemonic.starts_with('.')).then_some((n + 1, mnemonic, line))
     })
-}
-
-/// The lines of an AArch64 `.S` file the C preprocessor keeps for `target` (others blanked, so
-/// line numbers stay): its `#ifdef`/`#ifndef`/`#else`/`#endif` judged by the target's
-/// predefined macros, so `.globl`s under `#ifdef __KERNEL__` or big-endian code are not read
-/// as the object's. `#if` appears only as `__ARM_MAX_ARCH__>=7|8`, which arm_arch.h makes
-/// true on every AArch64 target; any other form is refused rather than guessed.
-pub fn preprocessed(text: &str, target: &Target) -> Result<String> {
-    let defined = |name: &str| target.predefined.iter().any(|(k, _)| *k == name);
-    // Each open conditional: (this branch taken, some branch of it taken).
-    let mut stack: Vec<(bool, bool)> = Vec::new();
-    let mut out = String::with_capacity(text.len());
-    for (n, line) in text.lines().enumerate() {
-        let active = stack.iter().all(|(taken, _)| *taken);
-        let directive = line.trim_start().strip_prefix('#').map(str::trim_start);
-        let word = directive.map(|d| d.split_whitespace().collect::<Vec<_>>());
-        match word.as_deref() {
-            Some(["ifdef", name]) => stack.push((defined(name), defined(name))),
-            Some(["ifndef", name]) => stack.push((!defined(name), !defined(name))),
-            Some(["if", "__ARM_MAX_ARCH__>=7" | "__ARM_MAX_ARCH__>=8"]) => stack.push((true, true)),
-            Some(["if" | "elif", ..]) => bail!("line {}: unknown conditional `{line}`", n + 1),
-            Some(["else"]) => match stack.last_mut() {
-                Some(top) => *top = (!top.1, true),
-                None => bail!("line {}: #else without #if", n + 1),
-            },
-            Some(["endif"]) => {
-                stack.pop().with_context(|| format!("line {}: #endif without #if", n + 1))?;
-            }
-            _ if active => out.push_str(line),
-            _ => {}
-        }
-        out.push('\n');
-    }
-    if !stack.is_empty() {
-        bail!("{} conditional(s) left open", stack.len());
-    }
-    Ok(out)
 }
 
 /// The ARMv8 crypto extension's mnemonics (PMULL only in its 64-bit `.1q` form).
@@ -418,7 +394,10 @@ pub fn unclassed(text: &str, syntax: AsmSyntax, arch: Arch) -> Option<(usize, &s
                     || x86::class(i.mnemonic, syntax).is_none()
             })
             .map(|i| (i.number, i.line)),
-        Arch::Ppc64le | Arch::S390x | Arch::Riscv64 => {
+        Arch::Arm => arm32::instructions(text)
+            .find(|(_, m, _)| arm32::is_unclassed(m))
+            .map(|(n, _, line)| (n, line)),
+        Arch::Ppc64le | Arch::S390x | Arch::Riscv64 | Arch::Mips64 => {
             unclassed_mnemonic(mnemonic_tables(arch), text)
         }
     }
@@ -724,8 +703,8 @@ mod tests {
             features(&kept, AsmSyntax::Gas, Arch::Aarch64).is_empty(),
             "big-endian code dropped"
         );
-        let e = preprocessed("#if defined(__ILP32__)\n#endif\n", linux).unwrap_err();
-        assert!(e.to_string().contains("unknown conditional"), "{e}");
+        let e = preprocessed("#if __ILP32__\n#endif\n", linux).unwrap_err();
+        assert!(format!("{e:#}").contains("`__ILP32__` is no macro"), "{e:#}");
         assert!(preprocessed("#ifdef X\n", linux).is_err());
         let arm = |line: &str| features(line, AsmSyntax::Gas, Arch::Aarch64);
         let only: Vec<Feature> =

@@ -18,6 +18,9 @@
 //! - 32-bit x86: VC-WIN32 by nasm `-f win32` (no MSVC here; the workflow's msvc job builds
 //!   and tests it); mingw's GNU as rendering by i686-w64-mingw32-gcc and its nasm rendering by
 //!   nasm, and linux-elf by clang-19, whose builds `--full` runs (under wine, on this CPU).
+//! - VC-WIN64-CLANGASM-ARM by clang-19 for `aarch64-pc-windows-msvc` (what clang-cl assembles
+//!   with on Windows): no MSVC here; its win64 flavour exports linux-aarch64's names.
+//! - armv7's, musl's and mips64el's compilers (issue 36), whose runs are `--full`'s.
 
 use anyhow::{bail, ensure, Context, Result};
 use crypto_build::data::{self, Arch, AsmSet, AsmSyntax, Feature, Target, NASM_FLAGS};
@@ -46,18 +49,21 @@ impl Row {
     fn of(m: &'static crate::matrix::Row) -> Result<Row> {
         let t = m.triple();
         let target = data::target_for(m.target)?;
-        let twin = match t.os {
-            "darwin" => Some(data::target_for(&format!("{}-unknown-linux-gnu", t.arch))?.name),
+        // Windows on ARM64's win64 flavour of the ARMv8 perlasm has a Linux twin too.
+        let twin = match (t.os, t.arch) {
+            ("darwin", _) | ("windows", "aarch64") => {
+                Some(data::target_for(&format!("{}-unknown-linux-gnu", t.arch))?.name)
+            }
             _ => None,
         };
         let nasm = m.assembler == Some("nasm");
+        let clang = m.cc.starts_with("clang");
         Ok(Row {
             of: m,
             target,
             syntax: if nasm { AsmSyntax::Nasm } else { AsmSyntax::Gas },
             tool: m.assembler.unwrap_or(m.cc),
-            clang_target: (m.cc.starts_with("clang") && m.cc_var() != "CC")
-                .then(|| t.clang_target()),
+            clang_target: (clang && !nasm && m.cc_var() != "CC").then(|| t.clang_target()),
             twin,
         })
     }
@@ -147,7 +153,8 @@ pub fn run() -> Result<()> {
                     format!("{}/{}, assembled by {}", set.name, target.name, row.tool)
                 })?;
             println!("{}/{}: {checked}", set.name, target.name);
-            let msvc = row.of.triple().env == "msvc";
+            let msvc =
+                row.of.triple().env == "msvc" && matches!(target.arch, Arch::X86_64 | Arch::X86);
             if msvc && !m.asm.is_empty() {
                 let mingw = data::target_for(&format!("{}-pc-windows-gnu", row.of.triple().arch))?;
                 let same = same_as_mingw(&root, set, &m, mingw.name)?;
@@ -208,11 +215,11 @@ fn same_as_twin(
             theirs.globals
         );
     }
-    Ok(format!(
-        "{} asm files, each exporting {twin}'s names with `{}` before them",
-        m.asm.len(),
-        target.symbol_prefix
-    ))
+    let prefix = match target.symbol_prefix {
+        "" => String::new(),
+        p => format!(" with `{p}` before them"),
+    };
+    Ok(format!("{} asm files, each exporting {twin}'s names{prefix}", m.asm.len()))
 }
 
 /// One set: every asm file of the row's syntax assembled and read back; a summary line.

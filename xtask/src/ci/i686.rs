@@ -35,14 +35,14 @@ const CASES: &[Case] = &[
         case: "an i686 gcc without its C library",
         cflags: "-nostdinc",
         args: &[],
-        want: "finds no C library for i686-unknown-linux-gnu (<stdlib.h> does not compile): \
+        want: "for i686-unknown-linux-gnu cannot compile against its C library (<stdio.h>): \
                install gcc for i686 (Debian: apt install gcc-i686-linux-gnu libc6-dev-i386-cross)",
     },
     Case {
         case: "--c-variant ec_nistp_64_gcc_128",
         cflags: "",
         args: &["--c-variant", NISTP],
-        want: "linux-elf: 32-bit x86 has no __uint128_t",
+        want: "linux-elf: a 32-bit target's C compiler has no __uint128_t",
     },
 ];
 

@@ -193,7 +193,7 @@ pub const STEPS: &[Step] = &[
     Step { name: "i686", covers: "i686 Linux (Rust's tier 1) by gcc: the C driver on this CPU on every ia32cap path of the 32-bit asm; a missing i686 C library and the nistp variant refused",
            tier: Tier::Default, scope: Scope::Triple(qemu::I686_LINUX), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| i686::run(sh, false) },
-    Step { name: "assembled", covers: "rows the default run only assembles (a cross row's second compiler too): every asm file assembled, exports and fast paths checked",
+    Step { name: "assembled", covers: "rows the default run only assembles (a cross row's second compiler; 32-bit Windows, armv7, musl and mips64el, which --full runs; Windows on ARM64): every asm file assembled, exports and fast paths checked",
            tier: Tier::Default, scope: Scope::Rows(How::Assembled), lane: Lane::Apart,
            lines: Lines::Any, run: |_, _| assembled::run() },
     Step { name: "package", covers: "the .crate files at another path, no perl, debug and release at once, same bytes",
@@ -229,6 +229,17 @@ pub const STEPS: &[Step] = &[
     Step { name: "riscv64-full", covers: "clang-19's riscv64 build, and no_asm with gcc and clang-19, under qemu",
            tier: Tier::Full, scope: Scope::Triple(qemu::RISCV64), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::RISCV64, true) },
+    // issue 36's rows: each a C compile the default run has no room for (it assembles their
+    // asm); their CI jobs run side by side.
+    Step { name: "armv7", covers: "gcc and clang-19 (Arm code): the C driver under qemu-arm on every armcap path (max: NEON and ARMv8 crypto in AArch32, NEON, none), no_asm with gcc; no shared libatomic",
+           tier: Tier::Full, scope: Scope::Triple(qemu::ARMV7), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::ARMV7, true) },
+    Step { name: "musl", covers: "musl-gcc: a fully static C driver run natively on every x86_64 code path, no_asm too",
+           tier: Tier::Full, scope: Scope::Triple(qemu::MUSL), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::MUSL, true) },
+    Step { name: "mips64el", covers: "gcc: the C driver under qemu-mips64el on the one code path of its asm (no capability variable), no_asm too",
+           tier: Tier::Full, scope: Scope::Triple(qemu::MIPS64EL), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::MIPS64EL, true) },
     Step { name: "lines", covers: "every OpenSSL line but the default (data::OPENSSL_LINES, each by its crypto-sys feature): crypto-sys's tests and the C driver, every x86_64 code path",
            tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("it tests every other line itself"), run: lines::run },
@@ -243,6 +254,10 @@ pub const STEPS: &[Step] = &[
            tier: Tier::Runner("windows-latest"), scope: Scope::Triple(crate::matrix::MSVC_I686),
            lane: Lane::Cargo,
            lines: Lines::Default("its runner builds the default line"), run: |sh, cargo| native::run(sh, cargo, crate::matrix::MSVC_I686) },
+    Step { name: "windows-arm64", covers: "Windows on ARM64 with asm (cl.exe, clang-cl assembling the ARMv8 perlasm): crypto-sys's tests, the prefix",
+           tier: Tier::Runner("windows-11-arm"), scope: Scope::Triple(crate::matrix::WIN_ARM64),
+           lane: Lane::Cargo,
+           lines: Lines::Default("its runner builds the default line"), run: |sh, cargo| native::run(sh, cargo, crate::matrix::WIN_ARM64) },
     Step { name: "macos-arm64", covers: "macOS arm64 natively: crypto-sys's tests, the prefix and bin/openssl",
            tier: Tier::Runner("macos-14"), scope: Scope::Triple("aarch64-apple-darwin"),
            lane: Lane::Cargo,
@@ -584,7 +599,7 @@ mod tests {
         assert!(default.contains(&"lint") && default.contains(&"aarch64"));
         assert!(!default.contains(&"aarch64-full") && !default.contains(&"msvc"));
         let full = names(test(&[], &[], true));
-        assert_eq!(full.len(), default.len() + 9);
+        assert_eq!(full.len(), default.len() + 12);
         let aarch64 = names(test(&[], &["aarch64-unknown-linux-gnu"], false));
         assert_eq!(aarch64, ["aarch64", "assembled"]);
         assert_eq!(
@@ -597,6 +612,14 @@ mod tests {
         assert_eq!(s390x, ["s390x", "assembled", "s390x-full"]);
         let riscv64 = names(test(&[], &["riscv64gc-unknown-linux-gnu"], true));
         assert_eq!(riscv64, ["riscv64", "assembled", "riscv64-full"]);
+        for (triple, step) in
+            [(qemu::ARMV7, "armv7"), (qemu::MUSL, "musl"), (qemu::MIPS64EL, "mips64el")]
+        {
+            assert_eq!(names(test(&[], &[triple], false)), ["assembled"], "{triple}");
+            assert_eq!(names(test(&[], &[triple], true)), ["assembled", step], "{triple}");
+        }
+        let arm64 = names(test(&[], &["aarch64-pc-windows-msvc"], false));
+        assert_eq!(arm64, ["assembled"]);
         let msvc = names(test(&[], &["x86_64-pc-windows-msvc"], false));
         assert_eq!(msvc, ["assembled"]);
         // 32-bit x86: Linux runs by default; the rest is assembled, and run by --full.
