@@ -4,6 +4,11 @@
  * xtask interleaves runs of several builds and compares their ratios; a single figure means
  * little on a shared machine.
  */
+#ifndef _WIN32
+/* clock_gettime and CLOCK_PROCESS_CPUTIME_ID are POSIX's, which C99 alone does not declare
+ * (musl's <time.h> keeps them behind this; glibc's happen to show them). */
+#define _POSIX_C_SOURCE 199309L
+#endif
 #include "driver.h"
 
 #include <openssl/rsa.h>

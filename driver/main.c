@@ -8,11 +8,15 @@
  * capability bits select no other family's code runs just its own, see data.rs).
  *
  * Build with -DDRIVER_X86_64_ASM when the prefix has x86_64 asm: only then do
- * OPENSSL_ia32cap_P and the asm's eligibility functions exist to be reported. Likewise
+ * OPENSSL_ia32cap_P and the asm's eligibility functions exist to be reported;
+ * -DDRIVER_X86_ASM for 32-bit x86 asm, which has OPENSSL_ia32cap_P and no eligibility
+ * function. Likewise
  * -DDRIVER_AARCH64_ASM for aarch64 asm and OPENSSL_armcap_P (crypto/armcap.c),
  * -DDRIVER_PPC64LE_ASM for ppc64le asm and OPENSSL_ppccap_P (crypto/ppccap.c),
  * -DDRIVER_S390X_ASM for s390x asm and OPENSSL_s390xcap_P (crypto/s390xcap.c), and
  * -DDRIVER_RISCV64_ASM for riscv64 asm and OPENSSL_riscvcap_P (crypto/riscvcap.c).
+ * -DDRIVER_ARM_ASM for 32-bit ARM asm reports OPENSSL_armcap_P as aarch64's does, and
+ * -DDRIVER_MIPS64_ASM for MIPS64 asm, which has no capability variable, only its name.
  */
 /* EC_GROUP_method_of and the EC_GFp_*_method functions are deprecated, but still the only way
  * to see which EC_METHOD a curve got: nistp, or the generic Montgomery arithmetic (with bn
@@ -46,6 +50,8 @@ int aesni_xts_avx512_eligible(void);
 #ifdef DRIVER_HAS_OSSL_AES_CFB128_VAES_ELIGIBLE
 int ossl_aes_cfb128_vaes_eligible(void);
 #endif
+#elif defined(DRIVER_X86_ASM)
+extern unsigned int OPENSSL_ia32cap_P[];
 #elif defined(DRIVER_AARCH64_ASM)
 extern unsigned int OPENSSL_armcap_P;
 #elif defined(DRIVER_PPC64LE_ASM)
@@ -57,6 +63,9 @@ extern unsigned int OPENSSL_s390xcap_P[56];
 #elif defined(DRIVER_RISCV64_ASM)
 /* include/crypto/riscv_arch.h: every capability is a bit of its word 0. */
 extern unsigned int OPENSSL_riscvcap_P[];
+#elif defined(DRIVER_ARM_ASM)
+/* crypto/arm_arch.h: the same variable and bits as aarch64's. */
+extern unsigned int OPENSSL_armcap_P;
 #endif
 
 void path_report(void)
@@ -89,6 +98,12 @@ void path_report(void)
 #ifdef DRIVER_HAS_OSSL_AES_CFB128_VAES_ELIGIBLE
     printf("path ossl_aes_cfb128_vaes_eligible %d\n", ossl_aes_cfb128_vaes_eligible() != 0);
 #endif
+#elif defined(DRIVER_X86_ASM)
+    /* The same words as x86_64's, other bits read by other functions (data/code_paths.rs). */
+    printf("path asm x86\npath ia32cap_P");
+    for (i = 0; i < 10; i++)
+        printf(" 0x%08x", OPENSSL_ia32cap_P[i]);
+    printf("\n");
 #elif defined(DRIVER_AARCH64_ASM)
     /* Read after OPENSSL_init_crypto, which probed the CPU or took OPENSSL_armcap instead. */
     printf("path asm aarch64\npath armcap_P 0x%08x\n", OPENSSL_armcap_P);
@@ -104,6 +119,11 @@ void path_report(void)
 #elif defined(DRIVER_RISCV64_ASM)
     /* Likewise: OPENSSL_riscvcap's ISA string (Debian 12's headers have no hwprobe). */
     printf("path asm riscv64\npath riscvcap_P 0x%08x\n", OPENSSL_riscvcap_P[0]);
+#elif defined(DRIVER_ARM_ASM)
+    /* Probed from AT_HWCAP/AT_HWCAP2, or OPENSSL_armcap's value. */
+    printf("path asm arm\npath armcap_P 0x%08x\n", OPENSSL_armcap_P);
+#elif defined(DRIVER_MIPS64_ASM)
+    printf("path asm mips64\n");
 #else
     printf("path asm none\n");
 #endif

@@ -14,7 +14,7 @@ use crate::{compile, generate, manifest, openssldir, sha256};
 use anyhow::{bail, Context, Result};
 use std::fmt::Write as _;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Name of the file in OUT_DIR with the system libraries to link (Configure's ex_libs, one per
 /// line, without `-l`), for the prefix's pkg-config files.
@@ -148,6 +148,7 @@ pub fn run() -> Result<()> {
         println!("cargo:rerun-if-changed={}", m.display());
     }
     emit_link(&built.artifacts, &built.c_manifest, &built.plan, config.legacy);
+    emit_asm_cfgs(config.target, &built.plan);
     Ok(())
 }
 
@@ -177,8 +178,12 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
             "C compiler `{}` not found for {}: set CC to an installed one, or {}",
             compiler.path().display(),
             config.triple,
-            config.target.cc_hint
+            config.target.cc_hint_for(&config.triple)
         );
+    }
+    check_c_library(&compiler, config)?;
+    if let Some(dir) = kernel_headers(&compiler, config)? {
+        base.flag("-idirafter").flag(dir);
     }
     let asm_needed = !matches!(config.choice, SetChoice::Named(s) if s.allowed.is_empty());
     let assembler = detect::assembler(
@@ -215,7 +220,11 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         }
         format!("{} ({})", select::describe(&plan), toolchain.join("; "))
     });
-    let c_manifest = facts.c_manifest(&plan)?.with_legacy(config.legacy);
+    let mut c_manifest = facts.c_manifest(&plan)?.with_legacy(config.legacy);
+    if compiler.is_like_clang() {
+        let clang = data::CLANG_EX_LIBS.iter().filter(|(t, _)| *t == config.target.name);
+        c_manifest.ex_libs.extend(clang.flat_map(|(_, libs)| libs.iter().map(|l| l.to_string())));
+    }
     let openssldir = match &config.openssldir {
         Some(dir) => dir.clone(),
         None => openssldir::configured(&c_manifest)?,
@@ -248,6 +257,64 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
     let ex_libs: String = c_manifest.ex_libs.iter().map(|l| format!("{l}\n")).collect();
     fs::write(config.out_dir.join(EX_LIBS_FILE), ex_libs)?;
     Ok(Built { plan, assembler, artifacts, c_manifest, warning, inputs })
+}
+
+/// The C library the triple names is what the compiler compiles against, or one line saying
+/// what to install: a cross libc missing would fail every unit in turn, and a glibc compiler
+/// for a musl triple would build a library no musl program can link.
+fn check_c_library(compiler: &cc::Tool, config: &BuildConfig) -> Result<()> {
+    // cl.exe takes no gcc-style probe; the Windows SDK is its C library.
+    if compiler.is_like_msvc() {
+        return Ok(());
+    }
+    let probe = data::c_library_probe(&config.triple);
+    let scratch = &config.out_dir;
+    fs::create_dir_all(scratch)?;
+    if detect::probe::c_compiles(compiler.path(), compiler.args(), &probe, scratch) {
+        return Ok(());
+    }
+    let library = if data::is_musl(&config.triple) { "musl's" } else { "its" };
+    bail!(
+        "C compiler `{}` for {} cannot compile against {library} C library (<stdio.h>): {}",
+        compiler.path().display(),
+        config.triple,
+        config.target.cc_hint_for(&config.triple)
+    )
+}
+
+/// For a musl compiler without Linux's headers (`data::MUSL_KERNEL_HEADERS`), a directory of
+/// links to the host's, to be read after its own; `None` where the compiler has them. Their
+/// absence is one line naming the package.
+fn kernel_headers(compiler: &cc::Tool, config: &BuildConfig) -> Result<Option<PathBuf>> {
+    let Some(kh) = data::MUSL_KERNEL_HEADERS.iter().find(|k| k.triple == config.triple) else {
+        return Ok(None);
+    };
+    let (probe, scratch) = (data::KERNEL_HEADERS_PROBE, &config.out_dir);
+    let (path, args) = (compiler.path(), compiler.args());
+    if detect::probe::c_compiles(path, args, probe, scratch) {
+        return Ok(None);
+    }
+    let dir = config.out_dir.join("kernel-headers");
+    fs::create_dir_all(&dir)?;
+    for (name, target) in kh.links {
+        let link = dir.join(name);
+        let _ = fs::remove_file(&link);
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(target, &link)?;
+    }
+    let mut with: Vec<std::ffi::OsString> = args.to_vec();
+    with.extend(["-idirafter".into(), dir.clone().into_os_string()]);
+    if !detect::probe::c_compiles(path, &with, probe, scratch) {
+        bail!(
+            "C compiler `{}` for {} has no Linux headers (<linux/mman.h>), which OpenSSL's C \
+             includes, and neither has this host: install linux-libc-dev (Debian), or name a \
+             musl C compiler that has them in CC_{}",
+            path.display(),
+            config.triple,
+            config.triple.replace('-', "_")
+        );
+    }
+    Ok(Some(dir))
 }
 
 /// crypto/buildinf.h naming what was built, for `OpenSSL_version(OPENSSL_PLATFORM)` and
@@ -325,15 +392,25 @@ fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan, legacy: bool) {
     println!("cargo:rustc-link-lib=static=ssl");
     println!("cargo:rustc-link-lib=static=crypto");
     for lib in &m.ex_libs {
-        println!("cargo:rustc-link-lib={lib}");
+        println!("cargo:rustc-link-lib={}", data::ex_lib_cargo(lib));
     }
     let linked = Linked { artifacts: a, manifest: m, plan, legacy };
     for k in LINK_METADATA {
         println!("cargo:{}={}", k.key, (k.value)(&linked));
     }
-    // Lets crypto-sys declare the asm's capability functions only when they are linked.
+}
+
+/// Lets crypto-sys declare what the asm defines only when it is linked: OPENSSL_ia32cap_P
+/// with x86 or x86_64 asm (`crypto_sys_ia32cap`), x86_64's eligibility functions
+/// (`crypto_sys_asm`; 32-bit x86 has none).
+fn emit_asm_cfgs(target: &Target, plan: &Plan) {
     println!("cargo:rustc-check-cfg=cfg(crypto_sys_asm)");
-    if !plan.files.is_empty() {
+    println!("cargo:rustc-check-cfg=cfg(crypto_sys_ia32cap)");
+    let asm = !plan.files.is_empty();
+    if asm && matches!(target.arch, data::Arch::X86_64 | data::Arch::X86) {
+        println!("cargo:rustc-cfg=crypto_sys_ia32cap");
+    }
+    if asm && target.arch == data::Arch::X86_64 {
         println!("cargo:rustc-cfg=crypto_sys_asm");
     }
     // And each eligibility function only where this release has its file (3.5 has no

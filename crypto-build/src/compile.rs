@@ -179,7 +179,7 @@ fn link_program(job: &Job, lib_dir: &Path, objs: &[PathBuf]) -> Result<()> {
     let mut cmd = tool.to_command();
     cmd.arg("-o").arg(&program).args(objs);
     cmd.arg(lib_dir.join("libssl.a")).arg(lib_dir.join("libcrypto.a"));
-    cmd.args(job.c_manifest.ex_libs.iter().map(|l| format!("-l{l}")));
+    cmd.args(job.c_manifest.ex_libs.iter().map(|l| crate::data::ex_lib_flag(l)));
     let out = cmd.output().with_context(|| format!("running {cmd:?}"))?;
     if !out.status.success() {
         bail!("linking {} failed: {}", program.display(), String::from_utf8_lossy(&out.stderr));
@@ -389,8 +389,15 @@ impl ObjectCache {
             }
             progress.will_compile(batch.len());
             let objs = nasm.compile_objects().map_err(|e| anyhow::anyhow!("nasm: {e}"))?;
-            for ((_, cached), obj) in batch.iter().zip(&objs) {
-                self.store(obj, cached)?;
+            // nasm-rs returns the objects in the order its threads finished, and leaves out
+            // (logging it only) a file nasm failed on: each is found by its name instead.
+            for (u, cached) in &batch {
+                let name = u.path.file_name().context("an asm file name")?;
+                let obj = tmp.join(name).with_extension("o");
+                if !objs.contains(&obj) || !obj.exists() {
+                    bail!("nasm failed on {} (its errors are above)", u.path.display());
+                }
+                self.store(&obj, cached)?;
             }
             progress.compiled(batch.len());
             let _ = fs::remove_dir_all(&tmp);
@@ -411,6 +418,9 @@ fn unique_name(what: &str) -> String {
 fn nasm_target(format: &str) -> &'static str {
     match format {
         "win64" => "x86_64-pc-windows-msvc",
+        // 32-bit x86: nasm-rs's x86 triples give `-fwin32` and `-felf32`.
+        "win32" => "i686-pc-windows-msvc",
+        "elf32" => "i686-unknown-linux-gnu",
         _ => "x86_64-unknown-linux-gnu",
     }
 }
@@ -552,6 +562,36 @@ fn install_headers(src_root: &Path, c_dir: &Path, include_dir: &Path) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// nasm-rs gets a triple whose `-f` is each nasm target's format: 32-bit code (`pusha`)
+    /// assembles for the 32-bit formats, and would not in a 64-bit one.
+    #[test]
+    fn nasm_rs_is_told_each_targets_format() {
+        if which::which("nasm").is_err() {
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), b"skipped: no nasm\n");
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("crypto-build-nasm-rs-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let src = dir.join("x86.asm");
+        fs::write(&src, "section .text\npusha\npopa\nret\n").unwrap();
+        let assembles = |format: &str| {
+            let out = dir.join(format);
+            fs::create_dir_all(&out).unwrap();
+            let mut nasm = nasm_rs::Build::new();
+            nasm.target(nasm_target(format)).out_dir(&out).debug(false).file(&src);
+            // nasm-rs logs a failed file and returns the others' objects.
+            nasm.compile_objects().is_ok_and(|objs| objs.len() == 1)
+        };
+        let x86: Vec<&str> = crate::data::TARGETS
+            .iter()
+            .filter(|t| t.arch == crate::data::Arch::X86 && t.syntaxes.contains(&AsmSyntax::Nasm))
+            .map(|t| t.nasm_format)
+            .collect();
+        assert!(!x86.is_empty() && x86.iter().all(|f| assembles(f)), "{x86:?}");
+        assert!(!assembles("win64"), "pusha is no 64-bit instruction");
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// A gcc whose banner is read from a file, as a compiler upgraded in place at one path;
     /// it logs every compile of `unit.c`.

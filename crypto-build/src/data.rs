@@ -151,11 +151,12 @@ impl AsmSyntax {
     }
 
     /// The perlasm flavour that renders a target's asm in this syntax, when it is not the
-    /// target's own.
-    pub fn perlasm_scheme(self) -> &'static str {
-        match self {
-            AsmSyntax::Gas => "elf",
-            AsmSyntax::Nasm => "nasm",
+    /// target's own: x86asm.pl (32-bit) calls nasm's `win32n`, x86_64-xlate.pl `nasm`.
+    pub fn perlasm_scheme(self, arch: Arch) -> &'static str {
+        match (self, arch) {
+            (AsmSyntax::Gas, _) => "elf",
+            (AsmSyntax::Nasm, Arch::X86) => "win32n",
+            (AsmSyntax::Nasm, _) => "nasm",
         }
     }
 
@@ -196,6 +197,14 @@ pub enum Arch {
     S390x,
     /// RV64GC, little-endian.
     Riscv64,
+    /// 32-bit x86 (i686): `x86asm.pl`'s output, read by the x86_64 reader's tables where they
+    /// fit and classed mnemonic by mnemonic (`scan/x86.rs`).
+    X86,
+    /// 32-bit ARM (AArch32), ARMv7-A little-endian with VFP: NEON and the ARMv8 crypto
+    /// extensions are the asm's runtime choices.
+    Arm,
+    /// MIPS64 little-endian, n64 ABI: one code path, no capability variable.
+    Mips64,
 }
 
 /// A Configure target. A new target is a new row here.
@@ -343,6 +352,12 @@ pub const X86_64_SETS: &[&str] = &[ASM, ASM_AVX2, NO_ASM];
 /// The other architectures' targets, without `asm_avx2` (it differs from `asm` only in
 /// x86_64 code).
 pub const ARM_SETS: &[&str] = &[ASM, NO_ASM];
+/// 32-bit x86 has no `asm_avx2`: x86asm.pl's scripts ask the assembler's version too, but
+/// their highest gate is GNU as 2.22 (AVX2 in poly1305-x86 and sha256-586; nasm 2.10, clang
+/// 3.0), below asm_avx2's identity (GNU as 2.23, nasm 2.10), so its files would be `asm`'s
+/// byte for byte (generated for linux-elf from 3.6.3: every file's hash the same). An
+/// assembler without a class the `asm` files need takes `no_asm`, as on arm.
+pub const X86_SETS: &[&str] = &[ASM, NO_ASM];
 
 /// gcc-aarch64-linux-gnu 12.
 const GCC_AARCH64_LINUX: &[(&str, &str)] = &[
@@ -488,11 +503,227 @@ const RISCV64_FAST_PATHS: &[FastPath] = &[
     FastPath { file: "crypto/modes/ghash-riscv64.s", symbol: "gcm_gmult_rv64i_zbc" },
 ];
 
+// ---------------------------------------------------------------------------
+// 32-bit ARM, MIPS64 and Windows on ARM64 with asm (issue 36)
+// ---------------------------------------------------------------------------
+
+/// gcc-arm-linux-gnueabihf 12: Debian's armhf default, ARMv7-A with VFPv3-D16 in Thumb-2 (no
+/// NEON at compile time: the asm chooses it at run time), and no `__uint128_t`.
+const GCC_ARMV7_LINUX: &[(&str, &str)] = &[
+    ("__GNUC__", "12"),
+    ("__GNUC_MINOR__", "2"),
+    ("__arm__", "1"),
+    ("__ARM_ARCH", "7"),
+    ("__ARM_ARCH_7A__", "1"),
+    ("__ARMEL__", "1"),
+    ("__thumb__", "1"),
+    ("__thumb2__", "1"),
+    ("__ARM_PCS_VFP", "1"),
+    ("__VFP_FP__", "1"),
+    ("__ELF__", "1"),
+    ("__linux__", "1"),
+    ("__unix__", "1"),
+    ("__ORDER_LITTLE_ENDIAN__", "1234"),
+    ("__BYTE_ORDER__", "__ORDER_LITTLE_ENDIAN__"),
+];
+
+/// The ARMv8 crypto-extension code of the 32-bit `asm` (written as bytes, so any ARMv7
+/// assembler takes it); no_asm has none of it.
+#[rustfmt::skip]
+const ARMV7_FAST_PATHS: &[FastPath] = &[
+    FastPath { file: "crypto/aes/aesv8-armx.S", symbol: "aes_v8_encrypt" },
+    FastPath { file: "crypto/modes/ghashv8-armx.S", symbol: "gcm_init_v8" },
+];
+
+/// How to get the C compiler of a Rust triple whose row's `cc_hint` names another C library's:
+/// cc picks `musl-gcc` for x86_64's musl triple, which Debian packages.
+const TRIPLE_CC_HINTS: &[(&str, &str)] = &[(
+    "x86_64-unknown-linux-musl",
+    "install musl-gcc (Debian: apt install musl-tools), or name a C compiler for musl in \
+     CC_x86_64_unknown_linux_musl",
+)];
+
+impl Target {
+    /// How to get the C compiler for `triple`, one of its rows' triples: a musl triple's
+    /// compiler is a musl one.
+    pub fn cc_hint_for(&self, triple: &str) -> String {
+        match TRIPLE_CC_HINTS.iter().find(|(t, _)| *t == triple) {
+            Some((_, hint)) => hint.to_string(),
+            None if is_musl(triple) => format!(
+                "name a C compiler for musl in CC_{} (its C library, not glibc's)",
+                triple.replace('-', "_")
+            ),
+            None => self.cc_hint.to_string(),
+        }
+    }
+}
+
+/// A triple of musl's C library (`-musl`, `-musleabihf`, `-muslabi64`).
+pub fn is_musl(triple: &str) -> bool {
+    triple.rsplit('-').next().is_some_and(|env| env.starts_with("musl"))
+}
+
+/// A C unit that compiles only with the C library a triple names: its standard headers there
+/// (a cross libc missing fails it), and on a musl triple not glibc's, whose headers define
+/// `__GLIBC__` (musl's define nothing that says musl).
+pub fn c_library_probe(triple: &str) -> String {
+    let not_glibc = "#if defined(__GLIBC__)\n#error \"glibc's headers, not musl's\"\n#endif\n";
+    let not_glibc = if is_musl(triple) { not_glibc } else { "" };
+    format!("#include <stdio.h>\n#include <stdlib.h>\n{not_glibc}int probe(void) {{ return puts(\"\") + abs(-1); }}\n")
+}
+
+/// Linux's own headers, which OpenSSL's C includes (`<linux/mman.h>` for the secure heap,
+/// `<linux/if_alg.h>` in the afalg engine), for a musl compiler that has none: musl-tools'
+/// musl-gcc reads musl's headers alone. Debian's (linux-libc-dev) are no C library's, so the
+/// build hands them to it, and nothing of glibc's: `-idirafter` a directory of these links.
+pub struct KernelHeaders {
+    pub triple: &'static str,
+    /// Each directory's name there, and what it links to.
+    pub links: &'static [(&'static str, &'static str)],
+}
+
+#[rustfmt::skip]
+pub const MUSL_KERNEL_HEADERS: &[KernelHeaders] = &[
+    KernelHeaders { triple: "x86_64-unknown-linux-musl",
+                    links: &[("linux", "/usr/include/linux"),
+                             ("asm", "/usr/include/x86_64-linux-gnu/asm"),
+                             ("asm-generic", "/usr/include/asm-generic")] },
+];
+
+/// A C unit that compiles only where the Linux headers OpenSSL's C includes are found.
+pub const KERNEL_HEADERS_PROBE: &str =
+    "#include <linux/mman.h>\n#include <linux/if_alg.h>\nint probe(void) { return MAP_HUGE_SHIFT + ALG_SET_KEY; }\n";
+
+/// Configure's ex_libs that every link takes from their static archive: libatomic, which
+/// the `linux-latomic` targets (linux-armv4) add for the 64-bit atomics a 32-bit CPU may lack.
+/// Named as a shared library it becomes a dynamic dependency of a static binary
+/// (rust-openssl#1779, #2043); gcc ships the archive beside libgcc, where the compiler driver
+/// (and clang, through gcc's installation) finds it, and it adds nothing nobody calls.
+pub const STATIC_EX_LIBS: &[&str] = &["atomic"];
+
+/// How a C compiler driver's link line names a library of Configure's ex_libs.
+pub fn ex_lib_flag(lib: &str) -> String {
+    match lib {
+        "pthread" => "-pthread".into(),
+        l if STATIC_EX_LIBS.contains(&l) => format!("-l:lib{l}.a"),
+        l => format!("-l{l}"),
+    }
+}
+
+/// cargo's `rustc-link-lib` value for a library of Configure's ex_libs: a static one is not
+/// bundled into crypto-sys's rlib, only linked (from gcc's archive) into the final binary.
+pub fn ex_lib_cargo(lib: &str) -> String {
+    match lib {
+        l if STATIC_EX_LIBS.contains(&l) => format!("static:-bundle={l}"),
+        l => l.into(),
+    }
+}
+
+/// The nistp variant's code needs `__uint128_t`, which no 32-bit target's C compiler has.
+const NO_INT128_NISTP: &str = "a 32-bit target's C compiler has no __uint128_t, which the \
+    variant's code needs";
+
+/// gcc-mips64el-linux-gnuabi64 12 (n64 ABI) as it compiles the asm: Configure gives every unit
+/// of an asm build `-mips3`, the MIPS III its asm needs at least, so `__mips` is 3 and the
+/// files' release 2 branches (`_MIPS_ARCH_MIPS64R2`: rotr, dsbh) are not what is assembled.
+/// The MIPS scripts ask it `echo MIPSEB | cc -E -` for the endianness they write.
+const GCC_MIPS64EL_LINUX: &[(&str, &str)] = &[
+    ("__GNUC__", "12"),
+    ("__GNUC_MINOR__", "2"),
+    ("__mips__", "1"),
+    ("__mips", "3"),
+    ("__mips64", "1"),
+    ("_MIPS_ARCH_MIPS3", "1"),
+    ("_MIPS_SIM", "_ABI64"),
+    ("_ABI64", "3"),
+    ("_MIPS_SZLONG", "64"),
+    ("_MIPS_SZPTR", "64"),
+    ("__MIPSEL__", "1"),
+    ("_MIPSEL", "1"),
+    ("MIPSEL", "1"),
+    ("__mips_hard_float", "1"),
+    ("__ELF__", "1"),
+    ("__linux__", "1"),
+    ("__unix__", "1"),
+    ("__LP64__", "1"),
+    ("__SIZEOF_INT128__", "16"),
+    ("__ORDER_LITTLE_ENDIAN__", "1234"),
+    ("__BYTE_ORDER__", "__ORDER_LITTLE_ENDIAN__"),
+];
+
+/// What clang `--target=aarch64-pc-windows-msvc` predefines that the `.S` files test, by which
+/// the scan judges their conditionals. Configure asks the fake cc too, but reads only what
+/// is not here (`__GNUC__`, `__clang__`, `__MACH__`, `_AIX`, `_CALL_ELF`): its configdata is
+/// what cl.exe, which answers no `-dM`, gives.
+const CLANG_ARM64_WINDOWS: &[(&str, &str)] = &[
+    ("__aarch64__", "1"),
+    ("__AARCH64EL__", "1"),
+    ("__ARM_ARCH", "8"),
+    ("_WIN32", "1"),
+    ("_WIN64", "1"),
+    ("_M_ARM64", "1"),
+    ("__ORDER_LITTLE_ENDIAN__", "1234"),
+    ("__BYTE_ORDER__", "__ORDER_LITTLE_ENDIAN__"),
+];
+
+/// MIPS64's asm has no second code path to fall back on: its AES in `asm` is real code, and
+/// no_asm has none of it.
+#[rustfmt::skip]
+const MIPS64_FAST_PATHS: &[FastPath] = &[
+    FastPath { file: "crypto/aes/aes-mips.S", symbol: "AES_encrypt" },
+    FastPath { file: "crypto/sha/sha256-mips.S", symbol: "sha256_block_data_order" },
+];
+
 /// POWER8's in-core AES and GHASH, in `asm`; no_asm has none of it.
 #[rustfmt::skip]
 const PPC64LE_FAST_PATHS: &[FastPath] = &[
     FastPath { file: "crypto/aes/aesp8-ppc.s", symbol: "aes_p8_encrypt" },
     FastPath { file: "crypto/modes/ghashp8-ppc.s", symbol: "gcm_init_p8" },
+];
+
+/// gcc-i686-linux-gnu 12 (Debian's default -march=i686: no __SSE2__).
+const GCC_I686_LINUX: &[(&str, &str)] = &[
+    ("__GNUC__", "12"),
+    ("__GNUC_MINOR__", "2"),
+    ("__i386__", "1"),
+    ("__i386", "1"),
+    ("__i686__", "1"),
+    ("__ELF__", "1"),
+    ("__linux__", "1"),
+    ("__unix__", "1"),
+    ("__ILP32__", "1"),
+    ("__SIZEOF_POINTER__", "4"),
+    ("__ORDER_LITTLE_ENDIAN__", "1234"),
+    ("__BYTE_ORDER__", "__ORDER_LITTLE_ENDIAN__"),
+];
+
+/// gcc-mingw-w64-i686 12 (win32 threads): what Configure's mingw target and x86asm.pl read.
+const GCC_I686_MINGW: &[(&str, &str)] = &[
+    ("__GNUC__", "12"),
+    ("__GNUC_MINOR__", "0"),
+    ("__i386__", "1"),
+    ("__i386", "1"),
+    ("__i686__", "1"),
+    ("_X86_", "1"),
+    ("_WIN32", "1"),
+    ("__MINGW32__", "1"),
+    ("__SIZEOF_POINTER__", "4"),
+    ("__ORDER_LITTLE_ENDIAN__", "1234"),
+    ("__BYTE_ORDER__", "__ORDER_LITTLE_ENDIAN__"),
+];
+
+/// System libraries a target's C needs from clang beyond Configure's, as OpenSSL's own clang
+/// variant of the target adds them: linux-x86-clang's `-latomic` (Configurations/10-main.conf),
+/// as clang calls libatomic for i686's 8-byte atomics (threads_pthread.c's RCU), which gcc
+/// inlines with cmpxchg8b.
+pub const CLANG_EX_LIBS: &[(&str, &[&str])] = &[("linux-elf", &["atomic"])];
+
+/// AES-NI and the carry-less-multiply GHASH, in `asm`; no_asm has none of it. x86asm.pl
+/// writes their instructions as bytes, so each is real code in `asm_avx2` too.
+#[rustfmt::skip]
+const X86_FAST_PATHS: &[FastPath] = &[
+    FastPath { file: "crypto/aes/aesni-x86.S", symbol: "aesni_encrypt" },
+    FastPath { file: "crypto/modes/ghash-x86.S", symbol: "gcm_init_clmul" },
 ];
 
 /// gcc's `x86intrin.h` include guard (`Target::speed_cflags`): 611 to 281 core-seconds for
@@ -569,6 +800,71 @@ pub const TARGETS: &[Target] = &[
              c_variants: C_VARIANTS, refused_variants: &[], cc_owned_flags: &[], speed_cflags: &[],
              triples: &["riscv64gc-unknown-linux-gnu", "riscv64gc-unknown-linux-musl"],
              fast_paths: RISCV64_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
+    // 32-bit x86 (issue 36): Linux runs natively, mingw under wine's win32 prefix, VC-WIN32
+    // assembled; none has __uint128_t, so none takes the nistp variant.
+    Target { name: "linux-elf", arch: Arch::X86, sets: X86_SETS, symbol_prefix: "",
+             syntaxes: &[Gas], default_syntax: Gas, nasm_format: "elf32",
+             cc_hint: "install gcc for i686 (Debian: apt install gcc-i686-linux-gnu \
+                       libc6-dev-i386-cross), or name a compiler in CC_i686_unknown_linux_gnu",
+             noexecstack: true,
+             predefined: GCC_I686_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
+             c_variants: &[], refused_variants: &[(NISTP, NO_INT128_NISTP)], cc_owned_flags: &[],
+             speed_cflags: &[], triples: &["i686-unknown-linux-gnu"],
+             fast_paths: X86_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
+    Target { name: "mingw", arch: Arch::X86, sets: X86_SETS, symbol_prefix: "_",
+             syntaxes: &[Gas, Nasm], default_syntax: Gas, nasm_format: "win32",
+             cc_hint: "install mingw-w64's gcc for i686 (Debian: apt install gcc-mingw-w64-i686), \
+                       or name a compiler in CC_i686_pc_windows_gnu",
+             noexecstack: false,
+             predefined: GCC_I686_MINGW, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
+             c_variants: &[], refused_variants: &[(NISTP, NO_INT128_NISTP)], cc_owned_flags: &[],
+             speed_cflags: &[GCC_X86INTRIN_GUARD], triples: &["i686-pc-windows-gnu"],
+             fast_paths: X86_FAST_PATHS, exe_suffix: ".exe", needs_native_sdk: None },
+    Target { name: "VC-WIN32", arch: Arch::X86, sets: X86_SETS, symbol_prefix: "_",
+             syntaxes: &[Nasm], default_syntax: Nasm, nasm_format: "win32",
+             cc_hint: "install Visual Studio's C++ build tools and build from an x86 developer \
+                       prompt, or name a compiler in CC_i686_pc_windows_msvc",
+             noexecstack: false, predefined: &[], cc_kind: CcKind::Msvc, scheme: Scheme::Nmake,
+             c_variants: &[], refused_variants: &[(NISTP, NO_INT128_NISTP)],
+             cc_owned_flags: &["/Zi", "/Fd", "/MT", "/MD"], speed_cflags: &[],
+             triples: &["i686-pc-windows-msvc"],
+             fast_paths: X86_FAST_PATHS, exe_suffix: ".exe", needs_native_sdk: None },
+    // 32-bit ARM: armv7's Debian compilers (issue 36).
+    Target { name: "linux-armv4", arch: Arch::Arm, sets: ARM_SETS, symbol_prefix: "",
+             syntaxes: &[Gas], default_syntax: Gas, nasm_format: "",
+             cc_hint: "install gcc for armv7 (Debian: apt install gcc-arm-linux-gnueabihf \
+                       libc6-dev-armhf-cross), or name a compiler in \
+                       CC_armv7_unknown_linux_gnueabihf",
+             noexecstack: true,
+             predefined: GCC_ARMV7_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
+             c_variants: &[], refused_variants: &[(NISTP, NO_INT128_NISTP)], cc_owned_flags: &[],
+             speed_cflags: &[],
+             triples: &["armv7-unknown-linux-gnueabihf", "armv7-unknown-linux-musleabihf"],
+             fast_paths: ARMV7_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
+    // MIPS64 little-endian (issue 36): asm without a capability variable.
+    Target { name: "linux64-mips64", arch: Arch::Mips64, sets: ARM_SETS, symbol_prefix: "",
+             syntaxes: &[Gas], default_syntax: Gas, nasm_format: "",
+             cc_hint: "install gcc for mips64el (Debian: apt install gcc-mips64el-linux-gnuabi64 \
+                       libc6-dev-mips64el-cross), or name a compiler in \
+                       CC_mips64el_unknown_linux_gnuabi64",
+             noexecstack: true,
+             predefined: GCC_MIPS64EL_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
+             c_variants: C_VARIANTS, refused_variants: &[], cc_owned_flags: &[], speed_cflags: &[],
+             triples: &["mips64el-unknown-linux-gnuabi64", "mips64el-unknown-linux-muslabi64"],
+             fast_paths: MIPS64_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
+    // Windows on ARM64 with asm (issue 36): OpenSSL's ARMv8 perlasm in its win64 flavour, which
+    // clang assembles (VC-WIN64-ARM has no asm). cl.exe has no __uint128_t.
+    Target { name: "VC-WIN64-CLANGASM-ARM", arch: Arch::Aarch64, sets: ARM_SETS, symbol_prefix: "",
+             syntaxes: &[Gas], default_syntax: Gas, nasm_format: "",
+             cc_hint: "install Visual Studio's C++ build tools for ARM64 and LLVM's clang (winget \
+                       install LLVM.LLVM) and build from a developer prompt, or name a compiler \
+                       in CC_aarch64_pc_windows_msvc",
+             noexecstack: false, predefined: CLANG_ARM64_WINDOWS, cc_kind: CcKind::Msvc,
+             scheme: Scheme::Nmake,
+             c_variants: &[], refused_variants: &[(NISTP, "MSVC has no __uint128_t")],
+             cc_owned_flags: &["/Zi", "/Fd", "/MT", "/MD"], speed_cflags: &[],
+             triples: &["aarch64-pc-windows-msvc"],
+             fast_paths: AARCH64_FAST_PATHS, exe_suffix: ".exe", needs_native_sdk: None },
     // Generated and assembled here; built only on macOS (no SDK on Linux).
     Target { name: "darwin64-arm64-cc", arch: Arch::Aarch64, sets: ARM_SETS, symbol_prefix: "_",
              syntaxes: &[Gas], default_syntax: Gas, nasm_format: "",
@@ -872,6 +1168,19 @@ mod tests {
             }
             assert!(t.refused_variants.iter().all(|(_, why)| !why.is_empty()), "{}", t.name);
         }
+    }
+
+    /// libatomic is linked from its archive on every link line; the others as they were.
+    #[test]
+    fn libatomic_is_linked_statically() {
+        let armv4 = target_by_name("linux-armv4").unwrap();
+        assert_eq!(armv4.refused_variants[0].0, NISTP);
+        let flags: Vec<String> = ["dl", "pthread", "atomic"].map(ex_lib_flag).into();
+        assert_eq!(flags, ["-ldl", "-pthread", "-l:libatomic.a"]);
+        assert_eq!(
+            (ex_lib_cargo("atomic"), ex_lib_cargo("dl")),
+            ("static:-bundle=atomic".into(), "dl".into())
+        );
     }
 
     #[test]

@@ -543,5 +543,33 @@ mod tests {
         let e = e.to_string();
         assert!(e.contains("linux64-s390x: the variant needs a little-endian target"), "{e}");
         assert_eq!(e.lines().count(), 1, "{e}");
+        // 32-bit x86: no __uint128_t, whichever compiler.
+        for target in ["linux-elf", "mingw", "VC-WIN32"] {
+            let mut x86 = Fake { target, ..fake(&[]) };
+            let p = plan(SetChoice::Auto, VariantChoice::Auto, Policy::default(), &mut x86);
+            let p = p.unwrap();
+            assert_eq!((p.c_variant, p.variant_refused), (None, None), "{target}");
+            let e = plan(SetChoice::Auto, nistp, Policy::default(), &mut x86).unwrap_err();
+            let e = e.to_string();
+            assert!(
+                e.contains(&format!("{target}: a 32-bit target's C compiler has no __uint128_t")),
+                "{e}"
+            );
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+        // 32-bit ARM: no __uint128_t.
+        let mut armv4 = Fake { target: "linux-armv4", ..fake(&[]) };
+        let p = plan(SetChoice::Auto, VariantChoice::Auto, Policy::default(), &mut armv4).unwrap();
+        assert_eq!((p.c_variant, p.variant_refused), (None, None));
+        assert!(!p.degraded(), "{}", describe(&p));
+        let e = plan(SetChoice::Auto, nistp, Policy::default(), &mut armv4).unwrap_err();
+        let e = e.to_string();
+        assert!(
+            e.contains(
+                "not built for linux-armv4: a 32-bit target's C compiler has no __uint128_t"
+            ),
+            "{e}"
+        );
+        assert_eq!(e.lines().count(), 1, "{e}");
     }
 }

@@ -51,11 +51,15 @@ const PATHS: &[Needs] = &[
     Needs { name: "Poly1305 AVX-512", file: "crypto/poly1305/poly1305-x86_64.s", bits: &[F] },
 ];
 
-// Each eligibility function where the build links its file (the build script's cfg): an
-// OpenSSL line may lack one (3.5 has no aes-cfb-avx512).
-#[cfg(crypto_sys_asm)]
+#[cfg(crypto_sys_ia32cap)]
 extern "C" {
     static OPENSSL_ia32cap_P: [core::ffi::c_uint; 10];
+}
+
+// x86_64's only (32-bit x86 has no AVX-512 code to ask about), each where the build links
+// its file (the build script's cfg): an OpenSSL line may lack one (3.5 has no aes-cfb-avx512).
+#[cfg(crypto_sys_asm)]
+extern "C" {
     #[cfg(crypto_sys_eligible = "ossl_vaes_vpclmulqdq_capable")]
     fn ossl_vaes_vpclmulqdq_capable() -> core::ffi::c_int;
     #[cfg(crypto_sys_eligible = "ossl_rsaz_avx512ifma_eligible")]
@@ -71,9 +75,9 @@ extern "C" {
 /// OpenSSL's view of the CPU, after its initialisation.
 fn ia32cap() -> Option<[u32; 10]> {
     unsafe { OPENSSL_init_crypto(0, core::ptr::null()) };
-    #[cfg(crypto_sys_asm)]
+    #[cfg(crypto_sys_ia32cap)]
     return Some(unsafe { core::ptr::addr_of!(OPENSSL_ia32cap_P).read_volatile() });
-    #[cfg(not(crypto_sys_asm))]
+    #[cfg(not(crypto_sys_ia32cap))]
     None
 }
 

@@ -1149,9 +1149,10 @@ fn checker_rejects_wrong_declarations() {
     k.value = ConstVal::CStr("salt2".into());
     cases.push((k.name.clone(), m));
 
-    // A struct field of the wrong width.
+    // A struct field of the wrong width (u64 for `unsigned int`: usize would be as wide on
+    // 32-bit targets).
     let mut m = base.clone();
-    m.structs[0].fields[1].1 = Ty::Named("usize".into());
+    m.structs[0].fields[1].1 = Ty::Named("u64".into());
     cases.push((format!("{}.{}", m.structs[0].name, m.structs[0].fields[1].0), m));
 
     for (i, (name, m)) in cases.iter().enumerate() {

@@ -6,7 +6,7 @@ use crate::driver::Toolchain;
 use crate::runner::Runner;
 pub use crate::triple::Triple;
 use anyhow::{bail, Context, Result};
-use crypto_build::data::{ARM_SETS, ASM_AVX2, NISTP, NO_ASM, NO_C_VARIANT, X86_64_SETS};
+use crypto_build::data::{ARM_SETS, ASM_AVX2, NISTP, NO_ASM, NO_C_VARIANT, X86_64_SETS, X86_SETS};
 
 /// How a row is checked; each kind is one step of `cargo xtask test`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +23,12 @@ pub enum How {
     Wine,
     /// Built without cargo for the target, the C driver run under qemu-user on every path.
     Qemu,
+    /// Built without cargo for the target, the C driver run on this CPU (32-bit x86, started
+    /// by its cross C library's loader) on every code path.
+    ThisCpu,
+    /// Built without cargo for the target (no Rust std for it here), the C driver linked
+    /// fully static and run on this machine on every code path: a musl row.
+    Static,
     /// Every asm file of each of the target's sets assembled, and the objects symbol-checked;
     /// not linked.
     Assembled,
@@ -69,8 +75,20 @@ pub const AARCH64: &str = "aarch64-unknown-linux-gnu";
 pub const PPC64LE: &str = "powerpc64le-unknown-linux-gnu";
 pub const S390X: &str = "s390x-unknown-linux-gnu";
 pub const RISCV64: &str = "riscv64gc-unknown-linux-gnu";
+/// issue 36's other rows: armv7 and mips64el under qemu, musl's static build run here, Windows
+/// on ARM64 with asm.
+pub const ARMV7: &str = "armv7-unknown-linux-gnueabihf";
+pub const MIPS64EL: &str = "mips64el-unknown-linux-gnuabi64";
+pub const MUSL: &str = "x86_64-unknown-linux-musl";
+pub const WIN_ARM64: &str = "aarch64-pc-windows-msvc";
 const MAC_X86: &str = "x86_64-apple-darwin";
 const MAC_ARM: &str = "aarch64-apple-darwin";
+/// The 32-bit x86 rows' triples and cross compilers, which their steps name.
+pub const I686_LINUX: &str = "i686-unknown-linux-gnu";
+pub const I686_GCC: &str = "i686-linux-gnu-gcc";
+pub const WINDOWS_GNU_I686: &str = "i686-pc-windows-gnu";
+pub const MINGW_GCC_I686: &str = "i686-w64-mingw32-gcc";
+pub const MSVC_I686: &str = "i686-pc-windows-msvc";
 const AUTO: &[&str] = &["auto"];
 const AUTO_AVX2: &[&str] = &["auto", ASM_AVX2];
 const AUTO_NO_ASM: &[&str] = &["auto", NO_ASM];
@@ -191,6 +209,78 @@ pub const ROWS: &[Row] = &[
         why: "gcc's build is linked and run; a second riscv64 C compile is another ~90 s",
         ..row(RISCV64, "clang-19", "clang-19", How::Qemu)
     },
+    // issue 36's rows: their runs are `--full`'s (the default run has no room for three
+    // more C compiles); the default run assembles their asm.
+    Row {
+        sets: &[],
+        full_sets: AUTO_NO_ASM,
+        c_variant: NO_C_VARIANT,
+        why: "each armv7 C compile took 390-490 s here beside other steps: no room in the default run",
+        ..row(ARMV7, "arm-linux-gnueabihf-gcc", "gcc-arm-linux-gnueabihf", How::Qemu)
+    },
+    Row {
+        sets: &[],
+        full_sets: AUTO,
+        c_variant: NO_C_VARIANT,
+        why: "a second armv7 C compile (~500 s here), in Arm rather than Thumb-2 code",
+        ..row(ARMV7, "clang-19", "clang-19", How::Qemu)
+    },
+    Row {
+        sets: &[],
+        full_sets: AUTO_NO_ASM,
+        why: "its C compile is the host's again, with musl's headers and the host's Linux headers; its asm is linux-x86_64's",
+        ..row(MUSL, "musl-gcc", "musl-tools", How::Static)
+    },
+    Row {
+        sets: &[],
+        full_sets: AUTO_NO_ASM,
+        why: "each mips64el C compile took ~490 s here beside other steps; its asm has one code path",
+        ..row(MIPS64EL, "mips64el-linux-gnuabi64-gcc", "gcc-mips64el-linux-gnuabi64", How::Qemu)
+    },
+    Row {
+        sets: ARM_SETS,
+        c_variant: NO_C_VARIANT,
+        why: "no MSVC here; the windows-arm64 step builds and runs it on windows-11-arm",
+        ..row(WIN_ARM64, "clang-19", "clang-19", How::Assembled)
+    },
+    // 32-bit x86: no __uint128_t, so no C variant. i686 Linux (Rust's tier 1) runs by default;
+    // the other rows are assembled by default and run by `--full`.
+    Row {
+        full_sets: ONLY_NO_ASM,
+        c_variant: NO_C_VARIANT,
+        why: "an i686 C compile is ~180 core-seconds",
+        ..row(I686_LINUX, I686_GCC, "gcc-i686-linux-gnu", How::ThisCpu)
+    },
+    Row {
+        sets: &[],
+        full_sets: AUTO_NO_ASM,
+        c_variant: NO_C_VARIANT,
+        why: "gcc's build is linked and run; clang's compile is another ~180 core-seconds",
+        ..row(I686_LINUX, "clang-19", "clang-19", How::ThisCpu)
+    },
+    Row {
+        sets: &[],
+        full_sets: AUTO,
+        c_variant: NO_C_VARIANT,
+        apps: true,
+        why: "32-bit mingw's C compile is ~250 core-seconds, more than the default run has left",
+        ..row(WINDOWS_GNU_I686, MINGW_GCC_I686, "gcc-mingw-w64-i686", How::Wine)
+    },
+    Row {
+        assembler: Some("nasm"),
+        sets: &[],
+        full_sets: AUTO,
+        c_variant: NO_C_VARIANT,
+        why: "its C objects are GNU as's row's, from the object cache",
+        ..row(WINDOWS_GNU_I686, MINGW_GCC_I686, "gcc-mingw-w64-i686", How::Wine)
+    },
+    Row {
+        assembler: Some("nasm"),
+        sets: X86_SETS,
+        c_variant: NO_C_VARIANT,
+        why: "no MSVC here; the workflow's msvc job runs crypto-sys's tests for it",
+        ..row(MSVC_I686, "cl.exe", "", How::Assembled)
+    },
     Row {
         sets: X86_64_SETS,
         why: "no macOS SDK here",
@@ -266,14 +356,13 @@ impl Row {
         let runner = Runner::of(&t)
             .with_context(|| format!("no way to run {} programs on this machine", self.target))?;
         let cross_clang = self.cc.starts_with("clang") && self.target != HOST;
+        let target_flag = cross_clang.then(|| format!("--target={}", t.clang_target()));
+        let static_flag = (self.how == How::Static).then(|| "-static".to_string());
         Ok(Toolchain {
             name: self.name(),
             cc: self.cc,
             package: self.package,
-            flags: cross_clang
-                .then(|| format!("--target={}", t.clang_target()))
-                .into_iter()
-                .collect(),
+            flags: target_flag.into_iter().chain(static_flag).collect(),
             env: &[],
             exe: if t.is_windows() { "driver.exe" } else { "driver" },
             asm: Some(crypto_build::data::target_for(self.target)?.arch),
@@ -293,10 +382,22 @@ impl Row {
         let sets = |s: &[&str]| s.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
         let emulated = |s: &[&str]| {
             let under = match Runner::of(&self.triple()) {
-                Some(Runner::Qemu(q)) => q.program,
-                _ => "wine",
+                Some(Runner::Qemu(q)) => format!("under {}", q.program),
+                Some(Runner::Loader(l)) => format!("on this CPU (through {}'s loader)", l.sysroot),
+                // x86_64's is wine's default prefix; another architecture's is named.
+                Some(Runner::Wine(w)) if w.winearch != "win64" => {
+                    format!("under wine ({} prefix)", w.winearch)
+                }
+                Some(Runner::Wine(_)) => "under wine".into(),
+                Some(Runner::Native) => "fully static, run natively,".into(),
+                None => "natively".into(),
             };
-            format!("C driver under {under} on every code path, {}", sets(s))
+            let arch = crypto_build::data::target_for(self.target).map(|t| t.arch);
+            let paths = match arch.map(|a| a.cap_var()) {
+                Ok(None) => "on its one code path (no capability variable)",
+                _ => "on every code path",
+            };
+            format!("C driver {under} {paths}, {}", sets(s))
         };
         let tool = self.assembler.unwrap_or(self.cc);
         let what = match self.how {
@@ -313,7 +414,7 @@ impl Row {
             _ if self.assembled_by_default() && self.how != How::Assembled => {
                 format!("only assembled: every asm file by {tool}, exports checked")
             }
-            How::Wine | How::Qemu => emulated(self.sets),
+            How::Wine | How::Qemu | How::ThisCpu | How::Static => emulated(self.sets),
             How::Assembled => format!(
                 "only assembled: every asm file of {} by {tool}, exports checked",
                 sets(self.sets)

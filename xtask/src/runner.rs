@@ -1,5 +1,6 @@
-//! How a built program runs on this machine: natively, under wine or under qemu-user, each
-//! run bounded by a timeout, its output kept in files.
+//! How a built program runs on this machine: natively (32-bit x86 through its cross C
+//! library's loader), under wine or under qemu-user, each run bounded by a timeout, its
+//! output kept in files.
 
 use crate::triple::Triple;
 use anyhow::{bail, ensure, Context, Result};
@@ -12,11 +13,74 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Runner {
     Native,
-    /// Windows programs; wine passes the Unix environment through to them.
-    Wine,
+    /// Linux programs of 32-bit x86, on this CPU, started by the cross C library's own loader.
+    Loader(&'static CrossLoader),
+    /// Windows programs, each architecture in a wine prefix of its own; wine passes the Unix
+    /// environment through to them.
+    Wine(&'static WineArch),
     /// Linux programs of another architecture, under qemu-user with Debian's cross libc.
     Qemu(&'static QemuUser),
 }
+
+/// A Linux architecture whose programs this machine's CPU runs itself (32-bit x86 on x86_64),
+/// through its cross C library's dynamic loader, so the host needs no C library of its own
+/// for it (Debian's i386 libc).
+#[derive(Debug, PartialEq, Eq)]
+pub struct CrossLoader {
+    /// The triple's first field.
+    pub arch: &'static str,
+    /// The cross C library's root.
+    pub sysroot: &'static str,
+    /// Its dynamic loader, under the root.
+    pub loader: &'static str,
+    /// The Debian package that installs it (with the headers and libraries a build needs).
+    pub libc_package: &'static str,
+}
+
+pub const CROSS_LOADERS: &[CrossLoader] = &[CrossLoader {
+    arch: "i686",
+    sysroot: "/usr/i686-linux-gnu",
+    loader: "lib/ld-linux.so.2",
+    libc_package: "libc6-dev-i386-cross",
+}];
+
+impl CrossLoader {
+    /// The loader and the C library, a missing one named in one line with its package.
+    pub fn require(&self) -> Result<()> {
+        let root = Path::new(self.sysroot);
+        ensure!(
+            root.join(self.loader).exists() && root.join("lib/libc.so.6").exists(),
+            "the {} C library is not installed in {}; .ci/run installs it (apt install {})",
+            self.arch,
+            self.sysroot,
+            self.libc_package
+        );
+        Ok(())
+    }
+}
+
+/// A Windows architecture wine runs here, in a prefix of its own.
+#[derive(Debug, PartialEq, Eq)]
+pub struct WineArch {
+    /// The triple's first field.
+    pub arch: &'static str,
+    /// The prefix's WINEARCH, under the project root, made on its first run.
+    pub winearch: &'static str,
+    pub prefix: &'static str,
+    /// wine's loader for the architecture (Debian installs it without the `wine` wrapper
+    /// unless the `wine` package is in too), and how to get it.
+    pub loader: &'static str,
+    pub install: &'static str,
+}
+
+#[rustfmt::skip]
+pub const WINE_ARCHES: &[WineArch] = &[
+    WineArch { arch: "x86_64", winearch: "win64", prefix: "target/wine-prefix",
+               loader: "/usr/lib/wine/wine64", install: "install wine64" },
+    WineArch { arch: "i686", winearch: "win32", prefix: "target/wine-prefix-win32",
+               loader: "/usr/lib/wine/wine",
+               install: "dpkg --add-architecture i386, then apt install wine32:i386" },
+];
 
 /// A Linux architecture that qemu-user runs here.
 #[derive(Debug, PartialEq, Eq)]
@@ -41,6 +105,11 @@ pub const QEMU_USERS: &[QemuUser] = &[
                libc_package: "libc6-dev-s390x-cross" },
     QemuUser { arch: "riscv64gc", program: "qemu-riscv64", sysroot: "/usr/riscv64-linux-gnu",
                libc_package: "libc6-dev-riscv64-cross" },
+    // issue 36's rows.
+    QemuUser { arch: "armv7", program: "qemu-arm", sysroot: "/usr/arm-linux-gnueabihf",
+               libc_package: "libc6-dev-armhf-cross" },
+    QemuUser { arch: "mips64el", program: "qemu-mips64el",
+               sysroot: "/usr/mips64el-linux-gnuabi64", libc_package: "libc6-dev-mips64el-cross" },
 ];
 
 impl QemuUser {
@@ -83,25 +152,31 @@ pub struct RunOutput {
     pub stderr: String,
 }
 
-/// Debian's wine64 package installs the loader without the `wine` wrapper.
-const WINE64_LOADER: &str = "/usr/lib/wine/wine64";
-
-fn wine() -> Result<PathBuf> {
-    if let Ok(wine) = which::which("wine") {
-        return Ok(wine);
+impl WineArch {
+    /// The program that runs this architecture's programs: for x86_64 the `wine` wrapper
+    /// where it is installed (it picks the loader), else the architecture's own loader.
+    fn program(&self) -> Result<PathBuf> {
+        if self.arch == "x86_64" {
+            if let Ok(wine) = which::which("wine") {
+                return Ok(wine);
+            }
+        }
+        let loader = Path::new(self.loader);
+        let name = if self.arch == "x86_64" { "wine" } else { "wine for 32-bit programs" };
+        ensure!(loader.exists(), "{name} not found ({}): {}", self.loader, self.install);
+        Ok(loader.to_path_buf())
     }
-    let loader = Path::new(WINE64_LOADER);
-    ensure!(loader.exists(), "wine not found: install wine64");
-    Ok(loader.to_path_buf())
 }
 
 impl Runner {
     /// What runs a target's programs on an x86_64 Linux machine, if anything can.
     pub fn of(triple: &Triple) -> Option<Runner> {
         let host = cfg!(all(target_arch = "x86_64", target_os = "linux"));
+        let on_cpu = |arch| CROSS_LOADERS.iter().find(|l| l.arch == arch).filter(|_| host);
         match (triple.arch, triple.os) {
             ("x86_64", "linux") if host => Some(Runner::Native),
-            ("x86_64", "windows") => Some(Runner::Wine),
+            (arch, "linux") if on_cpu(arch).is_some() => on_cpu(arch).map(Runner::Loader),
+            (arch, "windows") => WINE_ARCHES.iter().find(|w| w.arch == arch).map(Runner::Wine),
             (arch, "linux") => QEMU_USERS.iter().find(|q| q.arch == arch).map(Runner::Qemu),
             _ => None,
         }
@@ -120,15 +195,15 @@ impl Runner {
     /// prefix; qemu emulates every instruction.
     pub fn driver_timeout(self) -> Duration {
         Duration::from_secs(match self {
-            Runner::Native => 300,
-            Runner::Wine => 600,
+            Runner::Native | Runner::Loader(_) => 300,
+            Runner::Wine(_) => 600,
             Runner::Qemu(_) => 3600,
         })
     }
 
     /// Whether its programs run on this machine's CPU, so CPU expectations hold for them.
     pub fn on_this_cpu(self) -> bool {
-        matches!(self, Runner::Native | Runner::Wine)
+        matches!(self, Runner::Native | Runner::Loader(_) | Runner::Wine(_))
     }
 
     /// Runs an emulated CPU, which the run's QEMU_CPU may choose.
@@ -140,12 +215,19 @@ impl Runner {
     fn command(self, exe: &Path) -> Result<Command> {
         let mut cmd = match self {
             Runner::Native => return Ok(Command::new(exe)),
-            Runner::Wine => {
-                let mut cmd = Command::new(wine()?);
-                let prefix = crate::cargo::project_root().join("target/wine-prefix");
+            Runner::Loader(l) => {
+                l.require()?;
+                let root = Path::new(l.sysroot);
+                let mut cmd = Command::new(root.join(l.loader));
+                cmd.arg("--library-path").arg(root.join("lib"));
+                cmd
+            }
+            Runner::Wine(w) => {
+                let mut cmd = Command::new(w.program()?);
+                let prefix = crate::cargo::project_root().join(w.prefix);
                 // Quiet, and no offer to install Mono or Gecko into a fresh prefix.
-                cmd.env("WINEPREFIX", prefix).env("WINEDEBUG", "-all");
-                cmd.env("WINEDLLOVERRIDES", "mscoree,mshtml=");
+                cmd.env("WINEPREFIX", prefix).env("WINEARCH", w.winearch);
+                cmd.env("WINEDEBUG", "-all").env("WINEDLLOVERRIDES", "mscoree,mshtml=");
                 cmd
             }
             Runner::Qemu(q) => {
@@ -309,12 +391,44 @@ int main(int argc, char **argv)
     /// (OPENSSL_ia32cap reaches OpenSSL this way) and returns its exit code.
     #[test]
     fn wine_runner_runs_a_mingw_program() {
-        required(wine());
+        let wine =
+            required(Runner::for_triple(crate::matrix::WINDOWS_GNU).map_err(anyhow::Error::msg));
         required(require_cc(&mingw()));
         let exe = build_echo(mingw().cc, &scratch("wine"), "echo.exe");
         // The first start creates the wine prefix, which takes a while.
-        check_echo(Runner::Wine, &exe, Duration::from_secs(300));
-        check_killed(Runner::Wine, &exe);
+        check_echo(wine, &exe, Duration::from_secs(300));
+        check_killed(wine, &exe);
+    }
+
+    /// A 32-bit Windows program runs under wine32, in a win32 prefix of its own.
+    #[test]
+    fn wine_runner_runs_a_32_bit_mingw_program() {
+        let tc = Row::find("i686-pc-windows-gnu", "i686-w64-mingw32-gcc", None).unwrap();
+        let tc = tc.driver().unwrap();
+        let Runner::Wine(w) = tc.runner else { panic!("{:?}", tc.runner) };
+        required(w.program());
+        required(require_cc(&tc));
+        assert_eq!(w.winearch, "win32");
+        let exe = build_echo(tc.cc, &scratch("wine32"), "echo.exe");
+        check_echo(tc.runner, &exe, Duration::from_secs(300));
+        check_killed(tc.runner, &exe);
+    }
+
+    /// An i686 Linux program runs on this CPU through the cross C library's loader; without
+    /// that library the run names the package.
+    #[test]
+    fn loader_runner_runs_an_i686_program() {
+        let tc = Row::find("i686-unknown-linux-gnu", "i686-linux-gnu-gcc", None).unwrap();
+        let tc = tc.driver().unwrap();
+        let Runner::Loader(l) = tc.runner else { panic!("{:?}", tc.runner) };
+        required(l.require());
+        required(require_cc(&tc));
+        let exe = build_echo(tc.cc, &scratch("i686"), "echo");
+        check_echo(tc.runner, &exe, Duration::from_secs(30));
+        check_killed(tc.runner, &exe);
+        let missing = CrossLoader { sysroot: "/nonexistent/i686-linux-gnu", ..*l };
+        let e = missing.require().unwrap_err().to_string();
+        assert!(e.contains("apt install libc6-dev-i386-cross"), "{e}");
     }
 
     #[test]
@@ -322,10 +436,13 @@ int main(int argc, char **argv)
         assert_eq!(Runner::for_triple("x86_64-unknown-linux-gnu"), Ok(Runner::Native));
         let e = Runner::for_triple("loongarch64-unknown-linux-gnu").unwrap_err();
         assert_eq!(e, "no way to run loongarch64-unknown-linux-gnu programs on this machine");
-        match (wine(), Runner::for_triple(crate::matrix::WINDOWS_GNU)) {
-            (Ok(_), runner) => assert_eq!(runner, Ok(Runner::Wine)),
-            (Err(_), runner) => assert_eq!(runner.unwrap_err(), "wine not found: install wine64"),
+        let wine64 = &WINE_ARCHES[0];
+        match (wine64.program(), Runner::for_triple(crate::matrix::WINDOWS_GNU)) {
+            (Ok(_), runner) => assert_eq!(runner, Ok(Runner::Wine(wine64))),
+            (Err(_), runner) => assert!(runner.unwrap_err().contains("install wine64")),
         }
+        let i686 = Runner::for_triple("i686-unknown-linux-gnu");
+        assert!(matches!(i686, Ok(Runner::Loader(_)) | Err(_)), "{i686:?}");
     }
 
     #[test]

@@ -27,12 +27,20 @@ impl<'a> Triple<'a> {
         self.os == "windows"
     }
 
+    /// Whether a machine of `host` runs this target's programs itself: the same OS and C
+    /// library, and the same architecture, or 32-bit x86 on x86_64.
+    pub fn runs_natively_on(&self, host: &Triple) -> bool {
+        let arch = self.arch == host.arch || (self.arch == "i686" && host.arch == "x86_64");
+        arch && (self.os, self.env) == (host.os, host.env)
+    }
+
     /// What clang's `--target` calls this target: Debian's cross sysroots for Linux, mingw's
-    /// for Windows, and macOS 11 (the first with arm64) for Apple; Rust's `riscv64gc` is
-    /// clang's `riscv64`, whose default for Linux is rv64gc.
+    /// for Windows (MSVC's as Rust spells it), and macOS 11 (the first with arm64) for Apple;
+    /// Rust's `riscv64gc` is clang's `riscv64`, whose default for Linux is rv64gc.
     pub fn clang_target(&self) -> String {
         match (self.os, self.env) {
             ("windows", "gnu") => format!("{}-w64-mingw32", self.arch),
+            ("windows", "msvc") => format!("{}-pc-windows-msvc", self.arch),
             ("darwin", _) => {
                 let arch = if self.arch == "aarch64" { "arm64" } else { self.arch };
                 format!("{arch}-apple-macos11")
@@ -65,6 +73,19 @@ mod tests {
             Triple::parse("x86_64-pc-windows-gnu").unwrap().clang_target(),
             "x86_64-w64-mingw32"
         );
+        assert_eq!(
+            Triple::parse("aarch64-pc-windows-msvc").unwrap().clang_target(),
+            "aarch64-pc-windows-msvc"
+        );
+        assert_eq!(
+            Triple::parse("armv7-unknown-linux-gnueabihf").unwrap().clang_target(),
+            "armv7-linux-gnueabihf"
+        );
         assert!(Triple::parse("x86_64").is_err());
+        let win64 = Triple::parse("x86_64-pc-windows-msvc").unwrap();
+        assert!(Triple::parse("i686-pc-windows-msvc").unwrap().runs_natively_on(&win64));
+        assert!(!Triple::parse("i686-pc-windows-gnu").unwrap().runs_natively_on(&win64));
+        assert!(!Triple::parse("aarch64-pc-windows-msvc").unwrap().runs_natively_on(&win64));
+        assert!(!win64.runs_natively_on(&Triple::parse("i686-pc-windows-msvc").unwrap()));
     }
 }

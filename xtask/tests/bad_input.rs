@@ -303,31 +303,114 @@ fn xtask_build_for_a_cross_target_with_a_missing_compiler_names_the_package() {
         ("powerpc64le-unknown-linux-gnu", "gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross"),
         ("s390x-unknown-linux-gnu", "gcc-s390x-linux-gnu libc6-dev-s390x-cross"),
         ("riscv64gc-unknown-linux-gnu", "gcc-riscv64-linux-gnu libc6-dev-riscv64-cross"),
+        ("armv7-unknown-linux-gnueabihf", "gcc-arm-linux-gnueabihf libc6-dev-armhf-cross"),
+        ("mips64el-unknown-linux-gnuabi64", "gcc-mips64el-linux-gnuabi64 libc6-dev-mips64el-cross"),
     ];
     for (triple, packages) in cases {
-        let scratch = tempfile::tempdir().unwrap();
-        let prefix = scratch.path().join("prefix");
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
-        cmd.args(["build", "--target", triple, "--prefix"]).arg(&prefix);
-        for (name, _) in std::env::vars() {
-            if name.starts_with("CRYPTO_SYS_") || name == "CC" || name.starts_with("CC_") {
-                cmd.env_remove(name);
-            }
-        }
         let var = format!("CC_{}", triple.replace('-', "_"));
-        let o = cmd.env(&var, "/nonexistent/cross-gcc").output().unwrap();
-        let t = text(&o);
-        assert!(!o.status.success(), "{t}");
-        let errors: Vec<&str> = t.lines().filter(|l| l.starts_with("error")).collect();
-        assert_eq!(errors.len(), 1, "one error line:\n{t}");
         let missing = format!("`/nonexistent/cross-gcc` not found for {triple}");
-        for piece in [missing.as_str(), &format!("apt install {packages}"), &var] {
-            assert!(errors[0].contains(piece), "`{piece}` missing from `{}`", errors[0]);
-        }
-        assert!(!t.contains("warning"), "no warning beside the error:\n{t}");
-        assert!(!prefix.exists(), "{} was created:\n{t}", prefix.display());
-        println!("{}", errors[0]);
+        let pieces = [missing.as_str(), &format!("apt install {packages}"), &var];
+        xtask_build_refused(triple, &[(&var, "/nonexistent/cross-gcc")], None, &pieces);
     }
+}
+
+/// `xtask build --target triple --prefix` with `vars` (every variable the build reads cleared
+/// first) and `path` for PATH: one error line holding each of `pieces`, no warning, no prefix.
+fn xtask_build_refused(triple: &str, vars: &[(&str, &str)], path: Option<&Path>, pieces: &[&str]) {
+    xtask_build_refused_with(&["--target", triple], vars, path, pieces)
+}
+
+/// [`xtask_build_refused`] with `args` before `--prefix`.
+fn xtask_build_refused_with(
+    args: &[&str],
+    vars: &[(&str, &str)],
+    path: Option<&Path>,
+    pieces: &[&str],
+) {
+    let scratch = tempfile::tempdir().unwrap();
+    let prefix = scratch.path().join("prefix");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    cmd.arg("build").args(args).arg("--prefix").arg(&prefix);
+    for (name, _) in std::env::vars() {
+        if name.starts_with("CRYPTO_SYS_") || name == "CC" || name.starts_with("CC_") {
+            cmd.env_remove(name);
+        }
+    }
+    if let Some(path) = path {
+        cmd.env("PATH", path);
+    }
+    let o = cmd.envs(vars.iter().copied()).output().unwrap();
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    let errors: Vec<&str> = t.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 1, "one error line:\n{t}");
+    for piece in pieces {
+        assert!(errors[0].contains(piece), "`{piece}` missing from `{}`", errors[0]);
+    }
+    assert!(!t.contains("warning"), "no warning beside the error:\n{t}");
+    assert!(!prefix.exists(), "{} was created:\n{t}", prefix.display());
+    println!("{}", errors[0]);
+}
+
+/// An armv7 C compiler whose C library is not installed (gcc-arm-linux-gnueabihf without
+/// libc6-dev-armhf-cross): the host's cc, told to look in no system include directory,
+/// stands in for it. One line names the package, before anything is compiled.
+#[test]
+fn a_32_bit_target_without_its_cross_libc_names_the_package() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
+    let cc = dir.join("arm-linux-gnueabihf-gcc");
+    fs::write(&cc, "#!/bin/sh\nexec cc -nostdinc \"$@\"\n").unwrap();
+    fs::set_permissions(&cc, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let cc = cc.to_str().unwrap();
+    let triple = "armv7-unknown-linux-gnueabihf";
+    let pieces = [
+        "cannot compile against its C library (<stdio.h>)",
+        triple,
+        "apt install gcc-arm-linux-gnueabihf libc6-dev-armhf-cross",
+    ];
+    xtask_build_refused(triple, &[("CC_armv7_unknown_linux_gnueabihf", cc)], None, &pieces);
+}
+
+/// x86_64's musl triple built by a glibc compiler, or with no musl-gcc on PATH: one line names
+/// musl-tools, before anything is compiled.
+#[test]
+fn a_musl_target_without_musl_gcc_names_the_package() {
+    let triple = "x86_64-unknown-linux-musl";
+    let pieces = ["cannot compile against musl's C library", triple, "apt install musl-tools"];
+    xtask_build_refused(triple, &[("CC_x86_64_unknown_linux_musl", "cc")], None, &pieces);
+    // No musl-gcc on PATH: only rustc's directory and the host's cc and as.
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
+    for tool in ["cc", "as"] {
+        let real = which(tool);
+        std::os::unix::fs::symlink(real, dir.join(tool)).unwrap();
+    }
+    let rustc_dir = which("rustc").parent().unwrap().to_path_buf();
+    let path = std::env::join_paths([dir.to_path_buf(), rustc_dir]).unwrap();
+    // cc then names musl's cross compiler, which is not installed either.
+    let pieces = ["`x86_64-linux-musl-gcc` not found for", triple, "apt install musl-tools"];
+    xtask_build_refused(triple, &[], Some(Path::new(&path)), &pieces);
+}
+
+/// The nistp C variant on a 32-bit row: refused as data, in one line with the row's reason.
+#[test]
+fn a_nistp_variant_on_a_32_bit_row_is_refused_with_its_reason() {
+    let args = ["--target", "armv7-unknown-linux-gnueabihf", "--c-variant", "ec_nistp_64_gcc_128"];
+    let pieces = [
+        "C variant `ec_nistp_64_gcc_128` is not built for linux-armv4",
+        "a 32-bit target's C compiler has no __uint128_t",
+    ];
+    let cc = [("CC_armv7_unknown_linux_gnueabihf", "arm-linux-gnueabihf-gcc")];
+    if which("arm-linux-gnueabihf-gcc").as_os_str().is_empty() {
+        panic!("arm-linux-gnueabihf-gcc is not installed; .ci/install installs it (apt install gcc-arm-linux-gnueabihf)");
+    }
+    xtask_build_refused_with(&args, &cc, None, &pieces);
+}
+
+fn which(tool: &str) -> PathBuf {
+    let out = Command::new("sh").args(["-c", &format!("command -v {tool}")]).output().unwrap();
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
 }
 
 /// A gzip'd tar of `(path, contents)` under `dir`, and its SHA-256.

@@ -45,8 +45,16 @@ pub const RISCVCAP: CapVar =
     CapVar { env: "OPENSSL_riscvcap", symbol: "riscvcap_P", words: 1, value_is_exact: false };
 
 impl Arch {
-    pub const ALL: &'static [Arch] =
-        &[Arch::X86_64, Arch::Aarch64, Arch::Ppc64le, Arch::S390x, Arch::Riscv64];
+    pub const ALL: &'static [Arch] = &[
+        Arch::X86_64,
+        Arch::Aarch64,
+        Arch::Ppc64le,
+        Arch::S390x,
+        Arch::Riscv64,
+        Arch::X86,
+        Arch::Arm,
+        Arch::Mips64,
+    ];
 
     /// Its name where the C driver reports its asm (`path asm x86_64`, `-DDRIVER_X86_64_ASM`).
     pub fn name(self) -> &'static str {
@@ -56,17 +64,22 @@ impl Arch {
             Arch::Ppc64le => "ppc64le",
             Arch::S390x => "s390x",
             Arch::Riscv64 => "riscv64",
+            Arch::X86 => "x86",
+            Arch::Arm => "arm",
+            Arch::Mips64 => "mips64",
         }
     }
 
-    /// The capability variable of the architecture's asm.
-    pub fn cap_var(self) -> &'static CapVar {
+    /// The capability variable of the architecture's asm; `None` where the asm has one code
+    /// path and reads none (MIPS64: [`MIPS64_CODE_PATHS`] says so).
+    pub fn cap_var(self) -> Option<&'static CapVar> {
         match self {
-            Arch::X86_64 => &IA32CAP,
-            Arch::Aarch64 => &ARMCAP,
-            Arch::Ppc64le => &PPCCAP,
-            Arch::S390x => &S390XCAP,
-            Arch::Riscv64 => &RISCVCAP,
+            Arch::X86_64 | Arch::X86 => Some(&IA32CAP),
+            Arch::Aarch64 | Arch::Arm => Some(&ARMCAP),
+            Arch::Ppc64le => Some(&PPCCAP),
+            Arch::S390x => Some(&S390XCAP),
+            Arch::Riscv64 => Some(&RISCVCAP),
+            Arch::Mips64 => None,
         }
     }
 
@@ -79,6 +92,9 @@ impl Arch {
             Arch::Ppc64le => PPC64LE_CODE_PATHS,
             Arch::S390x => S390X_CODE_PATHS,
             Arch::Riscv64 => RISCV64_CODE_PATHS,
+            Arch::X86 => X86_CODE_PATHS,
+            Arch::Arm => ARMV7_CODE_PATHS,
+            Arch::Mips64 => MIPS64_CODE_PATHS,
         }
     }
 }
@@ -744,6 +760,164 @@ pub const RISCV64_CODE_PATHS: &[CodePath] = &[
         families: DriverFamilies::Only(&["aes_gcm"], RV_ONLY_GHASH) },
 ];
 
+// ---------------------------------------------------------------------------
+// x86 (32-bit): the OPENSSL_ia32cap value that forces each path, and its bits
+// ---------------------------------------------------------------------------
+
+// The same OPENSSL_ia32cap_P and parser as x86_64 (crypto/cpuid.c), other bits read by other
+// functions: x86cpuid.pl fills words 0-1 from CPUID.1 (with bit 30 of word 0 set on Intel
+// CPUs) and 2-9 as on x86_64; none of the 32-bit asm reads AVX-512, and it has no
+// eligibility function, so each path is proved by the bits read back alone.
+pub const CAP_FXSR: CapBit = CapBit { name: "FXSR", word: 0, bit: 24 };
+pub const CAP_SSE: CapBit = CapBit { name: "SSE", word: 0, bit: 25 };
+pub const CAP_SSE2: CapBit = CapBit { name: "SSE2", word: 0, bit: 26 };
+/// Not CPUID's: x86cpuid.pl sets it on Intel CPUs, and sha1-586 and sha256-586 take their
+/// AVX code only with it.
+pub const CAP_INTEL: CapBit = CapBit { name: "Intel CPU", word: 0, bit: 30 };
+pub const CAP_PCLMULQDQ: CapBit = CapBit { name: "PCLMULQDQ", word: 1, bit: 1 };
+pub const CAP_SSSE3: CapBit = CapBit { name: "SSSE3", word: 1, bit: 9 };
+pub const CAP_XOP: CapBit = CapBit { name: "XOP", word: 1, bit: 11 };
+pub const CAP_BMI1: CapBit = CapBit { name: "BMI1", word: 2, bit: 3 };
+pub const CAP_BMI2: CapBit = CapBit { name: "BMI2", word: 2, bit: 8 };
+pub const CAP_SHA: CapBit = CapBit { name: "SHA", word: 2, bit: 29 };
+
+// What each value's bits select in OpenSSL 3.6.3's 32-bit asm and the C that dispatches to it:
+// AES (aes_platform.h: AES-NI, then SSSE3 for vpaes-x86, else aes-586, whose AES_encrypt
+// takes its SSE code with SSE); aesni-x86's key schedule (AVX without XOP: its AVX-era
+// variant); GHASH (gcm128.c: PCLMULQDQ for ghash-x86's clmul code, SSE for its MMX code, else
+// its x86 code); ChaCha20 (chacha-x86 ChaCha20_ctr32: FXSR and SSSE3, then XOP); Poly1305
+// (poly1305-x86 poly1305_init: SSE2 and FXSR, then AVX2); SHA-1 (sha1-586: SSSE3 and FXSR,
+// then SHA, then AVX on an Intel CPU) and SHA-256 (sha256-586: likewise, its AVX code with
+// BMI1+BMI2 when both are there); SHA-512 (sha512-586: SSE2, then SSSE3 and FXSR); bignum
+// (bn-586, x86-mont: SSE2) and P-256 (ecp_nistz256-x86: SSE2 and FXSR). X25519 and Ed25519
+// are C on 32-bit x86, and read no bit; SHA-512 is their digest, which the digests check.
+const X86_NO_AVX2_SHA: &str = "with SHA-NI and AVX2 off but AVX on an Intel CPU's word, only \
+    SHA-1 and SHA-256 change (to their AVX and AVX+BMI code), which the digests, HMAC and HKDF \
+    check; AES-NI, CLMUL, Poly1305's AVX2 and the SSE2 bignum and P-256 code stay";
+const X86_SYMMETRIC: &[&str] = &["aes_gcm", "chacha20_poly1305", "hkdf", "hmac"];
+const X86_ONLY_SYMMETRIC: &str = "without AES-NI, CLMUL, AVX, AVX2 and SHA only AES-GCM, \
+    ChaCha20-Poly1305 and SHA change; SSE2 stays on, so bignum (RSA, ECDSA) and P-256 take the \
+    default path's SSE2 code";
+/// Bits every path but the plain one keeps.
+const X86_SSE2: &[CapBit] = &[CAP_FXSR, CAP_SSE, CAP_SSE2];
+
+// A field after the end of the string zeroes its words, so each value spells all five. A
+// value without `~` replaces CPUID's words instead of masking them: the AVX+BMI path sets
+// the Intel bit with exactly the features it needs (words 0-1: MMX, FXSR, SSE, SSE2, Intel;
+// PCLMULQDQ, SSSE3, AES-NI, AVX; word 2: BMI1, AVX2, BMI2), so any CPU that has them runs the
+// AVX code Intel CPUs get; XOP is on only where the CPU has it (the first path), on AMD's
+// family 15h, where ChaCha20 and AES-NI's key schedule take their XOP code.
+#[rustfmt::skip]
+pub const X86_CODE_PATHS: &[CodePath] = &[
+    CodePath { name: "SHA-NI", cap: None, qemu_cpu: None, qemu_lacks: None,
+        cpu_needs: &[x86!("sha"), x86!("avx2"), x86!("aes"), x86!("pclmulqdq"), x86!("ssse3"),
+                     x86!("sse2"), x86!("fxsr")],
+        takes: "SHA-NI SHA-1/SHA-256, AES-NI with CLMUL GHASH, AVX2 Poly1305, SSSE3 ChaCha20 \
+                and SHA-512, SSE2 bignum and P-256",
+        observe: &[Bits(&[CAP_SHA, CAP_AVX2, CAP_AESNI, CAP_PCLMULQDQ, CAP_SSSE3], true, ""),
+                   Bits(X86_SSE2, true, "")],
+        families: DriverFamilies::All },
+    CodePath { name: "AVX+BMI", cap: Some("0x1200020247800000:0x128:0x0:0x0:0x0"),
+        qemu_cpu: None, qemu_lacks: None,
+        cpu_needs: &[x86!("avx"), x86!("avx2"), x86!("bmi1"), x86!("bmi2"), x86!("aes"),
+                     x86!("pclmulqdq"), x86!("ssse3"), x86!("sse2"), x86!("fxsr")],
+        takes: "AVX SHA-1, AVX+BMI SHA-256 (an Intel CPU's code), the default path's elsewhere",
+        observe: &[Bits(&[CAP_INTEL, CAP_AVX, CAP_AVX2, CAP_BMI1, CAP_BMI2], true,
+                        "the AVX SHA code"),
+                   Bits(&[CAP_SHA, CAP_XOP], false, "the AVX SHA code")],
+        families: DriverFamilies::Only(&["hkdf", "hmac"], X86_NO_AVX2_SHA) },
+    // Word 1: PCLMULQDQ 1, XOP 11, AES-NI 25, AVX 28; word 2: AVX2 5, SHA 29.
+    CodePath { name: "SSSE3", cap: Some("~0x1200080200000000:~0x20000020:~0x0:~0x0:~0x0"),
+        qemu_cpu: None, qemu_lacks: None,
+        cpu_needs: &[x86!("ssse3"), x86!("sse2"), x86!("fxsr")],
+        takes: "vpaes AES, MMX GHASH, SSSE3 ChaCha20, SHA-1, SHA-256 and SHA-512, SSE2 Poly1305",
+        observe: &[Bit(CAP_SSSE3, true, "the SSSE3 code"), Bits(X86_SSE2, true, ""),
+                   Bits(&[CAP_AESNI, CAP_PCLMULQDQ, CAP_AVX, CAP_AVX2, CAP_SHA], false, "")],
+        families: DriverFamilies::Only(X86_SYMMETRIC, X86_ONLY_SYMMETRIC) },
+    CodePath { name: "SSE2", cap: Some("~0x12000a0200000000:~0x20000020:~0x0:~0x0:~0x0"),
+        qemu_cpu: None, qemu_lacks: None,
+        cpu_needs: &[x86!("sse2"), x86!("fxsr")],
+        takes: "aes-586's SSE AES, MMX GHASH, integer ChaCha20, SHA-1 and SHA-256, SSE2 \
+                Poly1305 and SHA-512",
+        observe: &[Bits(X86_SSE2, true, ""),
+                   Bits(&[CAP_SSSE3, CAP_AESNI, CAP_PCLMULQDQ, CAP_AVX, CAP_AVX2, CAP_SHA], false,
+                        "")],
+        families: DriverFamilies::Only(X86_SYMMETRIC, X86_ONLY_SYMMETRIC) },
+    CodePath { name: "plain",
+        cap: Some("~0xffffffffffffffff:~0xffffffffffffffff:~0xffffffffffffffff:~0xffffffffffffffff:~0xffffffffffffffff"),
+        qemu_cpu: None, qemu_lacks: None, cpu_needs: &[],
+        takes: "i386 integer asm: x86 AES and GHASH, integer Poly1305, SHA, bignum and P-256",
+        observe: &[Bits(X86_SSE2, false, "their SSE and SSE2 code"),
+                   Bits(&[CAP_SSSE3, CAP_AESNI, CAP_PCLMULQDQ, CAP_AVX, CAP_AVX2, CAP_SHA], false,
+                        "")],
+        // SSE2 off too: bignum (RSA, ECDSA), P-256 and SHA-512 change.
+        families: DriverFamilies::All },
+];
+
+// ---------------------------------------------------------------------------
+// 32-bit ARM: the OPENSSL_armcap value that gives each path, and its bits (issue 36)
+// ---------------------------------------------------------------------------
+
+// crypto/armcap.c on 32-bit Linux: NEON from AT_HWCAP (bit 12), and with it AES, PMULL, SHA-1
+// and SHA-256 from AT_HWCAP2 (bits 0-3); the same ARMV7_*/ARMV8_* bits as aarch64's. TICK
+// (bit 1) is only ever set by the variable's value. qemu-arm 7.2's default CPU, `max`, reports
+// NEON and the four (hwcap2 0x1f); its cortex-a15 reports NEON alone.
+pub const ARMCAP_TICK: CapBit = CapBit { name: "TICK", word: 0, bit: 1 };
+const ARMV7_ALL: &[CapBit] = &[ARMCAP_NEON, ARMCAP_AES, ARMCAP_PMULL, ARMCAP_SHA1, ARMCAP_SHA256];
+const ARMV7_CRYPTO: &[CapBit] = &[ARMCAP_AES, ARMCAP_PMULL, ARMCAP_SHA1, ARMCAP_SHA256];
+
+// What OPENSSL_armcap_P selects on 32-bit ARM, in OpenSSL 3.6.3: AES (aes_platform.h:
+// HWAES_CAPABLE on AES for aesv8-armx, BSAES/VPAES_CAPABLE on NEON), GHASH (gcm128.c: PMULL
+// for ghashv8-armx, then NEON for ghash-armv4's gcm_*_neon, then the 4-bit tables), ChaCha20
+// and Poly1305 (chacha-armv4.pl ChaCha20_ctr32, poly1305-armv4.pl poly1305_init: NEON),
+// SHA-1/SHA-256 (sha1-armv4-large.pl, sha256-armv4.pl: the SHA instructions, then NEON),
+// SHA-512 (sha512-armv4.pl: NEON) and bn_mul_mont (armv4-mont.pl: NEON's bn_mul8x_mont_neon
+// when the length in 32-bit words is a multiple of 8: RSA's moduli and CRT primes, not P-224's
+// 7, P-384's 12 or P-521's 17). ecp_nistz256-armv4.pl (P-256) and curve25519's C read nothing.
+const ARMV7_NO_CRYPTO: &[&str] = &["aes_gcm", "hkdf", "hmac"];
+const ARMV7_ONLY_SYMMETRIC: &str = "without the ARMv8 crypto extensions only AES-GCM and SHA-1/\
+    SHA-256 change (NEON takes them); ChaCha20-Poly1305 and RSA's Montgomery code stay on NEON, \
+    and the curves' code reads no OPENSSL_armcap";
+const ARMV7_PLAIN: &[&str] =
+    &["aes_gcm", "chacha20_poly1305", "rsa_pkcs1", "rsa_pss", "hkdf", "hmac"];
+const ARMV7_ONLY_PLAIN: &str = "without NEON AES-GCM, ChaCha20-Poly1305, SHA-1/SHA-256/SHA-512 \
+    and RSA's Montgomery multiplication change (to their integer code); P-224/384/521's lengths \
+    never take the NEON Montgomery code, and P-256's nistz256 and X25519/Ed25519 read no \
+    OPENSSL_armcap";
+
+#[rustfmt::skip]
+pub const ARMV7_CODE_PATHS: &[CodePath] = &[
+    CodePath { name: "max", cap: None, qemu_cpu: None, qemu_lacks: None, cpu_needs: &[],
+        takes: "ARMv8 AES/PMULL/SHA-1/SHA-256 in AArch32, NEON ChaCha20, Poly1305, SHA-512 and \
+                Montgomery",
+        observe: &[Bits(ARMV7_ALL, true, "qemu's max CPU reports them in AT_HWCAP/AT_HWCAP2"),
+                   Bit(ARMCAP_TICK, false, "only a value sets it")],
+        families: DriverFamilies::All },
+    CodePath { name: "NEON", cap: Some("0x1"), qemu_cpu: None, qemu_lacks: None, cpu_needs: &[],
+        takes: "bit-sliced AES, NEON GHASH, SHA-1, SHA-256, SHA-512, ChaCha20, Poly1305 and \
+                Montgomery",
+        observe: &[Bit(ARMCAP_NEON, true, ""), Bits(ARMV7_CRYPTO, false, "")],
+        families: DriverFamilies::Only(ARMV7_NO_CRYPTO, ARMV7_ONLY_SYMMETRIC) },
+    CodePath { name: "plain", cap: Some("0"), qemu_cpu: None, qemu_lacks: None, cpu_needs: &[],
+        takes: "ARMv4's integer-only asm and C",
+        observe: &[Bits(ARMV7_ALL, false, "")],
+        families: DriverFamilies::Only(ARMV7_PLAIN, ARMV7_ONLY_PLAIN) },
+];
+
+// ---------------------------------------------------------------------------
+// MIPS64: one code path (issue 36)
+// ---------------------------------------------------------------------------
+
+/// OpenSSL's MIPS asm (bn, Montgomery, AES, SHA-1/256/512, Poly1305) has no capability
+/// variable: each function has one body, chosen when it was assembled, so the plain run of the
+/// driver is the only path there is, and no run needs a variable set or a CPU chosen.
+#[rustfmt::skip]
+pub const MIPS64_CODE_PATHS: &[CodePath] = &[
+    CodePath { name: "only", cap: None, qemu_cpu: None, qemu_lacks: None, cpu_needs: &[],
+        takes: "MIPS64's one code path: its asm reads no capability variable",
+        observe: &[], families: DriverFamilies::All },
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -751,7 +925,7 @@ mod tests {
     #[test]
     fn every_mask_spells_all_five_fields() {
         // A field left off zeroes its words, which is how "" came to mean "plain".
-        for p in X86_64_CODE_PATHS {
+        for p in X86_64_CODE_PATHS.iter().chain(X86_CODE_PATHS) {
             if let Some(mask) = p.cap {
                 let fields: Vec<&str> = mask.split(':').collect();
                 assert_eq!(fields.len(), 5, "{}: {mask}", p.name);
@@ -783,8 +957,15 @@ mod tests {
     #[test]
     fn paths_agree_with_their_values() {
         for &arch in Arch::ALL {
-            let (var, paths) = (arch.cap_var(), arch.code_paths());
+            let paths = arch.code_paths();
             assert!(paths[0].cap.is_none() && paths[0].families == DriverFamilies::All);
+            let Some(var) = arch.cap_var() else {
+                // No variable: one path, which observes nothing and sets nothing.
+                assert!(
+                    paths.len() == 1 && paths[0].observe.is_empty() && paths[0].qemu_cpu.is_none()
+                );
+                continue;
+            };
             for p in paths {
                 let obs = p.observations();
                 for o in &obs {

@@ -92,6 +92,23 @@ pub fn assembler(
     cache_dir: &Path,
 ) -> Result<Assembler> {
     match syntax_for(choice, target)? {
+        // cl.exe assembles no GNU-syntax asm: clang-cl does (VC-WIN64-CLANGASM-ARM's `AS`).
+        AsmSyntax::Gas if c_compiler.is_like_msvc() && !c_compiler.is_like_clang_cl() => {
+            match which::which("clang-cl") {
+                Ok(driver) => {
+                    // A VC-* row serves one triple, which clang-cl is told as cc tells it.
+                    let args = vec![format!("--target={}", target.triples[0]).into()];
+                    Ok(detect(&driver, &args, target.arch, cache_dir))
+                }
+                Err(_) if !needed => Ok(detect(Path::new("clang-cl"), &[], target.arch, cache_dir)),
+                Err(_) => bail!(
+                    "clang-cl not found: {} assembles OpenSSL's asm with clang-cl, as OpenSSL's \
+                     Configure does; install LLVM (winget install LLVM.LLVM), or build without \
+                     asm explicitly with CRYPTO_SYS_ASM_SET=no_asm",
+                    target.name
+                ),
+            }
+        }
         AsmSyntax::Gas => {
             let (driver, args) = asm_driver(choice, c_compiler)?;
             Ok(detect(&driver, &args, target.arch, cache_dir))
@@ -102,10 +119,8 @@ pub fn assembler(
                 None => which::which("nasm").ok(),
             };
             match found {
-                Some(path) => Ok(detect_nasm(&path, target.nasm_format, cache_dir)),
-                None if !needed => {
-                    Ok(detect_nasm(Path::new("nasm"), target.nasm_format, cache_dir))
-                }
+                Some(path) => Ok(detect_nasm(&path, target, cache_dir)),
+                None if !needed => Ok(detect_nasm(Path::new("nasm"), target, cache_dir)),
                 None => bail!(
                     "nasm not found ({}): {} assembles OpenSSL's asm with nasm; install nasm \
                      2.16 or later (Debian/Ubuntu: apt install nasm; Windows: winget install \
@@ -182,19 +197,20 @@ pub fn detect(driver: &Path, args: &[OsString], arch: Arch, cache_dir: &Path) ->
     Assembler { syntax, driver: driver.to_path_buf(), args: args.to_vec(), kind, version, probes }
 }
 
-/// Identifies and probes nasm, for nasm-flavour targets, with output format `format`.
-pub fn detect_nasm(nasm: &Path, format: &str, cache_dir: &Path) -> Assembler {
+/// Identifies and probes nasm with the snippets of `target`'s architecture, in its output
+/// format.
+pub fn detect_nasm(nasm: &Path, target: &Target, cache_dir: &Path) -> Assembler {
+    let (arch, format) = (target.arch, target.nasm_format);
     let banner = std::process::Command::new(nasm).arg("-v").env("LC_ALL", "C").output();
     let banner =
         banner.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
     let version = banner::nasm_version(&banner);
     let kind = if version.is_some() { AsmKind::Nasm } else { AsmKind::Unknown };
-    let n = probe::NASM_PROBES.len();
-    let probes = cached_probes(nasm, &format!("{format}\n{banner}"), n, cache_dir, || {
-        probe::NASM_PROBES
-            .iter()
-            .map(|(f, snippet)| (*f, probe::nasm_assembles(nasm, format, snippet, cache_dir)))
-            .collect()
+    let snippets = probe::nasm_probes(arch);
+    let identity = format!("{arch:?}\n{format}\n{banner}");
+    let probes = cached_probes(nasm, &identity, snippets.len(), cache_dir, || {
+        let ok = |snippet| probe::nasm_assembles(nasm, arch, format, snippet, cache_dir);
+        snippets.iter().map(|(f, snippet)| (*f, ok(snippet))).collect()
     });
     let syntax = AsmSyntax::Nasm;
     Assembler { syntax, driver: nasm.to_path_buf(), args: vec![], kind, version, probes }
@@ -306,18 +322,40 @@ mod tests {
 
     #[test]
     fn nasm_2_16_assembles_everything() {
-        let cache = tempfile::tempdir().unwrap();
-        let a = detect_nasm(&installed("nasm", "nasm"), "elf64", cache.path());
+        let scratch = tempfile::tempdir().unwrap();
+        let (nasm, cache) = (installed("nasm", "nasm"), scratch.path());
+        let linux = crate::data::target_by_name("linux-x86_64").unwrap();
+        let a = detect_nasm(&nasm, linux, cache);
         assert_eq!(a.kind, AsmKind::Nasm);
         assert!(a.version.as_deref().is_some_and(|v| v.starts_with("2.16")), "{a:?}");
         assert_eq!(unsupported(&a), vec![], "{a:?}");
         assert!(a.disagreements().is_empty(), "{:?}", a.disagreements());
+        // 32-bit x86's own snippets, under BITS 32, where x86_64's BMI2 one cannot assemble.
+        let win32 = crate::data::target_by_name("VC-WIN32").unwrap();
+        let a = detect_nasm(&nasm, win32, cache);
+        assert_eq!(a.probes.len(), probe::X86_NASM_PROBES.len());
+        assert_eq!(unsupported(&a), vec![], "{a:?}");
+        let bmi2 = probe::NASM_PROBES.iter().find(|(f, _)| *f == Feature::AdxBmi2).unwrap().1;
+        assert!(!probe::nasm_assembles(&nasm, Arch::X86, "win32", bmi2, cache));
+    }
+
+    /// i686 gcc assembles 32-bit x86's AT&T snippets, and refuses x86_64's BMI2 one.
+    #[test]
+    fn i686_gcc_assembles_the_32_bit_snippets() {
+        let gcc = installed("i686-linux-gnu-gcc", "gcc-i686-linux-gnu");
+        let scratch = tempfile::tempdir().unwrap();
+        let a = detect(&gcc, &[], Arch::X86, scratch.path());
+        assert_eq!(a.probes.len(), probe::X86_GAS_PROBES.len());
+        assert_eq!(unsupported(&a), vec![], "{a:?}");
+        let bmi2 = probe::GAS_PROBES.iter().find(|(f, _)| *f == Feature::AdxBmi2).unwrap().1;
+        assert!(!probe::assembles(&gcc, &[], bmi2, scratch.path()), "%rax has no 32-bit encoding");
     }
 
     #[test]
     fn a_nasm_that_is_not_there_supports_nothing() {
         let cache = tempfile::tempdir().unwrap();
-        let a = detect_nasm(Path::new("/nonexistent/nasm"), "elf64", cache.path());
+        let linux = crate::data::target_by_name("linux-x86_64").unwrap();
+        let a = detect_nasm(Path::new("/nonexistent/nasm"), linux, cache.path());
         assert_eq!(a.kind, AsmKind::Unknown);
         assert_eq!(unsupported(&a).len(), probe::NASM_PROBES.len());
     }

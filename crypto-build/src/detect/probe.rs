@@ -35,12 +35,37 @@ pub const NASM_PROBES: &[(Feature, &str)] = &[
     (Feature::Gfni, "gf2p8affineqb xmm2, xmm1, 0\ngf2p8mulb xmm2, xmm1\n"),
 ];
 
+/// 32-bit x86 AT&T snippets: the classes x86asm.pl's output writes as mnemonics, with 32-bit
+/// registers (x86_64's ADX/BMI2 snippet names 64-bit ones, which 32-bit code cannot).
+#[rustfmt::skip]
+pub const X86_GAS_PROBES: &[(Feature, &str)] = &[
+    (Feature::Avx2, "vpbroadcastd %xmm0,%ymm1\nvpermq $0x1b,%ymm1,%ymm2\nvpsllvd %ymm1,%ymm2,%ymm3\n"),
+    (Feature::AdxBmi2, "andnl %eax,%ebx,%ecx\nrorxl $1,%eax,%ebx\nshrxl %eax,%ebx,%ecx\nmulxl %eax,%ebx,%ecx\nadcxl %eax,%ebx\n"),
+    (Feature::ShaNi, "sha256rnds2 %xmm0,%xmm1,%xmm2\nsha1rnds4 $0,%xmm1,%xmm2\nsha256msg1 %xmm1,%xmm2\n"),
+];
+
+/// The same in nasm's Intel syntax, assembled under `BITS 32`.
+#[rustfmt::skip]
+pub const X86_NASM_PROBES: &[(Feature, &str)] = &[
+    (Feature::Avx2, "vpbroadcastd ymm1, xmm0\nvpermq ymm2, ymm1, 0x1b\nvpsllvd ymm3, ymm2, ymm1\n"),
+    (Feature::AdxBmi2, "andn ecx, ebx, eax\nrorx ebx, eax, 1\nshrx ecx, ebx, eax\nmulx ecx, ebx, eax\nadcx ebx, eax\n"),
+    (Feature::ShaNi, "sha256rnds2 xmm2, xmm1, xmm0\nsha1rnds4 xmm2, xmm1, 0\nsha256msg1 xmm2, xmm1\n"),
+];
+
 /// AArch64 snippets, in the forms OpenSSL's linux64 flavour writes them: crypto-extension
 /// files say `.arch armv8-a+crypto` themselves, so the probe does too.
 #[rustfmt::skip]
 pub const ARM_PROBES: &[(Feature, &str)] = &[
     (Feature::Neon, "ld1 {v0.16b,v1.16b},[x0],#32\neor v0.16b,v1.16b,v2.16b\next v3.16b,v0.16b,v0.16b,#8\nrev32 v1.16b,v1.16b\numov x1,v0.d[1]\n"),
     (Feature::ArmCrypto, ".arch armv8-a+crypto\naese v0.16b,v1.16b\naesmc v0.16b,v0.16b\naesd v0.16b,v1.16b\naesimc v0.16b,v0.16b\npmull2 v2.1q,v0.2d,v1.2d\npmull v2.1q,v0.1d,v1.1d\nsha256h q0,q1,v2.4s\nsha256su1 v0.4s,v1.4s,v2.4s\nsha1c q0,s1,v2.4s\n"),
+];
+
+/// 32-bit ARM snippets under the directives OpenSSL's linux32 files write (`.arch armv7-a`,
+/// `.fpu neon`); its ARMv8 crypto code is `.byte`s, but a crypto mnemonic would need ARMv8's.
+#[rustfmt::skip]
+pub const ARM32_PROBES: &[(Feature, &str)] = &[
+    (Feature::Neon, ".arch armv7-a\n.fpu neon\nvld1.8 {q0},[r0]!\nveor q0,q1,q2\nvext.8 q3,q0,q0,#8\nvrev32.8 q1,q1\nvmull.p8 q0,d0,d1\nvmov r1,r2,d0\nvst1.64 {d0,d1},[r0,:128]!\n"),
+    (Feature::ArmCrypto, ".arch armv8-a\n.fpu crypto-neon-fp-armv8\naese.8 q0,q1\naesmc.8 q0,q0\naesd.8 q0,q1\naesimc.8 q0,q0\nvmull.p64 q0,d0,d1\nsha256h.32 q0,q1,q2\nsha1c.32 q0,q1,q2\n"),
 ];
 
 /// POWER snippets under `.machine "any"`, as every linux64le file says (registers as numbers,
@@ -81,15 +106,35 @@ pub fn gas_probes(arch: Arch) -> &'static [(Feature, &'static str)] {
         Arch::Ppc64le => PPC_PROBES,
         Arch::S390x => S390X_PROBES,
         Arch::Riscv64 => RISCV_PROBES,
+        Arch::X86 => X86_GAS_PROBES,
+        Arch::Arm => ARM32_PROBES,
+        // Its one table has no class: nothing to probe.
+        Arch::Mips64 => &[],
     }
 }
 
-/// Assembles `snippet` with nasm (which reads only files); true when it succeeds.
-pub fn nasm_assembles(nasm: &Path, format: &str, snippet: &str, scratch: &Path) -> bool {
+/// The nasm probes of an architecture (x86_64's, or 32-bit x86's).
+pub fn nasm_probes(arch: Arch) -> &'static [(Feature, &'static str)] {
+    match arch {
+        Arch::X86 => X86_NASM_PROBES,
+        _ => NASM_PROBES,
+    }
+}
+
+/// Assembles `snippet` with nasm (which reads only files) as `arch`'s code; true when it
+/// succeeds.
+pub fn nasm_assembles(
+    nasm: &Path,
+    arch: Arch,
+    format: &str,
+    snippet: &str,
+    scratch: &Path,
+) -> bool {
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let src = scratch.join(format!("probe-{}-{n}.asm", std::process::id()));
     let obj = src.with_extension("o");
-    if std::fs::write(&src, format!("BITS 64\nsection .text\n{snippet}")).is_err() {
+    let bits = if arch == Arch::X86 { 32 } else { 64 };
+    if std::fs::write(&src, format!("BITS {bits}\nsection .text\n{snippet}")).is_err() {
         return false;
     }
     let ok = Command::new(nasm)

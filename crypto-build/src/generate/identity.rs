@@ -14,6 +14,10 @@ pub struct FakeTools {
 /// a clang target's `__clang_major__`).
 const PROBE_LOG: &str = "identity-probes.log";
 
+/// Where the fake cc notes each invocation it does not know: a perl script's backticks ignore
+/// its exit status, so only this log makes such a probe fail generation.
+const UNEXPECTED_LOG: &str = "unexpected.log";
+
 impl FakeTools {
     /// Writes `cc` and `nasm` into `dir`, as perl scripts run by `perl`; rewriting them with
     /// another identity changes only their identity-dependent answers.
@@ -52,7 +56,9 @@ impl FakeTools {
             "sub probed {{ open(my $l, '>>', '{}') or die \"$!\"; print $l \"@ARGV\\n\"; close $l; }}\n",
             log.replace('\\', "\\\\").replace('\'', "\\'")
         );
+        let unexpected = dir.join(UNEXPECTED_LOG).display().to_string();
         let cc = FAKE_CC
+            .replace("@UNEXPECTED@", &unexpected.replace('\\', "\\\\").replace('\'', "\\'"))
             .replace("@PROBED@", &log_sub)
             .replace("@AS_BANNER@", &as_banner)
             .replace("@PREDEFINED@", &predefined)
@@ -73,6 +79,19 @@ impl FakeTools {
         match fs::remove_file(self.dir.join(PROBE_LOG)) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.into()),
             _ => Ok(()),
+        }
+    }
+
+    /// An error naming the first invocation the fake cc did not know, if there was one: an
+    /// answer it lacks must be taught it, never left to a script's default.
+    pub fn check_no_unexpected(&self) -> Result<()> {
+        let log = fs::read_to_string(self.dir.join(UNEXPECTED_LOG)).unwrap_or_default();
+        match log.lines().next() {
+            Some(first) => anyhow::bail!(
+                "the fake C compiler was asked `cc {first}`, which it does not answer: a probe \
+                 of OpenSSL's scripts that crypto-build's identity (generate/identity.rs) must learn"
+            ),
+            None => Ok(()),
         }
     }
 }
@@ -103,12 +122,15 @@ if ($args =~ /-Wa,-v/) { probed(); @AS_BANNER@ }
 if ($args eq '-v') { print STDERR "gcc version 12.2.0 (crypto-build identity)\n"; exit 0; }
 if ($args eq '--version') { print "cc (crypto-build identity) 12.2.0\n"; exit 0; }
 if ($args eq '-V') { exit 1; }
-if ($args =~ /-E -P -$/) {
+# Configure's mingw check for gcc 3's -mno-cygwin, which no gcc it meets still has.
+if ($args eq '--target-help') { exit 0; }
+if ($args =~ /-E (-P )?-$/) {
   local $/; my $in = <STDIN>;
   for my $p (@predefined) { probed() if $in =~ s/\b\Q$p->[0]\E\b/$p->[1]/g && $p->[2]; }
   $in =~ s/\b__USER_LABEL_PREFIX__\b//g; print $in; exit 0;
 }
 print STDERR "crypto-build fake cc: unexpected invocation: cc $args\n";
+open(my $u, '>>', '@UNEXPECTED@') or die "$!"; print $u "$args\n"; close $u;
 exit 1;
 "##;
 
@@ -140,6 +162,30 @@ mod tests {
         assert!(out.status.success());
         let probed = fake.probed();
         (String::from_utf8(out.stdout).unwrap(), probed)
+    }
+
+    /// The MIPS scripts' endianness probe (`echo MIPSEB | $CC -E -`) is answered by the
+    /// target's macros: mips64el's leaves MIPSEB alone, so they write little-endian code. An
+    /// invocation the fake cc does not know is an error of generation, not a default.
+    #[test]
+    fn answers_the_mips_endianness_probe_and_refuses_what_it_does_not_know() {
+        let target = TARGETS.iter().find(|t| t.name == "linux64-mips64").unwrap();
+        let dir =
+            std::env::temp_dir().join(format!("crypto-build-fake-mips-{}", std::process::id()));
+        let fake =
+            FakeTools::write(&dir, Path::new("/usr/bin/perl"), target, &SETS[0].identity).unwrap();
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("echo MIPSEB __mips | perl {} -E -", dir.join("cc").display()))
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), "MIPSEB 3\n");
+        fake.check_no_unexpected().unwrap();
+        let out = Command::new("perl").arg(dir.join("cc")).args(["-dumpmachine"]).output();
+        assert!(!out.unwrap().status.success());
+        let e = fake.check_no_unexpected().unwrap_err().to_string();
+        assert!(e.contains("was asked `cc -dumpmachine`"), "{e}");
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     /// A clang target's `__clang_major__` is its set's, and asking it is a probe of the

@@ -4,6 +4,7 @@
 
 mod identity;
 pub mod lock;
+mod nasm;
 mod openssl;
 mod recipes;
 pub mod scan;
@@ -583,6 +584,8 @@ fn stage_config(
         files.extend(collect(work, &out, &rendered)?);
         asm_paths.extend(rendered);
     }
+    // A script's answer from the fake cc must be one it knows, not a failure taken for one.
+    scratch.check_no_unexpected().context(Check::Make)?;
     let mut m = Manifest {
         openssl: env.source.version.clone(),
         target: config.target.name.into(),
@@ -610,10 +613,12 @@ fn scan_asm(config: &Config, out: &Path, asm_paths: &[String]) -> Result<Vec<Asm
             // files are all `.s`; s390x's hand-written `.S` has C comments and macros; some
             // of RISC-V's `.S` have `//` comments.
             let text = match target.arch {
-                Arch::Aarch64 => scan::preprocessed(&text, target).context(p.clone())?,
+                Arch::Aarch64 | Arch::Arm | Arch::Mips64 => {
+                    scan::preprocessed(&text, target).context(p.clone())?
+                }
                 Arch::S390x => scan::s390x_preprocessed(&text).context(p.clone())?,
                 Arch::Riscv64 if p.ends_with(".S") => scan::riscv_preprocessed(&text),
-                Arch::X86_64 | Arch::Ppc64le | Arch::Riscv64 => text,
+                Arch::X86_64 | Arch::X86 | Arch::Ppc64le | Arch::Riscv64 => text,
             };
             Ok((p.clone(), text))
         })

@@ -241,6 +241,11 @@ impl<'a> Scratch<'a> {
         self.fake.forget_probes()
     }
 
+    /// An error if the fake cc met an invocation it does not know (`FakeTools`).
+    pub fn check_no_unexpected(&self) -> Result<()> {
+        self.fake.check_no_unexpected()
+    }
+
     /// Every file in the tree, relative to it: what a [`Scratch::reset`] goes back to.
     pub fn files(&self) -> Result<HashSet<PathBuf>> {
         let mut out = HashSet::new();
@@ -280,6 +285,7 @@ impl<'a> Scratch<'a> {
                 let renamed = own.rename(f);
                 fs::rename(self.dir.join(f), self.dir.join(&renamed))
                     .with_context(|| format!("renaming {f}"))?;
+                self.fit_for(own, &renamed)?;
                 Ok(renamed)
             })
             .collect()
@@ -338,15 +344,35 @@ impl<'a> Scratch<'a> {
         for f in asm {
             fs::remove_file(self.dir.join(f)).with_context(|| format!("removing {f}"))?;
         }
-        let scheme = format!("PERLASM_SCHEME={}", syntax.perlasm_scheme());
+        let scheme = format!("PERLASM_SCHEME={}", syntax.perlasm_scheme(self.target.arch));
         self.make(asm, &[scheme], jobs)?;
         asm.iter()
             .map(|f| {
                 let renamed = syntax.rename(f);
                 fs::rename(self.dir.join(f), self.dir.join(&renamed))?;
+                self.fit_for(syntax, &renamed)?;
                 Ok(renamed)
             })
             .collect()
+    }
+
+    /// A nasm rendering with x86asm.pl's C preprocessor conditionals written as nasm's, and
+    /// for a target GNU ld links without `safeseh` (`super::nasm`); other renderings are as
+    /// perlasm wrote them.
+    fn fit_for(&self, syntax: AsmSyntax, rel: &str) -> Result<()> {
+        if syntax != AsmSyntax::Nasm {
+            return Ok(());
+        }
+        let path = self.dir.join(rel);
+        let text = fs::read_to_string(&path).with_context(|| format!("reading {rel}"))?;
+        let mut fixed = super::nasm::conditionals_for_nasm(&text).context(rel.to_string())?;
+        if self.target.cc_kind == data::CcKind::Gnu {
+            fixed = super::nasm::without_safeseh(&fixed);
+        }
+        if fixed != text {
+            fs::write(&path, fixed).with_context(|| format!("writing {rel}"))?;
+        }
+        Ok(())
     }
 
     /// OpenSSL's library compile flags and system libraries, as the Makefile resolves them.

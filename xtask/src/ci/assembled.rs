@@ -15,6 +15,12 @@
 //!   (`--full`) would cost another ~330 s.
 //! - darwin64-x86_64-cc and darwin64-arm64-cc by clang-19 for `*-apple-macos11`: there is no
 //!   macOS SDK here, so their C cannot be compiled, only their asm assembled.
+//! - 32-bit x86: VC-WIN32 by nasm `-f win32` (no MSVC here; the workflow's msvc job builds
+//!   and tests it); mingw's GNU as rendering by i686-w64-mingw32-gcc and its nasm rendering by
+//!   nasm, and linux-elf by clang-19, whose builds `--full` runs (under wine, on this CPU).
+//! - VC-WIN64-CLANGASM-ARM by clang-19 for `aarch64-pc-windows-msvc` (what clang-cl assembles
+//!   with on Windows): no MSVC here; its win64 flavour exports linux-aarch64's names.
+//! - armv7's, musl's and mips64el's compilers (issue 36), whose runs are `--full`'s.
 
 use anyhow::{bail, ensure, Context, Result};
 use crypto_build::data::{self, Arch, AsmSet, AsmSyntax, Feature, Target, NASM_FLAGS};
@@ -43,17 +49,21 @@ impl Row {
     fn of(m: &'static crate::matrix::Row) -> Result<Row> {
         let t = m.triple();
         let target = data::target_for(m.target)?;
-        let twin = match t.os {
-            "darwin" => Some(data::target_for(&format!("{}-unknown-linux-gnu", t.arch))?.name),
+        // Windows on ARM64's win64 flavour of the ARMv8 perlasm has a Linux twin too.
+        let twin = match (t.os, t.arch) {
+            ("darwin", _) | ("windows", "aarch64") => {
+                Some(data::target_for(&format!("{}-unknown-linux-gnu", t.arch))?.name)
+            }
             _ => None,
         };
         let nasm = m.assembler == Some("nasm");
+        let clang = m.cc.starts_with("clang");
         Ok(Row {
             of: m,
             target,
             syntax: if nasm { AsmSyntax::Nasm } else { AsmSyntax::Gas },
             tool: m.assembler.unwrap_or(m.cc),
-            clang_target: (!nasm && m.cc_var() != "CC").then(|| t.clang_target()),
+            clang_target: (clang && !nasm && m.cc_var() != "CC").then(|| t.clang_target()),
             twin,
         })
     }
@@ -143,9 +153,12 @@ pub fn run() -> Result<()> {
                     format!("{}/{}, assembled by {}", set.name, target.name, row.tool)
                 })?;
             println!("{}/{}: {checked}", set.name, target.name);
-            let msvc = row.of.triple().env == "msvc";
+            let msvc =
+                row.of.triple().env == "msvc" && matches!(target.arch, Arch::X86_64 | Arch::X86);
             if msvc && !m.asm.is_empty() {
-                println!("{}/{}: {}", set.name, target.name, same_as_mingw(&root, set, &m)?);
+                let mingw = data::target_for(&format!("{}-pc-windows-gnu", row.of.triple().arch))?;
+                let same = same_as_mingw(&root, set, &m, mingw.name)?;
+                println!("{}/{}: {same}", set.name, target.name);
             }
             if let Some(twin) = row.twin.filter(|_| !m.asm.is_empty()) {
                 let same = same_as_twin(&root, target, set, &m, twin)?;
@@ -156,10 +169,11 @@ pub fn run() -> Result<()> {
     Ok(())
 }
 
-/// How many `.asm` files equal mingw64's nasm rendering byte for byte: reported, as it is
-/// what a package could share between the two rows, not a property the build relies on.
-fn same_as_mingw(root: &Path, set: &AsmSet, m: &Manifest) -> Result<String> {
-    let mingw = Manifest::load(&generate::set_dir(root, set.name, "mingw64"))?;
+/// How many `.asm` files equal the mingw target's nasm rendering byte for byte (mingw64's,
+/// or 32-bit mingw's): reported, as it is what a package could share between the two rows,
+/// not a property the build relies on.
+fn same_as_mingw(root: &Path, set: &AsmSet, m: &Manifest, target: &str) -> Result<String> {
+    let mingw = Manifest::load(&generate::set_dir(root, set.name, target))?;
     let same = m
         .asm
         .iter()
@@ -168,7 +182,7 @@ fn same_as_mingw(root: &Path, set: &AsmSet, m: &Manifest) -> Result<String> {
             hash(m).is_some() && hash(m) == hash(&mingw)
         })
         .count();
-    Ok(format!("{same} of {} asm files are byte-identical to mingw64's", m.asm.len()))
+    Ok(format!("{same} of {} asm files are byte-identical to {target}'s", m.asm.len()))
 }
 
 /// The same asm files as the twin target's manifest (the same perl scripts in another flavour),
@@ -201,11 +215,11 @@ fn same_as_twin(
             theirs.globals
         );
     }
-    Ok(format!(
-        "{} asm files, each exporting {twin}'s names with `{}` before them",
-        m.asm.len(),
-        target.symbol_prefix
-    ))
+    let prefix = match target.symbol_prefix {
+        "" => String::new(),
+        p => format!(" with `{p}` before them"),
+    };
+    Ok(format!("{} asm files, each exporting {twin}'s names{prefix}", m.asm.len()))
 }
 
 /// One set: every asm file of the row's syntax assembled and read back; a summary line.

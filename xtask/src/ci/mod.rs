@@ -7,6 +7,7 @@ mod apps;
 mod assembled;
 mod consumers;
 mod driver_paths;
+mod i686;
 mod lanes;
 mod lines;
 mod lint;
@@ -172,8 +173,8 @@ pub const STEPS: &[Step] = &[
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Any, run: sets::no_asm },
     Step { name: "windows", covers: "mingw gcc with GNU as and with nasm: the C driver under wine on every code path, every object of each prefix linked",
-           tier: Tier::Default, scope: Scope::Rows(How::Wine), lane: Lane::Apart,
-           lines: Lines::Any, run: |sh, _| windows::run(sh, false) },
+           tier: Tier::Default, scope: Scope::Triple(crate::matrix::WINDOWS_GNU), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| windows::run(sh, crate::matrix::WINDOWS_GNU, false) },
     Step { name: "sanitize", covers: "OpenSSL and the C driver by clang-19 with ASan and UBSan, every code path",
            tier: Tier::Default, scope: Scope::Rows(How::Sanitizer), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| sanitize::run(sh, line()) },
@@ -189,7 +190,10 @@ pub const STEPS: &[Step] = &[
     Step { name: "riscv64", covers: "gcc: the C driver under qemu-riscv64 on every riscvcap path qemu 7.2 can run",
            tier: Tier::Default, scope: Scope::Triple(qemu::RISCV64), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::RISCV64, false) },
-    Step { name: "assembled", covers: "rows the default run only assembles (a cross row's second compiler too): every asm file assembled, exports and fast paths checked",
+    Step { name: "i686", covers: "i686 Linux (Rust's tier 1) by gcc: the C driver on this CPU on every ia32cap path of the 32-bit asm; a missing i686 C library and the nistp variant refused",
+           tier: Tier::Default, scope: Scope::Triple(qemu::I686_LINUX), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| i686::run(sh, false) },
+    Step { name: "assembled", covers: "rows the default run only assembles (a cross row's second compiler; 32-bit Windows, armv7, musl and mips64el, which --full runs; Windows on ARM64): every asm file assembled, exports and fast paths checked",
            tier: Tier::Default, scope: Scope::Rows(How::Assembled), lane: Lane::Apart,
            lines: Lines::Any, run: |_, _| assembled::run() },
     Step { name: "package", covers: "the .crate files at another path, no perl, debug and release at once, same bytes",
@@ -205,8 +209,14 @@ pub const STEPS: &[Step] = &[
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("xtask's and crypto-build's tests cover every line in one run"), run: sets::workspace },
     Step { name: "windows-no-asm", covers: "no_asm for Windows (OpenSSL's plain C on LLP64) under wine",
-           tier: Tier::Full, scope: Scope::Rows(How::Wine), lane: Lane::Apart,
-           lines: Lines::Any, run: |sh, _| windows::run(sh, true) },
+           tier: Tier::Full, scope: Scope::Triple(crate::matrix::WINDOWS_GNU), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| windows::run(sh, crate::matrix::WINDOWS_GNU, true) },
+    Step { name: "windows-i686", covers: "32-bit mingw gcc with GNU as and with nasm: the C driver under wine (win32 prefix) on every ia32cap path, every object of each prefix linked, openssl.exe",
+           tier: Tier::Full, scope: Scope::Triple(crate::matrix::WINDOWS_GNU_I686), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| windows::run(sh, crate::matrix::WINDOWS_GNU_I686, true) },
+    Step { name: "i686-full", covers: "clang-19's i686 build, and no_asm with gcc and clang-19, on this CPU",
+           tier: Tier::Full, scope: Scope::Triple(qemu::I686_LINUX), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| i686::run(sh, true) },
     Step { name: "aarch64-full", covers: "clang-19's aarch64 build, and no_asm with gcc and clang-19, under qemu",
            tier: Tier::Full, scope: Scope::Triple(qemu::AARCH64), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::AARCH64, true) },
@@ -219,6 +229,17 @@ pub const STEPS: &[Step] = &[
     Step { name: "riscv64-full", covers: "clang-19's riscv64 build, and no_asm with gcc and clang-19, under qemu",
            tier: Tier::Full, scope: Scope::Triple(qemu::RISCV64), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::RISCV64, true) },
+    // issue 36's rows: each a C compile the default run has no room for (it assembles their
+    // asm); their CI jobs run side by side.
+    Step { name: "armv7", covers: "gcc and clang-19 (Arm code): the C driver under qemu-arm on every armcap path (max: NEON and ARMv8 crypto in AArch32, NEON, none), no_asm with gcc; no shared libatomic",
+           tier: Tier::Full, scope: Scope::Triple(qemu::ARMV7), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::ARMV7, true) },
+    Step { name: "musl", covers: "musl-gcc: a fully static C driver run natively on every x86_64 code path, no_asm too",
+           tier: Tier::Full, scope: Scope::Triple(qemu::MUSL), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::MUSL, true) },
+    Step { name: "mips64el", covers: "gcc: the C driver under qemu-mips64el on the one code path of its asm (no capability variable), no_asm too",
+           tier: Tier::Full, scope: Scope::Triple(qemu::MIPS64EL), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::MIPS64EL, true) },
     Step { name: "lines", covers: "every OpenSSL line but the default (data::OPENSSL_LINES, each by its crypto-sys feature): crypto-sys's tests and the C driver, every x86_64 code path",
            tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("it tests every other line itself"), run: lines::run },
@@ -229,6 +250,14 @@ pub const STEPS: &[Step] = &[
            tier: Tier::Runner("windows-latest"), scope: Scope::Triple("x86_64-pc-windows-msvc"),
            lane: Lane::Cargo,
            lines: Lines::Default("its runner builds the default line"), run: |sh, cargo| native::run(sh, cargo, "x86_64-pc-windows-msvc") },
+    Step { name: "msvc-i686", covers: "32-bit MSVC with nasm (VC-WIN32): crypto-sys's tests on every ia32cap path of the 32-bit asm, the prefix and openssl.exe",
+           tier: Tier::Runner("windows-latest"), scope: Scope::Triple(crate::matrix::MSVC_I686),
+           lane: Lane::Cargo,
+           lines: Lines::Default("its runner builds the default line"), run: |sh, cargo| native::run(sh, cargo, crate::matrix::MSVC_I686) },
+    Step { name: "windows-arm64", covers: "Windows on ARM64 with asm (cl.exe, clang-cl assembling the ARMv8 perlasm): crypto-sys's tests, the prefix",
+           tier: Tier::Runner("windows-11-arm"), scope: Scope::Triple(crate::matrix::WIN_ARM64),
+           lane: Lane::Cargo,
+           lines: Lines::Default("its runner builds the default line"), run: |sh, cargo| native::run(sh, cargo, crate::matrix::WIN_ARM64) },
     Step { name: "macos-arm64", covers: "macOS arm64 natively: crypto-sys's tests, the prefix and bin/openssl",
            tier: Tier::Runner("macos-14"), scope: Scope::Triple("aarch64-apple-darwin"),
            lane: Lane::Cargo,
@@ -289,7 +318,8 @@ impl Test {
                 let Scope::Triple(triple) = s.scope else {
                     unreachable!("runner steps have a triple")
                 };
-                if host != triple {
+                let parse = crate::triple::Triple::parse;
+                if !parse(triple)?.runs_natively_on(&parse(&host)?) {
                     bail!(
                         "step `{}` runs on GitHub's `{runner}` runner ({triple}); this host is {host}",
                         s.name
@@ -569,7 +599,7 @@ mod tests {
         assert!(default.contains(&"lint") && default.contains(&"aarch64"));
         assert!(!default.contains(&"aarch64-full") && !default.contains(&"msvc"));
         let full = names(test(&[], &[], true));
-        assert_eq!(full.len(), default.len() + 7);
+        assert_eq!(full.len(), default.len() + 12);
         let aarch64 = names(test(&[], &["aarch64-unknown-linux-gnu"], false));
         assert_eq!(aarch64, ["aarch64", "assembled"]);
         assert_eq!(
@@ -582,8 +612,26 @@ mod tests {
         assert_eq!(s390x, ["s390x", "assembled", "s390x-full"]);
         let riscv64 = names(test(&[], &["riscv64gc-unknown-linux-gnu"], true));
         assert_eq!(riscv64, ["riscv64", "assembled", "riscv64-full"]);
+        for (triple, step) in
+            [(qemu::ARMV7, "armv7"), (qemu::MUSL, "musl"), (qemu::MIPS64EL, "mips64el")]
+        {
+            assert_eq!(names(test(&[], &[triple], false)), ["assembled"], "{triple}");
+            assert_eq!(names(test(&[], &[triple], true)), ["assembled", step], "{triple}");
+        }
+        let arm64 = names(test(&[], &["aarch64-pc-windows-msvc"], false));
+        assert_eq!(arm64, ["assembled"]);
         let msvc = names(test(&[], &["x86_64-pc-windows-msvc"], false));
         assert_eq!(msvc, ["assembled"]);
+        // 32-bit x86: Linux runs by default; the rest is assembled, and run by --full.
+        assert_eq!(names(test(&[], &["i686-unknown-linux-gnu"], false)), ["i686", "assembled"]);
+        let i686 = names(test(&[], &["i686-unknown-linux-gnu"], true));
+        assert_eq!(i686, ["i686", "assembled", "i686-full"]);
+        assert_eq!(names(test(&[], &["i686-pc-windows-gnu"], false)), ["assembled"]);
+        let mingw32 = names(test(&[], &["i686-pc-windows-gnu"], true));
+        assert_eq!(mingw32, ["assembled", "windows-i686"]);
+        assert_eq!(names(test(&[], &["i686-pc-windows-msvc"], true)), ["assembled"]);
+        let e = test(&["msvc-i686"], &[], false).chosen().unwrap_err().to_string();
+        assert!(e.contains("runs on GitHub's `windows-latest` runner"), "{e}");
         assert_eq!(names(test(&["sccache", "sccache"], &[], false)), ["sccache", "sccache"]);
         let e = test(&[], &["sparc-sun-solaris"], false).chosen().unwrap_err().to_string();
         assert!(e.contains("no step checks `sparc-sun-solaris`"), "{e}");

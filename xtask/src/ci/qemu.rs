@@ -1,6 +1,7 @@
-//! The steps of the targets qemu-user runs (`aarch64`, `ppc64le`, `s390x`, `riscv64`):
-//! crypto-sys's build pipeline for the triple (run without cargo, as this machine has only the
-//! host's Rust std)
+//! The steps of the targets qemu-user runs (`aarch64`, `ppc64le`, `s390x`, `riscv64`;
+//! `--full`'s `armv7` and `mips64el`), of i686, whose programs this CPU runs through the cross
+//! C library's loader (`i686`), and of musl's, run here (`musl`): crypto-sys's build pipeline
+//! for the triple (run without cargo, as this machine has only the host's Rust std)
 //! with each of its qemu rows of the matrix, every prefix checked by the C driver under qemu,
 //! an asm prefix on each code path of its architecture (`Arch::code_paths`), of the OpenSSL
 //! line the run tests. A row with no default sets runs only with `--full`; the `assembled`
@@ -14,10 +15,11 @@ use std::path::PathBuf;
 use std::time::Instant;
 use xshell::Shell;
 
-pub use crate::matrix::{AARCH64, PPC64LE, RISCV64, S390X};
+pub use crate::matrix::{AARCH64, ARMV7, I686_LINUX, MIPS64EL, MUSL, PPC64LE, RISCV64, S390X};
 
 fn rows(triple: &str) -> impl Iterator<Item = &'static Row> + '_ {
-    crate::matrix::rows(How::Qemu).filter(move |r| r.target == triple)
+    let run = |r: &&Row| matches!(r.how, How::Qemu | How::ThisCpu | How::Static);
+    crate::matrix::ROWS.iter().filter(run).filter(move |r| r.target == triple)
 }
 
 /// The tools every build needs, as one line each: none is optional where this step runs.
@@ -26,7 +28,9 @@ fn require_tools(triple: &str) -> Result<()> {
     // can name the package.
     match Runner::of(&crate::triple::Triple::parse(triple)?) {
         Some(Runner::Qemu(q)) => q.require()?,
-        other => bail!("{triple} is not run under qemu here: {other:?}"),
+        Some(Runner::Loader(l)) => l.require()?,
+        Some(Runner::Native) if rows(triple).all(|r| r.how == How::Static) => {}
+        other => bail!("{triple} is not run under qemu or a cross loader here: {other:?}"),
     }
     for row in rows(triple) {
         let (cc, package) = (row.cc, row.package);
@@ -62,6 +66,11 @@ pub fn run(sh: &Shell, triple: &str, full: bool) -> Result<()> {
                 ensure!(w.is_empty(), "{cc}, set {set}: expected no warning, got {w:?}");
                 check_facts(row, set, &crate::prefix::facts(&prefix)?)?;
                 let tc = tc.clone();
+                let under = match tc.runner {
+                    Runner::Qemu(_) => "under qemu",
+                    Runner::Loader(_) => "on this CPU",
+                    _ => "natively",
+                };
                 checks.push(scope.spawn(move || {
                     // Beside this thread's next build: a job of its own, from the lanes' pool.
                     let _token = crypto_build::jobs::token();
@@ -69,9 +78,9 @@ pub fn run(sh: &Shell, triple: &str, full: bool) -> Result<()> {
                     let sh = Shell::new()?;
                     sh.change_dir(crate::cargo::project_root());
                     super::driver_paths::check_prefix(&sh, &tc, &prefix)
-                        .with_context(|| format!("{cc}, set {set}, under qemu"))?;
+                        .with_context(|| format!("{cc}, set {set}, {under}"))?;
                     let secs = started.elapsed().as_secs_f64();
-                    println!("{arch}: {cc}, set {set}: checked under qemu in {secs:.0} s");
+                    println!("{arch}: {cc}, set {set}: checked {under} in {secs:.0} s");
                     Ok::<_, anyhow::Error>(())
                 }));
             }

@@ -5,7 +5,7 @@
 use crate::matrix::{workspace_row, How, Row};
 use anyhow::{bail, ensure, Context, Result};
 use crypto_build::config::ASM_SET_VAR;
-use crypto_build::data::{ASM_AVX2, IA32CAP, NISTP, NO_ASM, NO_C_VARIANT, X86_64_CODE_PATHS};
+use crypto_build::data::{Arch, ASM_AVX2, IA32CAP, NISTP, NO_ASM, NO_C_VARIANT};
 use crypto_build::facts::BuildFacts;
 use xshell::{cmd, Shell};
 
@@ -79,13 +79,26 @@ pub fn known_answers_on_every_path(
     set: &str,
     features: &[&str],
 ) -> Result<()> {
+    known_answers_on_every_path_of(sh, cargo, set, features, Arch::X86_64)
+}
+
+/// The same on `arch`'s code paths (32-bit x86's for `--target i686-pc-windows-msvc`), with
+/// `args` for cargo (features, a target).
+pub fn known_answers_on_every_path_of(
+    sh: &Shell,
+    cargo: &str,
+    set: &str,
+    args: &[&str],
+    arch: Arch,
+) -> Result<()> {
+    let features = args;
     let no_asm = crypto_build::data::SETS.iter().any(|s| s.name == set && s.allowed.is_empty());
     let suites: &[&str] = if no_asm { &["paths"] } else { PATH_SUITES };
     if no_asm {
         println!("set {set}: no asm reads OPENSSL_ia32cap, so each mask runs the paths test alone");
     }
     let suites: Vec<&str> = suites.iter().flat_map(|t| ["--test", t]).collect();
-    for path in X86_64_CODE_PATHS {
+    for path in arch.code_paths() {
         let suites = &suites;
         let name = path.name;
         if let Some(feature) = path.missing_cpu_feature() {

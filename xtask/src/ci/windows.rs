@@ -1,7 +1,7 @@
 //! The Windows part of `cargo xtask test`: crypto-sys's build pipeline for
-//! x86_64-pc-windows-gnu (run without cargo, as this machine has no Windows Rust std) with
-//! each toolchain row that runs under wine and its sets, every prefix checked by the C driver
-//! under wine on every code path.
+//! x86_64-pc-windows-gnu and i686-pc-windows-gnu (run without cargo, as this machine has no
+//! Windows Rust std) with each toolchain row that runs under wine and its sets, every prefix
+//! checked by the C driver under wine (win64 or win32) on every code path.
 
 use crate::matrix::{How, Row, MINGW_GCC, WINDOWS_GNU};
 use anyhow::{bail, ensure, Context, Result};
@@ -14,13 +14,21 @@ use xshell::{cmd, Shell};
 /// A nasm that says 2.16 but rejects zmm registers.
 const NASM_WITHOUT_ZMM: &str = "xtask/tests/fixtures/nasm-without-zmm";
 
-/// Each wine row of the matrix with its sets (`full`: the sets only `--full` adds), every
-/// prefix checked by the C driver under wine; then the downgrade and bad-input cases.
-pub fn run(sh: &Shell, full: bool) -> Result<()> {
-    for tool in [MINGW_GCC, "nasm"] {
-        ensure!(which::which(tool).is_ok(), "{tool} is not installed; .ci/run installs it");
+/// Each wine row of the matrix for `triple` with its sets (`full`: the sets only `--full`
+/// adds), every prefix checked by the C driver under wine; then, in x86_64's default run, the
+/// downgrade and bad-input cases.
+pub fn run(sh: &Shell, triple: &str, full: bool) -> Result<()> {
+    let rows: Vec<&Row> = crate::matrix::rows(How::Wine).filter(|r| r.target == triple).collect();
+    for row in &rows {
+        for tool in [row.cc, "nasm"] {
+            let package = if tool == "nasm" { "nasm" } else { row.package };
+            ensure!(
+                which::which(tool).is_ok(),
+                "{tool} is not installed; .ci/run installs it (apt install {package})"
+            );
+        }
     }
-    for row in crate::matrix::rows(How::Wine) {
+    for row in rows {
         let name = row.name();
         let tc = row.driver()?;
         for set in if full { row.full_sets } else { row.sets } {
@@ -28,7 +36,7 @@ pub fn run(sh: &Shell, full: bool) -> Result<()> {
             let started = std::time::Instant::now();
             let apps = row.apps && *set == "auto";
             let args = [&["--asm-set", set][..], if apps { &["--apps"] } else { &[] }].concat();
-            let out = build(sh, row.cc, row.assembler, &args, &prefix)
+            let out = build(sh, row, &args, &prefix)
                 .with_context(|| format!("Windows build with {name}, set {set}"))?;
             let built = started.elapsed();
             let want = usize::from(*set == "auto" && !row.downgraded.is_empty());
@@ -52,7 +60,7 @@ pub fn run(sh: &Shell, full: bool) -> Result<()> {
             );
         }
     }
-    if full {
+    if full || triple != WINDOWS_GNU {
         return Ok(());
     }
     nasm_without_zmm(sh).context("a nasm that cannot assemble zmm")?;
@@ -70,7 +78,7 @@ fn links_whole(sh: &Shell, cc: &str, prefix: &Path) -> Result<()> {
     let (_, libs) = crate::driver::pkg_config(sh, prefix, "libssl")?;
     let lib = prefix.join("lib");
     let archives = [lib.join("libssl.a"), lib.join("libcrypto.a")];
-    let dll = prefix_dir("whole-archive.dll");
+    let dll = prefix.with_extension("dll");
     cmd!(
         sh,
         "{cc} -shared -o {dll} -Wl,--whole-archive {archives...} -Wl,--no-whole-archive {libs...}"
@@ -82,18 +90,22 @@ fn links_whole(sh: &Shell, cc: &str, prefix: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `cargo xtask build --target x86_64-pc-windows-gnu --prefix …` with this compiler and
+/// `cargo xtask build --target <the row's triple> --prefix …` with the row's compiler and
 /// assembler, of the OpenSSL line the run tests, as a user runs it.
-fn build(
+fn build(sh: &Shell, row: &Row, args: &[&str], prefix: &Path) -> Result<String> {
+    build_with(sh, (row.target, row.cc, row.assembler), args, prefix)
+}
+
+/// The same with a triple, compiler and assembler of the caller's.
+fn build_with(
     sh: &Shell,
-    cc: &str,
-    assembler: Option<&str>,
+    (triple, cc, assembler): (&str, &str, Option<&str>),
     args: &[&str],
     prefix: &Path,
 ) -> Result<String> {
     let asm = assembler.map(|a| ["--assembler", a]).into_iter().flatten();
     let args: Vec<&str> = asm.chain(args.iter().copied()).chain(super::line_args()).collect();
-    crate::cargo::for_target(sh, WINDOWS_GNU, cc, &args, prefix)
+    crate::cargo::for_target(sh, triple, cc, &args, prefix)
 }
 
 /// Exactly one warning, the asm_avx2 nasm rendering for every file that needs AVX-512, a
@@ -103,7 +115,7 @@ fn nasm_without_zmm(sh: &Shell) -> Result<()> {
     let _nasm = sh.push_env("NASM", &nasm);
     let row = Row::find(WINDOWS_GNU, MINGW_GCC, Some("nasm"))?;
     let prefix = prefix_dir("nasm-without-zmm");
-    let stderr = build(sh, MINGW_GCC, Some("nasm"), &[], &prefix)?;
+    let stderr = build(sh, row, &[], &prefix)?;
     let w = crate::cargo::warnings(&stderr);
     ensure!(w.len() == 1, "expected one warning line, got {w:?}");
     println!("{}", w[0]);
@@ -128,7 +140,7 @@ fn nasm_without_zmm(sh: &Shell) -> Result<()> {
         "the AVX-IFMA file needs no zmm and must stay in asm"
     );
     super::driver_paths::check_prefix(sh, &row.driver()?, &prefix)?;
-    let strict = build(sh, MINGW_GCC, Some("nasm"), &["--strict"], &prefix_dir("strict"));
+    let strict = build(sh, row, &["--strict"], &prefix_dir("strict"));
     match strict {
         Err(e) if format!("{e:#}").contains("strict mode") => Ok(()),
         other => bail!("--strict must refuse the downgrade, got {other:?}"),
@@ -152,7 +164,7 @@ fn bad_input(sh: &Shell) -> Result<()> {
             std::fs::remove_dir_all(&prefix)
                 .with_context(|| format!("removing {}", prefix.display()))?;
         }
-        match build(sh, cc, assembler, &[], &prefix) {
+        match build_with(sh, (WINDOWS_GNU, cc, assembler), &[], &prefix) {
             Err(e) if format!("{e:#}").contains(want) && !prefix.exists() => {
                 println!("{case}: refused, naming `{want}`");
             }

@@ -302,10 +302,7 @@ fn install_prefix(out_dir: &Path, prefix: &Path, summary: &str, ssl_dir: &Path) 
 fn write_pkg_config(out_dir: &Path, dir: &Path) -> Result<()> {
     let ex_libs = fs::read_to_string(out_dir.join(build_script::EX_LIBS_FILE))
         .context("reading the build's system libraries")?;
-    let private: Vec<String> = ex_libs
-        .lines()
-        .map(|l| if l == "pthread" { "-pthread".to_string() } else { format!("-l{l}") })
-        .collect();
+    let private: Vec<String> = ex_libs.lines().map(data::ex_lib_flag).collect();
     let head = "prefix=${pcfiledir}/../..\nexec_prefix=${prefix}\nlibdir=${exec_prefix}/lib\n\
                 includedir=${prefix}/include\n";
     // The release built, whichever line it is.

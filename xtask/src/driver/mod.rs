@@ -103,8 +103,38 @@ pub fn build(sh: &Shell, tc: &Toolchain, name: &str, prefix: &Path, asm: bool) -
     cmd!(sh, "{cc} {CFLAGS...} {flags...} {define...} {cflags...} {srcs...} {libs...} -o {exe}")
         .run()
         .with_context(|| format!("building the driver with {cc} against {}", prefix.display()))?;
+    if !matches!(tc.runner, Runner::Wine(_)) {
+        check_linkage(sh, tc, &exe)?;
+    }
     write_vectors(&out_dir.join("vectors"))?;
     Ok(exe)
+}
+
+/// A Linux driver needs no shared libatomic, whatever its prefix's ex_libs say (its link line
+/// takes `data::STATIC_EX_LIBS` from their archives: rust-openssl#1779, #2043), and one linked
+/// `-static` needs no shared library at all; either is said in one line.
+fn check_linkage(sh: &Shell, tc: &Toolchain, exe: &Path) -> Result<()> {
+    ensure!(which::which("readelf").is_ok(), "readelf not found: install binutils");
+    let dynamic = cmd!(sh, "readelf -d {exe}").quiet().read()?;
+    let needed = needed_libraries(&dynamic);
+    let atomic = needed.iter().find(|l| l.starts_with("libatomic"));
+    ensure!(atomic.is_none(), "{}: the driver needs {atomic:?} at run time", tc.name);
+    if tc.flags.iter().any(|f| f == "-static") {
+        ensure!(needed.is_empty(), "{}: the static driver needs {needed:?}", tc.name);
+        println!("driver ({}): fully static, no shared library needed", tc.name);
+    } else {
+        println!("driver ({}): needs {}, no libatomic", tc.name, needed.join(", "));
+    }
+    Ok(())
+}
+
+/// The NEEDED entries of `readelf -d`'s output (`(NEEDED) Shared library: [libc.so.6]`).
+fn needed_libraries(dynamic: &str) -> Vec<String> {
+    dynamic
+        .lines()
+        .filter(|l| l.contains("(NEEDED)"))
+        .filter_map(|l| Some(l.split_once('[')?.1.split_once(']')?.0.to_string()))
+        .collect()
 }
 
 /// `pkg-config --cflags` and `--static --libs` of `package`, from `prefix` alone.
@@ -228,12 +258,18 @@ mod tests {
     #[test]
     fn each_toolchain_reports_its_own_asm() {
         use crate::matrix::{How, ROWS};
-        for row in ROWS.iter().filter(|r| matches!(r.how, How::Wine | How::Qemu)) {
+        let run = |r: &&crate::matrix::Row| {
+            matches!(r.how, How::Wine | How::Qemu | How::ThisCpu | How::Static)
+        };
+        for row in ROWS.iter().filter(run) {
             let want = match row.triple().arch {
                 "x86_64" => Arch::X86_64,
+                "i686" => Arch::X86,
                 "powerpc64le" => Arch::Ppc64le,
                 "s390x" => Arch::S390x,
                 "riscv64gc" => Arch::Riscv64,
+                "armv7" => Arch::Arm,
+                "mips64el" => Arch::Mips64,
                 _ => Arch::Aarch64,
             };
             assert_eq!(row.driver().unwrap().asm, Some(want), "{row:?}");
@@ -253,6 +289,44 @@ mod tests {
         assert_eq!(asm_define(Arch::Ppc64le), "-DDRIVER_PPC64LE_ASM");
         assert_eq!(asm_define(Arch::S390x), "-DDRIVER_S390X_ASM");
         assert_eq!(asm_define(Arch::Riscv64), "-DDRIVER_RISCV64_ASM");
+        assert_eq!(asm_define(Arch::X86), "-DDRIVER_X86_ASM");
+        assert_eq!(asm_define(Arch::Arm), "-DDRIVER_ARM_ASM");
+        assert_eq!(asm_define(Arch::Mips64), "-DDRIVER_MIPS64_ASM");
+    }
+
+    #[test]
+    fn reads_the_needed_libraries() {
+        let out = "Dynamic section at offset 0x1 contains 3 entries:\n  Tag        Type                         Name/Value\n 0x00000001 (NEEDED)                     Shared library: [libatomic.so.1]\n 0x00000001 (NEEDED)                     Shared library: [libc.so.6]\n 0x0000000c (INIT)                       0x4f4\n";
+        assert_eq!(needed_libraries(out), ["libatomic.so.1", "libc.so.6"]);
+        assert!(needed_libraries("\nThere is no dynamic section in this file.\n").is_empty());
+    }
+
+    /// clang links what it is told (gcc's Debian default drops an unused library): named as
+    /// `ex_lib_flag` names it, libatomic is no shared dependency, which the check would refuse.
+    #[test]
+    fn libatomic_from_the_prefixs_link_line_is_no_shared_dependency() {
+        let row = crate::matrix::Row::find(crate::matrix::ARMV7, "clang-19", None);
+        let tc = row.unwrap().driver().unwrap();
+        require_cc(&tc).unwrap_or_else(|e| panic!("{e} (.ci/install installs it)"));
+        let libc = Path::new("/usr/arm-linux-gnueabihf/lib/libc.so.6");
+        assert!(
+            libc.exists(),
+            "armv7's libc: apt install libc6-dev-armhf-cross (.ci/install does)"
+        );
+        let dir = crate::cargo::project_root().join(DRIVER_DIR).join("unit-tests/libatomic");
+        fs::create_dir_all(&dir).unwrap();
+        let src = dir.join("main.c");
+        fs::write(&src, "int main(void) { return 0; }\n").unwrap();
+        let sh = Shell::new().unwrap();
+        let (cc, flags) = (tc.cc, &tc.flags);
+        for (lib, shared) in
+            [(crypto_build::data::ex_lib_flag("atomic"), false), ("-latomic".into(), true)]
+        {
+            let exe = dir.join("main");
+            cmd!(sh, "{cc} {flags...} {src} {lib} -o {exe}").quiet().run().unwrap();
+            let checked = check_linkage(&sh, &tc, &exe);
+            assert_eq!(checked.is_err(), shared, "{lib}: {checked:?}");
+        }
     }
 
     /// Every family a code path names is one the driver has, once; the default path (the

@@ -115,7 +115,7 @@ fn probes(key: &str, config: &Config, m: &Manifest) -> Vec<Finding> {
     let mut out = Vec::new();
     for f in &m.asm {
         let table = match AsmSyntax::of_path(&f.path) {
-            Some(AsmSyntax::Nasm) => probe::NASM_PROBES,
+            Some(AsmSyntax::Nasm) => probe::nasm_probes(config.target.arch),
             _ => probe::gas_probes(config.target.arch),
         };
         for class in f.features.iter().filter(|c| !table.iter().any(|(p, _)| p == *c)) {
