@@ -523,7 +523,7 @@ pub const VARS: &[Var] = &[
           meaning: "Also compile OpenSSL's `apps/` and link the `openssl` program into `OUT_DIR/bin`" },
     Var { name: OPENSSLDIR_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "`/usr/local/ssl`, as the sets were configured",
           meaning: "OPENSSLDIR, an absolute path: where OpenSSL looks for `openssl.cnf`, certificates and keys. Only the units that use it are compiled again" },
-    Var { name: SETS_DIR_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "crypto-sys's own: the workspace's, or the package's `sets/`",
+    Var { name: SETS_DIR_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "crypto-build's own: the workspace's, or its package's `sets/`",
           meaning: "Where the set directories are: an existing directory (create it, and the build generates the sets it needs there, with perl). Its sets must match crypto-sys's own `generate.lock`" },
     Var { name: SOURCE_DATE_EPOCH_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "the system clock",
           meaning: "The build's today, in seconds since 1970 (the reproducible-builds convention): a line past its end of support prints one warning line; nothing built depends on it" },
