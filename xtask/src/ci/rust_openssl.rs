@@ -29,6 +29,9 @@ fn through_patch(sh: &Shell, cargo: &str) -> Result<()> {
     let mut text = std::fs::read_to_string(&manifest)?;
     text.push_str(&format!("\n[patch.crates-io]\nopenssl-src = {{ path = {patch:?} }}\n"));
     std::fs::write(&manifest, text)?;
+    // The crate ships a Cargo.lock holding a registry openssl-src 300.x, which cargo keeps
+    // (the patch unused, with a warning) until told: the one command a locked project runs.
+    cmd!(sh, "{cargo} update -p openssl-src --manifest-path {manifest}").run()?;
     let target_dir = root.join("target");
     let out = cmd!(
         sh,
