@@ -137,6 +137,14 @@ pub struct Built {
 pub fn run() -> Result<()> {
     let config = BuildConfig::from_cargo_env()?;
     let built = build(&config, cc::Build::new())?;
+    report(&config, &built);
+    emit_link(&built.artifacts, &built.c_manifest, &built.plan, config.legacy);
+    emit_asm_cfgs(config.target, &built.plan);
+    Ok(())
+}
+
+/// The warnings (one line each) and the inputs whose change reruns the build, to cargo.
+fn report(config: &BuildConfig, built: &Built) {
     if let Some(w) = &built.warning {
         println!("cargo:warning={w}");
     }
@@ -147,9 +155,56 @@ pub fn run() -> Result<()> {
     for m in &built.inputs {
         println!("cargo:rerun-if-changed={}", m.display());
     }
-    emit_link(&built.artifacts, &built.c_manifest, &built.plan, config.legacy);
-    emit_asm_cfgs(config.target, &built.plan);
-    Ok(())
+}
+
+/// What a caller other than crypto-sys's build script asks the pipeline for, naming what cargo's
+/// environment would say: the `openssl-src` patch crate's `Build`, as openssl-sys's build
+/// script (or a program, for a cross target) calls it.
+pub struct Request<'a> {
+    pub target: &'a str,
+    pub host: &'a str,
+    pub out_dir: &'a Path,
+    /// OPENSSLDIR, when the caller sets one (openssl-sys: `OPENSSL_CONFIG_DIR`); it wins over
+    /// `CRYPTO_SYS_OPENSSLDIR`.
+    pub openssldir: Option<&'a str>,
+    pub legacy: bool,
+    /// The calling build script's package, (name, version) ([`CallerEnv`](crate::config::CallerEnv)).
+    pub caller: Option<(&'a str, &'a str)>,
+}
+
+/// The pipeline for [`Request`]: the default line, the user's `CRYPTO_SYS_*` variables as for
+/// crypto-sys, warnings and inputs reported to cargo the same way.
+pub fn build_for(req: &Request) -> Result<Built> {
+    if let Some((name, version)) = req.caller {
+        check_caller(name, version, data::DEFAULT_LINE)?;
+    }
+    let mut config = BuildConfig::for_caller(req.target, req.out_dir.to_path_buf(), req.legacy)?;
+    if let Some(dir) = req.openssldir {
+        openssldir::check(dir).context("the OPENSSLDIR asked for")?;
+        config.openssldir = Some(dir.to_string());
+    }
+    let mut base = cc::Build::new();
+    base.target(req.target).host(req.host).out_dir(req.out_dir.join("cc")).cargo_metadata(false);
+    let built = build(&config, base)?;
+    report(&config, &built);
+    Ok(built)
+}
+
+/// openssl-sys accepts an OpenSSL major only from a release on ([`data::OPENSSL_SYS_MIN`]): an
+/// older one would fail on the headers' version, far from the cause.
+pub fn check_caller(name: &str, version: &str, line: &data::OpensslLine) -> Result<()> {
+    let major = line.version.split('.').next().unwrap_or_default();
+    let min = data::OPENSSL_SYS_MIN.iter().find(|(m, _)| *m == major);
+    match min {
+        Some((_, min)) if name == "openssl-sys" && !crate::version::at_least(version, min) => {
+            bail!(
+                "openssl-sys {version} does not accept OpenSSL {} (its {major}.x from openssl-sys \
+                 {min} on), which the openssl-src patch builds: run `cargo update -p openssl-sys`",
+                line.version
+            )
+        }
+        _ => Ok(()),
+    }
 }
 
 /// configuration → sets → plan → compile → build facts, the same whether cargo or xtask runs
@@ -158,7 +213,7 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
     let lock_path = config.lock_dir.join(lock::FILE_NAME);
     if config.packaged && !(config.sets_root.exists() && lock_path.exists()) {
         bail!(
-            "this crypto-sys package carries no pre-generated asm sets or no {} (expected {}); \
+            "this crypto-build package carries no pre-generated asm sets or no {} (expected {}); \
              packages must be made with `cargo xtask package`",
             lock::FILE_NAME,
             lock_path.display()
@@ -516,4 +571,26 @@ fn build_info_rs(f: &BuildFacts, include_dir: &str) -> Result<String> {
         writeln!(rs, "pub const {name}: {ty} = {value};")?;
     }
     Ok(rs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The patch refuses an openssl-sys older than the one that accepts the line's major, in one
+    /// line naming both and the fix; other callers, and newer openssl-sys, pass.
+    #[test]
+    fn an_openssl_sys_too_old_for_the_line_is_refused() {
+        let line = data::DEFAULT_LINE;
+        assert!(line.version.starts_with("4."), "the check is for OpenSSL 4's openssl-sys");
+        let e = check_caller("openssl-sys", "0.9.113", line).unwrap_err().to_string();
+        assert!(!e.contains('\n'), "{e}");
+        assert!(e.contains("openssl-sys 0.9.113") && e.contains("from openssl-sys 0.9.114"), "{e}");
+        assert!(e.contains(line.version) && e.contains("cargo update -p openssl-sys"), "{e}");
+        check_caller("openssl-sys", "0.9.114", line).unwrap();
+        check_caller("openssl-sys", "0.9.118", line).unwrap();
+        check_caller("my-program", "0.1.0", line).unwrap();
+        let three = data::OPENSSL_LINES.iter().find(|l| l.version.starts_with("3."));
+        check_caller("openssl-sys", "0.9.100", three.expect("a 3.x line")).unwrap();
+    }
 }

@@ -245,10 +245,22 @@ impl BuildConfig {
             Vars::CARGO,
             cargo_var("TARGET")?,
             PathBuf::from(cargo_var("OUT_DIR")?),
-            &PathBuf::from(cargo_var("CARGO_MANIFEST_DIR")?),
+            crate::crate_dir(),
             jobs,
             line_of_features()?,
         )
+    }
+
+    /// For a caller that names the target and OUT_DIR itself (the `openssl-src` patch crate,
+    /// run by openssl-sys's build script): the default line, the user's variables announced to
+    /// cargo as for crypto-sys, the legacy provider as the caller says.
+    pub fn for_caller(triple: &str, out_dir: PathBuf, legacy: bool) -> Result<BuildConfig> {
+        let jobs = std::env::var("NUM_JOBS").ok().and_then(|n| n.parse().ok()).unwrap_or(2);
+        let dir = crate::crate_dir();
+        let mut config =
+            BuildConfig::read(Vars::CARGO, triple.into(), out_dir, dir, jobs, data::DEFAULT_LINE)?;
+        config.legacy = legacy;
+        Ok(config)
     }
 
     /// For `cargo xtask build --target`, which runs the same pipeline without cargo (for a
@@ -337,6 +349,32 @@ impl BuildConfig {
     }
 }
 
+/// What cargo tells a build script about its own build, as openssl-src's `Build::new` reads
+/// it: for the `openssl-src` patch crate, run by openssl-sys's build script. Each is `None`
+/// outside a build script (a program calling `Build` names them itself).
+#[derive(Debug, Clone, Default)]
+pub struct CallerEnv {
+    pub target: Option<String>,
+    pub host: Option<String>,
+    pub out_dir: Option<PathBuf>,
+    /// The calling build script's package: (name, version), to refuse an openssl-sys too old
+    /// for the line built.
+    pub package: Option<(String, String)>,
+}
+
+impl CallerEnv {
+    pub fn from_env() -> CallerEnv {
+        let name = std::env::var("CARGO_PKG_NAME").ok();
+        let version = std::env::var("CARGO_PKG_VERSION").ok();
+        CallerEnv {
+            target: std::env::var("TARGET").ok(),
+            host: std::env::var("HOST").ok(),
+            out_dir: std::env::var_os("OUT_DIR").map(PathBuf::from),
+            package: name.zip(version),
+        }
+    }
+}
+
 /// A `CRYPTO_SYS_SETS_DIR` must exist. Creating it silently would turn a typo into a fresh
 /// directory and minutes of perl generating into it; creating it by hand is the opt-in.
 fn existing_sets_dir(dir: &str) -> Result<PathBuf> {
@@ -389,7 +427,8 @@ fn line_of_features() -> Result<&'static OpensslLine> {
     }
 }
 
-/// In the workspace the sets sit beside crypto-sys; a packaged crate carries them inside.
+/// In the workspace the sets sit beside crypto-build (and crypto-sys); a packaged crypto-build
+/// carries them inside, for crypto-sys and the `openssl-src` patch crate alike.
 fn default_sets_root(manifest_dir: &std::path::Path) -> (PathBuf, bool) {
     let workspace = manifest_dir.parent().map(|p| p.to_path_buf());
     match workspace {
@@ -484,7 +523,7 @@ pub const VARS: &[Var] = &[
           meaning: "Also compile OpenSSL's `apps/` and link the `openssl` program into `OUT_DIR/bin`" },
     Var { name: OPENSSLDIR_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "`/usr/local/ssl`, as the sets were configured",
           meaning: "OPENSSLDIR, an absolute path: where OpenSSL looks for `openssl.cnf`, certificates and keys. Only the units that use it are compiled again" },
-    Var { name: SETS_DIR_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "crypto-sys's own: the workspace's, or the package's `sets/`",
+    Var { name: SETS_DIR_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "crypto-build's own: the workspace's, or its package's `sets/`",
           meaning: "Where the set directories are: an existing directory (create it, and the build generates the sets it needs there, with perl). Its sets must match crypto-sys's own `generate.lock`" },
     Var { name: SOURCE_DATE_EPOCH_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "the system clock",
           meaning: "The build's today, in seconds since 1970 (the reproducible-builds convention): a line past its end of support prints one warning line; nothing built depends on it" },
@@ -493,11 +532,15 @@ pub const VARS: &[Var] = &[
     Var { name: crate::progress::PROGRESS_VAR, set_by: SetBy::Xtask, per_target: false, accepts: Accepts::Text, default: "nothing is written",
           meaning: "A file the build script keeps its phase and counts in, which `cargo xtask build` shows as the build goes" },
     Var { name: "TARGET", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "",
-          meaning: "The Rust target triple built for: its row of the target table; a triple the table lacks is an error listing the supported ones" },
+          meaning: "The Rust target triple built for: its row of the target table; a triple the table lacks is an error naming the nearest row" },
     Var { name: "OUT_DIR", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "",
           meaning: "Where the build writes its objects, libraries, headers and facts" },
-    Var { name: "CARGO_MANIFEST_DIR", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "",
-          meaning: "crypto-sys's directory: in the workspace the sets are beside it, in a package in its `sets/`" },
+    Var { name: "HOST", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "",
+          meaning: "The `openssl-src` patch crate only (its `Build::new`, as openssl-src's): the host triple, for cc" },
+    Var { name: "CARGO_PKG_NAME", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "",
+          meaning: "The `openssl-src` patch crate only: the package whose build script calls it; with `CARGO_PKG_VERSION`, an openssl-sys too old for the line built is refused" },
+    Var { name: "CARGO_PKG_VERSION", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "",
+          meaning: "The `openssl-src` patch crate only: that package's version" },
     Var { name: "NUM_JOBS", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "`2`",
           meaning: "How many compiles run at once, at most (a jobserver's tokens bound them too)" },
     Var { name: "CARGO_FEATURE_<FEATURE>", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "",

@@ -1080,12 +1080,29 @@ pub fn target_for(triple_or_name: &str) -> anyhow::Result<&'static Target> {
 }
 
 fn unknown_target(name: &str) -> anyhow::Error {
-    let known: Vec<String> = TARGETS
-        .iter()
-        .flat_map(|t| std::iter::once(t.name).chain(t.triples.iter().copied()))
-        .map(String::from)
-        .collect();
-    anyhow::anyhow!("unsupported target `{name}`; supported: {}", known.join(", "))
+    let (row, triple) = nearest_target(name);
+    anyhow::anyhow!(
+        "unsupported target `{name}`: no row of crypto-build's target table (docs/targets.md) \
+         serves it; the nearest is `{}` ({triple}). A new target is a row of `data::TARGETS` (docs/ARCHITECTURE.md, \
+         \"Adding a target\"), and its `no_asm` set alone (`CRYPTO_SYS_ASM_SET=no_asm`, OpenSSL's \
+         plain C) is the way to start",
+        row.name
+    )
+}
+
+/// The row whose triple shares the most `-`-separated parts with `name`, the architecture
+/// counting most (a same-arch row first), then the first in table order.
+pub fn nearest_target(name: &str) -> (&'static Target, &'static str) {
+    let parts: Vec<&str> = name.split('-').collect();
+    let score = |triple: &str| {
+        let theirs: Vec<&str> = triple.split('-').collect();
+        let arch = usize::from(theirs.first() == parts.first()) * 10;
+        arch + theirs.iter().filter(|p| parts.contains(p)).count()
+    };
+    let rows = TARGETS.iter().flat_map(|t| t.triples.iter().map(move |tr| (t, *tr)));
+    // The first of the best: `max_by_key` keeps the last, so compare reversed positions.
+    let best = rows.enumerate().max_by_key(|(i, (_, tr))| (score(tr), usize::MAX - i));
+    best.map(|(_, b)| b).expect("the target table has rows")
 }
 
 /// One Apple clang release line, for reports only: what the upstream LLVM of an Apple banner
@@ -1126,6 +1143,28 @@ pub const APPLE_CLANG_RELEASES: &[AppleClangRelease] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A triple the table lacks is refused in one line naming the nearest row (same
+    /// architecture first) and the `no_asm` way to start; never a panic.
+    #[test]
+    fn an_unknown_target_names_the_nearest_row_and_no_asm() {
+        for (triple, nearest) in [
+            ("riscv64gc-unknown-freebsd", "riscv64gc-unknown-linux-gnu"),
+            ("aarch64-unknown-linux-ohos", "aarch64-unknown-linux-gnu"),
+            ("x86_64-unknown-netbsd", "x86_64-unknown-linux-gnu"),
+        ] {
+            let e = target_for(triple).unwrap_err().to_string();
+            let row = target_for(nearest).unwrap().name;
+            assert!(!e.contains('\n'), "{e}");
+            assert!(
+                e.contains(&format!("`{triple}`")) && e.contains(&format!("`{row}` ({nearest})")),
+                "{e}"
+            );
+            assert!(e.contains("CRYPTO_SYS_ASM_SET=no_asm"), "{e}");
+        }
+        // No part in common at all still names a row.
+        assert!(target_for("wasm32-wasip1").unwrap_err().to_string().contains("the nearest is"));
+    }
 
     /// SSLv3 is gone from 4.0: its Configure lists `ssl3` in %deprecated_disablables and
     /// warns of `no-ssl3`; 3.6.3's still disables it.
@@ -1193,10 +1232,12 @@ mod tests {
     fn lookups_reject_unknown_names_with_the_accepted_list() {
         let e = set_by_name("fast").unwrap_err().to_string();
         assert!(e.contains("asm, asm_avx2, no_asm"), "{e}");
+        // The target table is too long for one line: the nearest row, and where every row is.
         let e = target_for("loongarch64-unknown-linux-gnu").unwrap_err().to_string();
-        for t in ["x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu", "aarch64-apple-darwin"] {
-            assert!(e.contains(t), "{e}");
-        }
+        assert!(
+            e.contains("the nearest is `linux-x86_64`") && e.contains("docs/targets.md"),
+            "{e}"
+        );
         assert_eq!(target_for("aarch64-unknown-linux-gnu").unwrap().name, "linux-aarch64");
         assert_eq!(target_for("x86_64-apple-darwin").unwrap().name, "darwin64-x86_64-cc");
         assert_eq!(target_for("x86_64-unknown-linux-gnu").unwrap().name, "linux-x86_64");

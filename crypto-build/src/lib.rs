@@ -23,6 +23,12 @@ pub mod version;
 /// OpenSSL's source tree, from the pinned openssl-src, which generation and every build read.
 pub use openssl_src::source_dir as openssl_source_dir;
 
+/// crypto-build's own directory: in the workspace the sets are beside it, in its package in
+/// `sets/`, for crypto-sys's build and the `openssl-src` patch crate's alike.
+pub fn crate_dir() -> &'static std::path::Path {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
 /// The source tree of an OpenSSL line (`data::OPENSSL_LINES`), as [`source`] resolves it.
 pub use source::line_source_dir;
 

@@ -112,11 +112,16 @@ struct Message {
 
 /// crypto-sys's OUT_DIR, from cargo's JSON message that its build script ran.
 pub fn crypto_sys_out_dir(line: &str) -> Option<PathBuf> {
+    build_script_out_dir(line, "crypto-sys")
+}
+
+/// The OUT_DIR of package `name`'s build script, from cargo's JSON message that it ran.
+pub fn build_script_out_dir(line: &str, name: &str) -> Option<PathBuf> {
     let m: Message = serde_json::from_str(line).ok()?;
     let package = m.package_id?;
     // A workspace member's id ends `/crypto-sys#0.1.0`, an unpacked crate's
-    // `/crypto-sys-0.1.0#crypto-sys@0.1.0`.
-    let ours = package.contains("/crypto-sys#") || package.contains("#crypto-sys@");
+    // `/crypto-sys-0.1.0#crypto-sys@0.1.0`, a registry crate's `…index#openssl-sys@0.9.118`.
+    let ours = package.contains(&format!("/{name}#")) || package.contains(&format!("#{name}@"));
     if m.reason != "build-script-executed" || !ours {
         return None;
     }
@@ -126,11 +131,16 @@ pub fn crypto_sys_out_dir(line: &str) -> Option<PathBuf> {
 /// The `.crate` files of this version.
 pub fn crates(root: &Path) -> Vec<PathBuf> {
     let version = env!("CARGO_PKG_VERSION");
-    ["crypto-build", "crypto-sys"]
-        .iter()
-        .map(|n| root.join(format!("target/package/{n}-{version}.crate")))
+    let ours = ["crypto-build", "crypto-sys"].map(|n| format!("{n}-{version}"));
+    let patch = format!("openssl-src-{PATCH_VERSION}");
+    ours.iter()
+        .chain(std::iter::once(&patch))
+        .map(|n| root.join(format!("target/package/{n}.crate")))
         .collect()
 }
+
+/// The `openssl-src` patch crate's version (its Cargo.toml's; a test keeps the two equal).
+pub const PATCH_VERSION: &str = "300.99.0";
 
 /// What xtask reads of `cargo metadata --format-version 1`: the packages, and what each one's
 /// dependencies resolved to.
@@ -224,6 +234,14 @@ pub fn package(metadata: &str, name: &str) -> Result<(String, std::path::PathBuf
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The packaged `.crate` file's name follows the patch crate's version.
+    #[test]
+    fn patch_version_is_the_patch_crates() {
+        let manifest = project_root().join("openssl-src/Cargo.toml");
+        let text = std::fs::read_to_string(manifest).unwrap();
+        assert!(text.contains(&format!("\nversion = \"{PATCH_VERSION}\"\n")), "{PATCH_VERSION}");
+    }
 
     #[test]
     fn only_the_builds_own_warnings_count() {

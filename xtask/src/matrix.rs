@@ -64,7 +64,7 @@ pub struct Row {
     pub why: &'static str,
 }
 
-const HOST: &str = "x86_64-unknown-linux-gnu";
+pub const HOST: &str = "x86_64-unknown-linux-gnu";
 /// mingw's triple, and its gcc: the wine rows, the windows step and bench, the C driver's
 /// Windows toolchain.
 pub const WINDOWS_GNU: &str = "x86_64-pc-windows-gnu";

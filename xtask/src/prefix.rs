@@ -55,6 +55,50 @@ pub fn version_output(runner: Runner, dir: &Path) -> Result<(PathBuf, String)> {
     Ok((program, out.stdout.replace("\r\n", "\n")))
 }
 
+/// libcrypto.pc, libssl.pc and openssl.pc as OpenSSL's `make install` writes them, with
+/// Configure's ex_libs as Libs.private, but relative to the file so the prefix can move.
+pub fn write_pkg_config(out_dir: &Path, dir: &Path) -> Result<()> {
+    let ex_libs = fs::read_to_string(out_dir.join(crypto_build::build_script::EX_LIBS_FILE))
+        .context("reading the build's system libraries")?;
+    let private: Vec<String> = ex_libs.lines().map(crypto_build::data::ex_lib_flag).collect();
+    let head = "prefix=${pcfiledir}/../..\nexec_prefix=${prefix}\nlibdir=${exec_prefix}/lib\n\
+                includedir=${prefix}/include\n";
+    // The release built, whichever line it is.
+    let version = BuildFacts::read(out_dir)?.openssl_version;
+    let files = [
+        (
+            "libcrypto.pc",
+            format!(
+                "{head}enginesdir=${{libdir}}/engines-3\nmodulesdir=${{libdir}}/ossl-modules\n\n\
+                 Name: OpenSSL-libcrypto\nDescription: OpenSSL cryptography library\n\
+                 Version: {version}\nLibs: -L${{libdir}} -lcrypto\nLibs.private: {}\n\
+                 Cflags: -I${{includedir}}\n",
+                private.join(" ")
+            ),
+        ),
+        (
+            "libssl.pc",
+            format!(
+                "{head}\nName: OpenSSL-libssl\nDescription: Secure Sockets Layer and \
+                 cryptography libraries\nVersion: {version}\nRequires.private: libcrypto\n\
+                 Libs: -L${{libdir}} -lssl\nCflags: -I${{includedir}}\n"
+            ),
+        ),
+        (
+            "openssl.pc",
+            format!(
+                "{head}\nName: OpenSSL\nDescription: Secure Sockets Layer and cryptography \
+                 libraries and tools\nVersion: {version}\nRequires: libssl libcrypto\n"
+            ),
+        ),
+    ];
+    fs::create_dir_all(dir)?;
+    for (name, text) in files {
+        fs::write(dir.join(name), text)?;
+    }
+    Ok(())
+}
+
 /// The facts of a gcc `auto` build of x86_64 Linux, for tests of their readers.
 #[cfg(test)]
 pub fn sample_facts() -> BuildFacts {

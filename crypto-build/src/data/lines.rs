@@ -6,6 +6,11 @@ use std::fmt;
 /// OpenSSL version that openssl-src (pinned in the workspace) provides: the default line's.
 pub const OPENSSL_VERSION: &str = "4.0.3";
 
+/// The oldest openssl-sys that accepts each OpenSSL major (`4`: rust-openssl #2591, in
+/// openssl-sys 0.9.114), for the `openssl-src` patch crate's refusal of an older one. A major
+/// without a row has no such limit among the lines.
+pub const OPENSSL_SYS_MIN: &[(&str, &str)] = &[("4", "0.9.114")];
+
 /// Where the support dates come from: OpenSSL's release strategy.
 pub const SUPPORT_SOURCE: &str = "openssl-library.org/policies/releasestrat";
 

@@ -14,6 +14,7 @@ mod lint;
 mod lock;
 mod native;
 mod package;
+mod patch;
 mod prefix;
 mod qemu;
 mod repro;
@@ -199,6 +200,9 @@ pub const STEPS: &[Step] = &[
     Step { name: "package", covers: "the .crate files at another path, no perl, debug and release at once, same bytes",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("the packaged crate carries the default line's sets"), run: package::run },
+    Step { name: "patch", covers: "the openssl crate (vendored) on crypto-sys's build by one [patch] of openssl-src: path, file:// git, the packaged crates without perl (version line, TLS 1.3); crypto-sys beside it, one libcrypto; the patch's Build for aarch64, the C driver under qemu",
+           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
+           lines: Lines::Default("the patch builds the default line only (openssl-src 300.x is free only beside 4.0's 400.x)"), run: patch::run },
     Step { name: "sccache", covers: "RUSTC_WRAPPER=sccache routes OpenSSL's C through sccache",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("what sccache is given does not depend on the line"), run: sccache::run },

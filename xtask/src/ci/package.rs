@@ -48,7 +48,7 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
     .run(cargo)?;
 
     // The build reads the lock the package carries: without it, or without the sets, it fails.
-    let sets = work.join(format!("crypto-sys-{}/sets", env!("CARGO_PKG_VERSION")));
+    let sets = work.join(format!("crypto-build-{}/sets", env!("CARGO_PKG_VERSION")));
     std::fs::remove_file(sets.join(crypto_build::generate::lock::FILE_NAME))?;
     let stderr = failed_build(sh, cargo, &manifest, &target_dir)?;
     if !stderr.contains("no generate.lock") {
@@ -80,7 +80,7 @@ fn failed_build(
 }
 
 /// A PATH of symlinks to every program on the current PATH except perl.
-fn path_without_perl(bin: &std::path::Path) -> Result<String> {
+pub(super) fn path_without_perl(bin: &std::path::Path) -> Result<String> {
     std::fs::create_dir_all(bin)?;
     let path = std::env::var("PATH").unwrap_or_default();
     for dir in std::env::split_paths(&path) {

@@ -2,6 +2,8 @@
 //! a prefix of this workspace through `OPENSSL_DIR`, as a downstream user of openssl-sys would
 //! point it, for each OpenSSL line (`data::OPENSSL_LINES`). The crate is the one the prefix consumer locks, taken from cargo's registry with
 //! its tests and their data (`test/`) as published; its manifest gets an empty `[workspace]`.
+//! Then the same suite through the `openssl-src` patch alone (no `OPENSSL_DIR`): its manifest
+//! gets the patch entry a user adds, and the tests run with openssl's `vendored` feature.
 
 use anyhow::{bail, ensure, Context, Result};
 use std::path::PathBuf;
@@ -14,7 +16,31 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
     for line in crypto_build::data::OPENSSL_LINES {
         suite(sh, cargo, line).with_context(|| format!("OpenSSL {}", line.version))?;
     }
-    Ok(())
+    through_patch(sh, cargo).context("through the openssl-src patch")
+}
+
+/// The suite with openssl's `vendored` feature and the patch entry in its manifest, in the
+/// workspace's target directory (its object cache): no prefix, no variable.
+fn through_patch(sh: &Shell, cargo: &str) -> Result<()> {
+    let root = crate::cargo::project_root();
+    let suite = copy_suite(sh, cargo, &root, "suite-patch")?;
+    let manifest = suite.join("Cargo.toml");
+    let patch = root.join("openssl-src").display().to_string();
+    let mut text = std::fs::read_to_string(&manifest)?;
+    text.push_str(&format!("\n[patch.crates-io]\nopenssl-src = {{ path = {patch:?} }}\n"));
+    std::fs::write(&manifest, text)?;
+    // The crate ships a Cargo.lock holding a registry openssl-src 300.x, which cargo keeps
+    // (the patch unused, with a warning) until told: the one command a locked project runs.
+    cmd!(sh, "{cargo} update -p openssl-src --manifest-path {manifest}").run()?;
+    let target_dir = root.join("target");
+    let out = cmd!(
+        sh,
+        "{cargo} test --manifest-path {manifest} --target-dir {target_dir} --features vendored"
+    )
+    .env_remove("OPENSSL_DIR")
+    .ignore_status()
+    .output()?;
+    check_results(&out, "the openssl-src patch")
 }
 
 fn suite(sh: &Shell, cargo: &str, line: &crypto_build::data::OpensslLine) -> Result<()> {
@@ -25,19 +51,8 @@ fn suite(sh: &Shell, cargo: &str, line: &crypto_build::data::OpensslLine) -> Res
     cmd!(sh, "{cargo} xtask build --openssl {name} --prefix {prefix}")
         .run()
         .context("the prefix")?;
-    let crate_dir = openssl_crate_dir(sh, cargo, &root.join(CONSUMER))?;
-    let suite = work.join("suite");
-    if suite.exists() {
-        std::fs::remove_dir_all(&suite).with_context(|| format!("removing {}", suite.display()))?;
-    }
-    crypto_build::generate::copy_tree(&crate_dir, &suite)
-        .with_context(|| format!("copying {}", crate_dir.display()))?;
+    let suite = copy_suite(sh, cargo, &root, "suite")?;
     let manifest = suite.join("Cargo.toml");
-    // Under this workspace's target/, cargo would take the copy for an unlisted member; an
-    // empty workspace table makes it its own root, and is the one change to the crate.
-    let mut text = std::fs::read_to_string(&manifest)?;
-    text.push_str("\n[workspace]\n");
-    std::fs::write(&manifest, text)?;
     // One per line: a rerun against the other line's prefix leaves this one's build as it was.
     let target_dir = work.join(format!("target-{}", line.name()));
     let out = cmd!(sh, "{cargo} test --manifest-path {manifest} --target-dir {target_dir}")
@@ -45,12 +60,34 @@ fn suite(sh: &Shell, cargo: &str, line: &crypto_build::data::OpensslLine) -> Res
         .env("OPENSSL_STATIC", "1")
         .ignore_status()
         .output()?;
+    check_results(&out, &prefix.display().to_string())
+}
+
+/// The `openssl` crate the prefix consumer locks, copied to `target/rust-openssl/NAME` with an
+/// empty `[workspace]` (under this workspace's target/, cargo would take the copy for an
+/// unlisted member; that table makes it its own root, and is the one change to the crate).
+fn copy_suite(sh: &Shell, cargo: &str, root: &std::path::Path, name: &str) -> Result<PathBuf> {
+    let crate_dir = openssl_crate_dir(sh, cargo, &root.join(CONSUMER))?;
+    let suite = root.join(WORK).join(name);
+    if suite.exists() {
+        std::fs::remove_dir_all(&suite).with_context(|| format!("removing {}", suite.display()))?;
+    }
+    crypto_build::generate::copy_tree(&crate_dir, &suite)
+        .with_context(|| format!("copying {}", crate_dir.display()))?;
+    let manifest = suite.join("Cargo.toml");
+    let mut text = std::fs::read_to_string(&manifest)?;
+    text.push_str("\n[workspace]\n");
+    std::fs::write(&manifest, text)?;
+    Ok(suite)
+}
+
+/// The unit tests and the doctests passed, each with a count that shows they ran; printed.
+fn check_results(out: &std::process::Output, against: &str) -> Result<()> {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let results: Vec<&str> = stdout.lines().filter(|l| l.starts_with("test result:")).collect();
     if !out.status.success() {
         bail!(
-            "the openssl crate's tests failed against {}:\n{stdout}{}",
-            prefix.display(),
+            "the openssl crate's tests failed against {against}:\n{stdout}{}",
             String::from_utf8_lossy(&out.stderr)
         );
     }
@@ -59,9 +96,8 @@ fn suite(sh: &Shell, cargo: &str, line: &crypto_build::data::OpensslLine) -> Res
         results.len() >= 2 && results.iter().all(|r| r.contains("ok.") && !r.contains(" 0 passed")),
         "expected the unit tests and doctests to run and pass, got {results:?}"
     );
-    let name = crate_dir.file_name().unwrap_or_default().to_string_lossy();
     for r in results {
-        println!("rust-openssl ({name}) against {}: {r}", prefix.display());
+        println!("rust-openssl against {against}: {r}");
     }
     Ok(())
 }

@@ -273,7 +273,7 @@ fn install_prefix(out_dir: &Path, prefix: &Path, summary: &str, ssl_dir: &Path) 
     copy_dir(&out_dir.join("include/openssl"), &tmp.join("include/openssl"), |n| {
         n.ends_with(".h")
     })?;
-    write_pkg_config(out_dir, &tmp.join("lib/pkgconfig"))?;
+    crate::prefix::write_pkg_config(out_dir, &tmp.join("lib/pkgconfig"))?;
     let cmake = tmp.join("lib/cmake/OpenSSL");
     copy_dir(&out_dir.join(crypto_build::compile::CMAKE_DIR), &cmake, |n| {
         crypto_build::compile::CMAKE_FILES.contains(&n)
@@ -294,50 +294,6 @@ fn install_prefix(out_dir: &Path, prefix: &Path, summary: &str, ssl_dir: &Path) 
     }
     fs::rename(&tmp, prefix).with_context(|| format!("installing {}", prefix.display()))?;
     let _ = fs::remove_dir_all(&old);
-    Ok(())
-}
-
-/// libcrypto.pc, libssl.pc and openssl.pc as OpenSSL's `make install` writes them, with
-/// Configure's ex_libs as Libs.private, but relative to the file so the prefix can move.
-fn write_pkg_config(out_dir: &Path, dir: &Path) -> Result<()> {
-    let ex_libs = fs::read_to_string(out_dir.join(build_script::EX_LIBS_FILE))
-        .context("reading the build's system libraries")?;
-    let private: Vec<String> = ex_libs.lines().map(data::ex_lib_flag).collect();
-    let head = "prefix=${pcfiledir}/../..\nexec_prefix=${prefix}\nlibdir=${exec_prefix}/lib\n\
-                includedir=${prefix}/include\n";
-    // The release built, whichever line it is.
-    let version = BuildFacts::read(out_dir)?.openssl_version;
-    let files = [
-        (
-            "libcrypto.pc",
-            format!(
-                "{head}enginesdir=${{libdir}}/engines-3\nmodulesdir=${{libdir}}/ossl-modules\n\n\
-                 Name: OpenSSL-libcrypto\nDescription: OpenSSL cryptography library\n\
-                 Version: {version}\nLibs: -L${{libdir}} -lcrypto\nLibs.private: {}\n\
-                 Cflags: -I${{includedir}}\n",
-                private.join(" ")
-            ),
-        ),
-        (
-            "libssl.pc",
-            format!(
-                "{head}\nName: OpenSSL-libssl\nDescription: Secure Sockets Layer and \
-                 cryptography libraries\nVersion: {version}\nRequires.private: libcrypto\n\
-                 Libs: -L${{libdir}} -lssl\nCflags: -I${{includedir}}\n"
-            ),
-        ),
-        (
-            "openssl.pc",
-            format!(
-                "{head}\nName: OpenSSL\nDescription: Secure Sockets Layer and cryptography \
-                 libraries and tools\nVersion: {version}\nRequires: libssl libcrypto\n"
-            ),
-        ),
-    ];
-    fs::create_dir_all(dir)?;
-    for (name, text) in files {
-        fs::write(dir.join(name), text)?;
-    }
     Ok(())
 }
 

@@ -1,6 +1,6 @@
-//! `cargo xtask package`: crypto-build and crypto-sys `.crate` files, crypto-sys carrying the
-//! pre-generated sets (generated where missing, checked against generate.lock) so it builds
-//! without perl.
+//! `cargo xtask package`: crypto-build, crypto-sys and `openssl-src` (the patch crate) `.crate`
+//! files, crypto-build carrying the pre-generated sets (generated where missing, checked
+//! against generate.lock) so that crypto-sys and the patch both build without perl.
 
 use crate::flags::Package;
 use anyhow::{bail, Context, Result};
@@ -17,13 +17,15 @@ impl Package {
     pub fn run(self, sh: &Shell) -> Result<()> {
         let root = crate::cargo::project_root();
         check_sets(&root)?;
-        let sets = root.join("crypto-sys/sets");
+        let sets = root.join("crypto-build/sets");
         let _cleanup = RemoveOnDrop(sets.clone());
         install_sets(&root, &sets)?;
         let cargo = crate::cargo::cargo();
         let pkgs = ["-p", "crypto-build", "-p", "crypto-sys"];
-        // The crate is built from its .crate by `cargo xtask test`, with perl off PATH.
-        cmd!(sh, "{cargo} package --no-verify --allow-dirty {pkgs...}").run()?;
+        // Not published (the name is openssl-src's): packaged for a path or git patch.
+        let patch = format!("openssl-src@{}", crate::cargo::PATCH_VERSION);
+        // The crates are built from their .crate by `cargo xtask test`, with perl off PATH.
+        cmd!(sh, "{cargo} package --no-verify --allow-dirty {pkgs...} -p {patch}").run()?;
         cmd!(sh, "{cargo} publish --dry-run --no-verify --allow-dirty {pkgs...}").run()?;
         for krate in crate::cargo::crates(&root) {
             let size = fs::metadata(&krate)?.len();

@@ -199,6 +199,10 @@ fn build_cost(sh: &Shell, against: &[Library], line: Line) -> Result<(Cost, Vec<
             Library::OpensslSrc => {
                 let theirs = vendored_build(sh, &dir, line).arg("-q");
                 cost.push(("openssl-src clean build (vendored)", timed(sh, None, theirs)?));
+                // The patch builds the default line only.
+                if line.0.is_default() {
+                    cost.extend(patch_cost(sh, &root.join("patch"))?);
+                }
             }
             Library::Ring | Library::AwsLcRs => {
                 let (name, label) = match lib {
@@ -217,6 +221,39 @@ fn build_cost(sh: &Shell, against: &[Library], line: Line) -> Result<(Cost, Vec<
     Ok((cost, contenders))
 }
 
+/// Labels of the `openssl` crate's clean release builds: through the patch, and on openssl-sys's
+/// `vendored` (the registry's openssl-src), the build a user leaves.
+const PATCHED: &str = "openssl crate clean build (openssl-src patch)";
+const VENDORED: &str = "openssl crate clean build (vendored)";
+
+/// The patch step's scratch project, built clean in release twice side by side: with the
+/// `[patch.crates-io]` entry, and as its user had it. Each in a fresh target directory, so
+/// with no object cache.
+fn patch_cost(sh: &Shell, dir: &Path) -> Result<Cost> {
+    let root = crate::cargo::project_root();
+    let fixture = root.join("xtask/tests/patch-consumer");
+    let cargo = cargo();
+    let mut cost = Vec::new();
+    for (label, patch) in [(VENDORED, None), (PATCHED, Some(root.join("openssl-src")))] {
+        let project = dir.join(if patch.is_some() { "patched" } else { "vendored" });
+        crypto_build::generate::copy_tree(&fixture, &project)?;
+        let manifest = project.join("Cargo.toml");
+        if let Some(p) = patch {
+            let mut text = fs::read_to_string(&manifest)?;
+            text.push_str(&format!(
+                "\n[patch.crates-io]\nopenssl-src = {{ path = {:?} }}\n",
+                p.display().to_string()
+            ));
+            fs::write(&manifest, text)?;
+        }
+        let target = project.join("target");
+        let build =
+            cmd!(sh, "{cargo} build -q --release --manifest-path {manifest} --target-dir {target}");
+        cost.push((label, timed(sh, None, build)?));
+    }
+    Ok(cost)
+}
+
 /// Seconds one build command takes, with CRYPTO_SYS_ASM_SET=`set` when given.
 fn timed(sh: &Shell, set: Option<&str>, build: xshell::Cmd<'_>) -> Result<f64> {
     let _set = set.map(|set| sh.push_env(ASM_SET_VAR, set));
@@ -233,6 +270,14 @@ fn cost_table(cost: &Cost) -> String {
     for (label, secs) in cost {
         let ratio = theirs.map_or(String::new(), |t| format!("  ({:.2}x openssl-src)", secs / t));
         let _ = writeln!(out, "{label:<42} {secs:>8.1} s{ratio}");
+    }
+    let secs = |want: &str| cost.iter().find(|(l, _)| *l == want).map(|c| c.1);
+    if let (Some(patched), Some(vendored)) = (secs(PATCHED), secs(VENDORED)) {
+        let _ = writeln!(
+            out,
+            "openssl crate: the patch's clean build is {:.2}x vendored's (goal <= 0.8x)",
+            patched / vendored
+        );
     }
     out
 }
