@@ -174,6 +174,40 @@ pub fn stem(path: &str) -> &str {
 }
 
 impl BuildFacts {
+    /// The facts of a gcc `auto` build of x86_64 Linux with one downgrade, for the tests of
+    /// their readers (here, in the fuzz targets and in xtask).
+    #[doc(hidden)]
+    pub fn sample() -> BuildFacts {
+        let file = |path: &str, set: &str| PlannedFile { path: path.into(), set: set.into() };
+        BuildFacts {
+            target: "x86_64-unknown-linux-gnu".into(),
+            openssl_version: "3.6.3".into(),
+            requested_set: "auto".into(),
+            effective_set: "asm".into(),
+            requested_c_variant: "auto".into(),
+            c_variant: Some("ec_nistp_64_gcc_128".into()),
+            c_variant_refused: None,
+            legacy_provider: true,
+            apps: true,
+            openssldir: "/usr/local/ssl".into(),
+            assembler_kind: "GNU as".into(),
+            assembler_version: Some("2.40".into()),
+            units: 1117,
+            compiled: 40,
+            asm_files: vec![
+                file("crypto/aes/aesni-x86_64.s", "asm"),
+                file("crypto/modes/aes-gcm-avx512.s", "asm_avx2"),
+                file("crypto/x86_64cpuid.s", "asm"),
+            ],
+            downgrades: vec![Downgrade {
+                path: "crypto/modes/aes-gcm-avx512.s".into(),
+                from: "asm".into(),
+                to: "asm_avx2".into(),
+                missing: vec!["vaes-zmm".into(), "vpclmulqdq-zmm".into()],
+            }],
+        }
+    }
+
     /// The build summary: `set asm (requested auto), C ec_nistp_64_gcc_128, GNU as 2.40,
     /// 1117 units (25 asm, 1117 compiled), 0 downgraded`.
     pub fn summary(&self) -> String {
@@ -339,37 +373,6 @@ fn parse(text: &str, origin: &Path) -> Result<BuildFacts> {
 mod tests {
     use super::*;
 
-    fn sample() -> BuildFacts {
-        let file = |path: &str, set: &str| PlannedFile { path: path.into(), set: set.into() };
-        BuildFacts {
-            target: "x86_64-unknown-linux-gnu".into(),
-            openssl_version: "3.6.3".into(),
-            requested_set: "auto".into(),
-            effective_set: "asm".into(),
-            requested_c_variant: "auto".into(),
-            c_variant: Some("ec_nistp_64_gcc_128".into()),
-            c_variant_refused: None,
-            legacy_provider: true,
-            apps: true,
-            openssldir: "/usr/local/ssl".into(),
-            assembler_kind: "GNU as".into(),
-            assembler_version: Some("2.40".into()),
-            units: 1117,
-            compiled: 40,
-            asm_files: vec![
-                file("crypto/aes/aesni-x86_64.s", "asm"),
-                file("crypto/modes/aes-gcm-avx512.s", "asm_avx2"),
-                file("crypto/x86_64cpuid.s", "asm"),
-            ],
-            downgrades: vec![Downgrade {
-                path: "crypto/modes/aes-gcm-avx512.s".into(),
-                from: "asm".into(),
-                to: "asm_avx2".into(),
-                missing: vec!["vaes-zmm".into(), "vpclmulqdq-zmm".into()],
-            }],
-        }
-    }
-
     /// A no_asm build of OpenSSL's default C, without the legacy provider, by an assembler
     /// that printed no version, whose C variant was refused.
     fn plain() -> BuildFacts {
@@ -387,7 +390,7 @@ mod tests {
             compiled: 1050,
             asm_files: vec![],
             downgrades: vec![],
-            ..sample()
+            ..BuildFacts::sample()
         }
     }
 
@@ -405,7 +408,7 @@ mod tests {
     #[test]
     fn write_then_read_gives_the_same_facts() {
         let dir = scratch("round-trip");
-        for facts in [sample(), plain()] {
+        for facts in [BuildFacts::sample(), plain()] {
             facts.write(&dir).unwrap();
             assert_eq!(BuildFacts::read(&dir).unwrap(), facts);
         }
@@ -414,7 +417,7 @@ mod tests {
         assert!(text.contains("\nc_variant\tnone\nc_variant_refused\tec_nistp_64_gcc_128\n"));
         assert!(text.contains("\nassembler_version\tnone\n"), "{text}");
         assert!(text.ends_with("\ncompiled\t1050\nend\n"), "{text}");
-        let written = sample().to_text().unwrap();
+        let written = BuildFacts::sample().to_text().unwrap();
         assert!(written.contains(
             "\nfile\tcrypto/modes/aes-gcm-avx512.s\tasm_avx2\n\
              file\tcrypto/x86_64cpuid.s\tasm\n\
@@ -428,7 +431,7 @@ mod tests {
     #[test]
     fn summary_names_set_variant_provider_assembler_and_counts() {
         assert_eq!(
-            sample().summary(),
+            BuildFacts::sample().summary(),
             "set asm (requested auto), C ec_nistp_64_gcc_128, GNU as 2.40, 1117 units \
              (3 asm, 40 compiled), 1 downgraded"
         );
@@ -442,7 +445,7 @@ mod tests {
 
     #[test]
     fn helpers_answer_by_stem_set_and_default_c() {
-        let f = sample();
+        let f = BuildFacts::sample();
         assert_eq!(f.set_of("crypto/modes/aes-gcm-avx512"), Some("asm_avx2"));
         // Another syntax's rendering of the same file.
         assert_eq!(f.set_of("crypto/aes/aesni-x86_64.asm"), Some("asm"));
@@ -457,7 +460,7 @@ mod tests {
 
     #[test]
     fn read_rejects_a_truncated_file() {
-        let text = sample().to_text().unwrap();
+        let text = BuildFacts::sample().to_text().unwrap();
         // Header, 14 keys and the first file: the plan would read as one file long.
         let cut: String = text.lines().take(16).map(|l| format!("{l}\n")).collect();
         let e = parse_err(&cut);
@@ -469,7 +472,7 @@ mod tests {
 
     #[test]
     fn read_rejects_unknown_missing_repeated_and_malformed_keys() {
-        let text = sample().to_text().unwrap();
+        let text = BuildFacts::sample().to_text().unwrap();
         let e = parse_err(&text.replace("apps\ttrue\n", "apps\ttrue\ncolour\tblue\n"));
         assert_eq!(e, "out/facts.txt:11: unknown key `colour`");
         assert_eq!(parse_err(&text.replace("units\t1117\n", "")), "out/facts.txt: no `units` line");
@@ -488,8 +491,10 @@ mod tests {
 
     #[test]
     fn read_rejects_another_format_version() {
-        let text =
-            sample().to_text().unwrap().replace("crypto-sys-facts 2\n", "crypto-sys-facts 3\n");
+        let text = BuildFacts::sample()
+            .to_text()
+            .unwrap()
+            .replace("crypto-sys-facts 2\n", "crypto-sys-facts 3\n");
         let e = parse_err(&text);
         assert!(
             e.starts_with(
@@ -503,10 +508,10 @@ mod tests {
 
     #[test]
     fn write_refuses_values_that_would_not_read_back() {
-        let tab = BuildFacts { target: "x86_64\tlinux".into(), ..sample() };
+        let tab = BuildFacts { target: "x86_64\tlinux".into(), ..BuildFacts::sample() };
         let e = tab.to_text().unwrap_err().to_string();
         assert_eq!(e, "`target` value \"x86_64\\tlinux\" holds a tab or a line break");
-        let none = BuildFacts { assembler_version: Some("none".into()), ..sample() };
+        let none = BuildFacts { assembler_version: Some("none".into()), ..BuildFacts::sample() };
         let e = none.to_text().unwrap_err().to_string();
         assert_eq!(e, "assembler_version `none` would read back as absent");
     }

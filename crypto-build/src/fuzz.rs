@@ -122,31 +122,7 @@ fn sample_manifest() -> String {
 
 /// A facts file as a build writes it.
 fn sample_facts() -> String {
-    use crate::facts::{Downgrade, PlannedFile};
-    let file = |path: &str, set: &str| PlannedFile { path: path.into(), set: set.into() };
-    let facts = BuildFacts {
-        target: "x86_64-unknown-linux-gnu".into(),
-        openssl_version: "3.6.3".into(),
-        requested_set: "auto".into(),
-        effective_set: "asm".into(),
-        requested_c_variant: "auto".into(),
-        c_variant: Some("ec_nistp_64_gcc_128".into()),
-        c_variant_refused: None,
-        legacy_provider: true,
-        apps: false,
-        openssldir: "/usr/local/ssl".into(),
-        assembler_kind: "GNU as".into(),
-        assembler_version: Some("2.40".into()),
-        units: 1117,
-        compiled: 40,
-        asm_files: vec![file("crypto/aes/a.s", "asm"), file("crypto/modes/b.s", "asm_avx2")],
-        downgrades: vec![Downgrade {
-            path: "crypto/modes/b.s".into(),
-            from: "asm".into(),
-            to: "asm_avx2".into(),
-            missing: vec!["vaes-zmm".into()],
-        }],
-    };
+    let facts = BuildFacts::sample();
     let dir = tempfile::tempdir().unwrap();
     facts.write(dir.path()).unwrap();
     std::fs::read_to_string(dir.path().join(FACTS_FILE)).unwrap()

@@ -25,10 +25,27 @@ pub fn inherited() -> Option<&'static Client> {
     CLIENT.get_or_init(|| unsafe { Client::from_env_ext(true) }.client.ok()).as_ref()
 }
 
-/// A token of the inherited jobserver for one more thread of work, waiting for it (`None`
-/// without a jobserver). The calling thread's own work needs none: its process holds one.
-pub fn token() -> Option<Acquired> {
-    inherited().and_then(|c| c.acquire().map_err(lost).ok())
+/// A token of the inherited jobserver for one more thread of work, if one is free now:
+/// `Some(None)` without a jobserver (or a failed one: nothing to take), `None` while every
+/// token is taken, so that the caller does the work itself, on its process's own token. Never
+/// waited for: a thread that waits for a token its process's own work would free deadlocks
+/// once every lane's step does it (each lane holds one token for its step).
+pub fn try_token() -> Option<Option<Acquired>> {
+    try_token_from(inherited())
+}
+
+fn try_token_from(pool: Option<&Client>) -> Option<Option<Acquired>> {
+    let Some(pool) = pool else { return Some(None) };
+    match pool.try_acquire() {
+        Ok(token) => token.map(Some),
+        // A pool this process cannot poll (one it made itself, not inherited): the caller
+        // works on its own token rather than wait.
+        Err(e) if e.kind() == io::ErrorKind::Unsupported => None,
+        Err(e) => {
+            lost(e);
+            Some(None)
+        }
+    }
 }
 
 /// Gives `make` the inherited jobserver (its `-j` then is the pool's), else `-j<jobs>`.
@@ -120,6 +137,20 @@ fn lost(e: io::Error) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A pool that cannot be polled answers at once, leaving the work to the caller's own
+    /// token and its tokens untouched; no pool bounds nothing. (An inherited pool is polled:
+    /// the qemu steps of `cargo xtask test` take that path.)
+    #[test]
+    fn a_token_is_tried_never_waited_for() {
+        let pool = Client::new(1).unwrap();
+        let held = pool.acquire().unwrap();
+        // A blocking acquire here would never return: the one token is held.
+        assert!(try_token_from(Some(&pool)).is_none(), "the caller works itself");
+        drop(held);
+        assert_eq!(pool.available().unwrap(), 1, "no token taken");
+        assert!(matches!(try_token_from(None), Some(None)));
+    }
     use std::sync::Mutex;
 
     /// Runs `count` items of `ms` each through `each_with`, and returns the most that ran at

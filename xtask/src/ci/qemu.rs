@@ -71,9 +71,7 @@ pub fn run(sh: &Shell, triple: &str, full: bool) -> Result<()> {
                     Runner::Loader(_) => "on this CPU",
                     _ => "natively",
                 };
-                checks.push(scope.spawn(move || {
-                    // Beside this thread's next build: a job of its own, from the lanes' pool.
-                    let _token = crypto_build::jobs::token();
+                let check = move || {
                     let started = Instant::now();
                     let sh = Shell::new()?;
                     sh.change_dir(crate::cargo::project_root());
@@ -82,7 +80,17 @@ pub fn run(sh: &Shell, triple: &str, full: bool) -> Result<()> {
                     let secs = started.elapsed().as_secs_f64();
                     println!("{arch}: {cc}, set {set}: checked {under} in {secs:.0} s");
                     Ok::<_, anyhow::Error>(())
-                }));
+                };
+                match crypto_build::jobs::try_token() {
+                    // Beside this thread's next build: a job of its own, from the lanes' pool.
+                    Some(token) => checks.push(scope.spawn(move || {
+                        let _token = token;
+                        check()
+                    })),
+                    // Every token taken (each lane's step holds one): here, before the next
+                    // build, on this step's own token. Waiting for one deadlocked the run.
+                    None => check()?,
+                }
             }
         }
         checks.into_iter().try_for_each(|c| c.join().expect("a qemu check panicked"))
