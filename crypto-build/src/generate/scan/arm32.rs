@@ -18,24 +18,6 @@ pub fn instructions(text: &str) -> impl Iterator<Item = (usize, &str, &str)> {
     })
 }
 
-/// The ARMv8 crypto instructions in AArch32, without their `.8`/`.32` data type.
-const CRYPTO: &[&str] = &[
-    "aese",
-    "aesd",
-    "aesmc",
-    "aesimc",
-    "sha1c",
-    "sha1h",
-    "sha1m",
-    "sha1p",
-    "sha1su0",
-    "sha1su1",
-    "sha256h",
-    "sha256h2",
-    "sha256su0",
-    "sha256su1",
-];
-
 /// AArch32 extensions after ARMv8.0's crypto (dot product, matrix multiply, FP16 multiply
 /// long, complex numbers, CRC32) that OpenSSL's asm does not use: met as mnemonics they would
 /// need a class and a probe of their own.
@@ -54,7 +36,9 @@ fn base(mnemonic: &str) -> String {
 /// crypto instructions and PMULL's 64-bit form ARMv8 crypto's too.
 pub fn classify(mnemonic: &str) -> Vec<Feature> {
     let m = base(mnemonic);
-    let crypto = CRYPTO.contains(&m.as_str()) || mnemonic.eq_ignore_ascii_case("vmull.p64");
+    // The ARMv8 crypto mnemonics, without AArch32's `.8`/`.32` data type, are AArch64's.
+    let crypto =
+        super::ARM_CRYPTO.contains(&m.as_str()) || mnemonic.eq_ignore_ascii_case("vmull.p64");
     let mut out = Vec::new();
     if m.starts_with('v') || crypto {
         out.push(Feature::Neon);
