@@ -64,11 +64,26 @@ fn say_left_out(tc: &Toolchain, set: &str, path: &str, families: DriverFamilies)
     }
 }
 
+/// The driver's build directory under `target/driver/`: one per prefix and set, named after
+/// the prefix's path under `target/`. Named after the toolchain instead, the `aarch64` and
+/// `patch` steps, side by side, rebuilt one driver while the other ran it.
+fn dir_name(prefix: &Path, set: &str) -> String {
+    let target = crate::cargo::project_root().join("target");
+    let rel = prefix.strip_prefix(&target).unwrap_or(prefix);
+    let words: Vec<String> = rel
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(w) => Some(w.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    format!("{}-{set}", words.join("-"))
+}
+
 fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
     let plan = crate::prefix::facts(prefix)?;
     let asm = tc.asm.filter(|_| plan.effective_set != "no_asm");
-    let name = format!("{}-{}", tc.name, plan.effective_set);
-    let exe = build(sh, tc, &name, prefix, asm.is_some())?;
+    let exe = build(sh, tc, &dir_name(prefix, &plan.effective_set), prefix, asm.is_some())?;
     let timeout = tc.runner.driver_timeout();
     let set = plan.effective_set.as_str();
     // Every run is planned first, then run side by side, then checked one by one in order.
@@ -334,5 +349,20 @@ mod cpu {
             .collect();
         println!("driver paths: {}", shown.join(", "));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_prefix_has_its_own_driver_directory() {
+        let target = crate::cargo::project_root().join("target");
+        let qemu = target.join("qemu-prefix/aarch64-aarch64-linux-gnu-gcc-auto");
+        let patch = target.join("patch-test-cross");
+        assert_eq!(dir_name(&qemu, "asm"), "qemu-prefix-aarch64-aarch64-linux-gnu-gcc-auto-asm");
+        assert_eq!(dir_name(&patch, "asm"), "patch-test-cross-asm");
+        assert_eq!(dir_name(Path::new("/opt/ossl"), "no_asm"), "opt-ossl-no_asm");
     }
 }
