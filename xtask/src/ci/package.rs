@@ -9,7 +9,7 @@ use xshell::{cmd, Shell};
 const EXPECT_ASM_FILES: &str = "CRYPTO_SYS_EXPECT_ASM_FILES";
 
 /// Unpacks the `.crate` files of `cargo xtask package` and builds a consumer from them with
-/// perl absent from PATH, in debug and release at once, from a cache holding three quarters of
+/// perl absent from PATH, in debug and release at once, from a cache holding seven eighths of
 /// this workspace's objects: both must give this workspace's prefix's libraries, byte for byte (see
 /// `repro` for what is proven on which objects). A package stripped of its lock or sets
 /// must fail with one clear line.

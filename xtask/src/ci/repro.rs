@@ -4,18 +4,18 @@
 //! of their `libcrypto.a` and `libssl.a` must equal, byte for byte, the ones a build in the
 //! workspace made: the package is a second copy of the same commit, as a downstream user gets it.
 //!
-//! To cut the cost to half a compile of OpenSSL, the fresh cache starts with the workspace's
-//! objects of three members in four of the reference archives (all but every fourth, in archive
-//! order, which runs through OpenSSL's flag groups and, in each, from the largest unit down, so
-//! both parts run through every group of four units or more). What is proven, and on which
+//! To cut the cost to a quarter of a compile of OpenSSL, the fresh cache starts with the
+//! workspace's objects of seven members in eight of the reference archives (all but every
+//! eighth, in archive order, which runs through OpenSSL's flag groups and, in each, from the
+//! largest unit down, so both parts run through every group of eight units or more). What is proven, and on which
 //! objects:
 //! - every unit's cache key (an archive member's name) is the same at the other path: a key
 //!   that differed would miss its seeded object and name another member;
-//! - the raced quarter is compiled at the other path, by both builds at once, and its bytes
-//!   equal the workspace's: path independence of compiled objects is proven on that quarter
+//! - the raced eighth is compiled at the other path, by both builds at once, and its bytes
+//!   equal the workspace's: path independence of compiled objects is proven on that eighth
 //!   only (the seeded objects' bytes are the workspace's, copied);
 //! - the builds raced on the cache: their build scripts overlapped, both succeeded, each
-//!   compiled only the raced quarter, and together more than it, so that many objects were compiled
+//!   compiled only the raced eighth, and together more than it, so that many objects were compiled
 //!   and stored by both (each build looks for an object before compiling it);
 //! - the archives, written by each build from both halves, equal the workspace's whole (order,
 //!   symbol index, headers).
@@ -38,7 +38,7 @@ const LIBS: &[&str] = &["libcrypto.a", "libssl.a"];
 /// One archive member in this many is compiled by the race; the rest are seeded. Both builds
 /// compile nearly all of those at once (they walk the units in the same order), so the race
 /// costs about 2/RACED_EVERY of a compile of OpenSSL.
-const RACED_EVERY: usize = 4;
+const RACED_EVERY: usize = 8;
 
 /// What marks a directory as a cache (<https://bford.info/cachedir/>).
 pub const CACHEDIR_TAG: &str = "Signature: 8a477f597d28d172789f06886806bc55\n";
