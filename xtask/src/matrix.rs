@@ -256,7 +256,7 @@ pub const ROWS: &[Row] = &[
         sets: &[],
         full_sets: AUTO_NO_ASM,
         c_variant: NO_C_VARIANT,
-        why: "gcc's build is linked and run; clang's compile is another ~180 core-seconds",
+        why: "a second i686 C compile, another ~180 core-seconds",
         ..row(I686_LINUX, "clang-19", "clang-19", How::ThisCpu)
     },
     Row {

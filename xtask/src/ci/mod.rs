@@ -149,7 +149,9 @@ impl Step {
 /// In run order within each lane: `toolchains` and `workspace`, which detect for every
 /// target, come last, once `lock` has most likely generated what they need, which they would
 /// otherwise wait for with the cargo lane idle. `sanitize` builds in its own target directory,
-/// so it runs beside the cargo lane.
+/// so it runs beside the cargo lane. `aarch64` comes first of the cross steps: `patch`, in the
+/// cargo lane, builds aarch64 again through the patch, from its objects when it is done (run
+/// side by side, the two compiled most of them twice).
 #[rustfmt::skip]
 pub const STEPS: &[Step] = &[
     Step { name: "lint", covers: "cargo fmt --check, clippy -D warnings", tier: Tier::Default,
@@ -158,6 +160,9 @@ pub const STEPS: &[Step] = &[
     Step { name: "lock", covers: "every configuration of every target of the run's OpenSSL line (of the others, the host's) generated and equal to its generate.lock; on the default line, a tarball packed from its tree with one perlasm file changed, through update-openssl --source: the host's configurations byte for byte but that file, which the report names with its new entry point and class",
            tier: Tier::Default, scope: Scope::Workspace, lane: Lane::Apart,
            lines: Lines::Any, run: |_, _| lock::run() },
+    Step { name: "aarch64", covers: "gcc: the C driver under qemu-aarch64 on every armcap path",
+           tier: Tier::Default, scope: Scope::Triple(qemu::AARCH64), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::AARCH64, false) },
     Step { name: "workflow", covers: "actionlint on .github/workflows/ci.yml; its jobs run exactly these steps",
            tier: Tier::Default, scope: Scope::Workspace, lane: Lane::Cargo,
            lines: Lines::Default("the workflow file is the same whatever the line"), run: |_, _| check_workflow() },
@@ -179,9 +184,6 @@ pub const STEPS: &[Step] = &[
     Step { name: "sanitize", covers: "OpenSSL and the C driver by clang-19 with ASan and UBSan, every code path",
            tier: Tier::Default, scope: Scope::Rows(How::Sanitizer), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| sanitize::run(sh, line()) },
-    Step { name: "aarch64", covers: "gcc: the C driver under qemu-aarch64 on every armcap path",
-           tier: Tier::Default, scope: Scope::Triple(qemu::AARCH64), lane: Lane::Apart,
-           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::AARCH64, false) },
     Step { name: "ppc64le", covers: "gcc: the C driver under qemu-ppc64le on every ppccap path",
            tier: Tier::Default, scope: Scope::Triple(qemu::PPC64LE), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::PPC64LE, false) },
