@@ -271,6 +271,9 @@ pub struct UpdateOpenssl {
     /// only)
     #[arg(long = "target", value_name = "NAME", value_parser = target_rows(), conflicts_with = "status")]
     pub targets: Vec<&'static Target>,
+    /// Only this set's configurations (repeat for more; a report only)
+    #[arg(long = "set", value_name = "SET", value_parser = sets(), conflicts_with = "status")]
+    pub sets: Vec<&'static AsmSet>,
     /// Write the report only; leave the pin where it is
     #[arg(long)]
     pub report_only: bool,
@@ -290,17 +293,18 @@ pub struct UpdateOpenssl {
 }
 
 impl UpdateOpenssl {
-    /// What clap cannot say: --from and --target make a report only (a flag's default counts
+    /// What clap cannot say: --from, --target and --set make a report only (a flag's default counts
     /// as present for `requires`), and --sha256 goes with --source (clap drops a requirement
     /// that conflicts with an argument given, here VERSION).
     pub fn check(&self) -> anyhow::Result<()> {
         if self.sha256.is_some() && self.source.is_none() {
             anyhow::bail!("--sha256 is the SHA-256 of --source's tarball: give both, or VERSION");
         }
-        if !self.report_only && (self.from.is_some() || !self.targets.is_empty()) {
+        let limited = !self.targets.is_empty() || !self.sets.is_empty();
+        if !self.report_only && (self.from.is_some() || limited) {
             anyhow::bail!(
-                "--from and --target make a report only (a move starts from the pin and takes \
-                 every target): add --report-only"
+                "--from, --target and --set make a report only (a move starts from the pin and \
+                 takes every configuration): add --report-only"
             );
         }
         Ok(())

@@ -81,6 +81,9 @@ pub struct Comparison {
     pub old_pinned: bool,
     /// The targets compared when `--target` limited them (`Target::name`); empty: every row.
     pub limited_to: Vec<String>,
+    /// The sets compared when `--set` limited them; empty: every set.
+    #[serde(default)]
+    pub limited_sets: Vec<String>,
     /// How many configurations were compared.
     pub configurations: usize,
     /// The configurations whose manifests (so every generated file, and generate.lock's
@@ -91,6 +94,23 @@ pub struct Comparison {
     pub variants: Vec<VariantState>,
     pub findings: Vec<Finding>,
     pub api: super::api::Api,
+}
+
+impl Comparison {
+    /// What `--target` and `--set` limited the comparison to, in words with the flags that
+    /// did; `None` when it took every configuration.
+    pub fn limits(&self) -> Option<String> {
+        let n = self.configurations;
+        let (targets, sets) = (self.limited_to.join(", "), self.limited_sets.join(", "));
+        match (targets.is_empty(), sets.is_empty()) {
+            (true, true) => None,
+            (false, true) => Some(format!("the {n} configurations of {targets} (`--target`)")),
+            (true, false) => Some(format!("the {n} configurations of set {sets} (`--set`)")),
+            (false, false) => Some(format!(
+                "the {n} configurations of {targets} in set {sets} (`--target`, `--set`)"
+            )),
+        }
+    }
 }
 
 /// Instruction classes; in the JSON, their names.
@@ -363,6 +383,7 @@ pub fn compare(configs: &[Config], old: &Side, new: &Side, findings: Vec<Finding
         new_source: new.origin.clone(),
         old_pinned: old.pinned,
         limited_to: vec![],
+        limited_sets: vec![],
         configurations: configs.len(),
         identical: configs.iter().map(|c| c.key()).filter(same).collect(),
         sets,

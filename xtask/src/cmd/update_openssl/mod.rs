@@ -1,16 +1,16 @@
 //! `cargo xtask update-openssl VERSION|--source FILE --sha256 HEX [--openssl LINE]
-//! [--from VERSION] [--target NAME]... [--report-only]`: what moving an OpenSSL line (the
-//! default one unless named) to another release changes, as a report for its reviewer, and
-//! then (without --report-only) the move itself; and `--status`, each line against its
-//! support date and the registry.
+//! [--from VERSION] [--target NAME]... [--set SET]... [--report-only]`: what moving an OpenSSL
+//! line (the default one unless named) to another release changes, as a report for its
+//! reviewer, and then (without --report-only) the move itself; and `--status`, each line
+//! against its support date and the registry.
 //!
-//! The new side is every configuration (or those of the targets asked for) generated from the
-//! other release's tree in scratch space, each as far as it goes, so that every failure is a
-//! finding rather than the end of the run; the tree is an openssl-src crate fetched through
-//! cargo, or a release tarball checked whole before anything is touched. The old side is the
-//! line's release as its `generate.lock` and manifests have it, or with --from another
-//! openssl-src release, generated in scratch too (so that a report can be made again after
-//! the pin has moved).
+//! The new side is every configuration (or those of the targets and sets asked for) generated
+//! from the other release's tree in scratch space, each as far as it goes, so that every
+//! failure is a finding rather than the end of the run; the tree is an openssl-src crate
+//! fetched through cargo, or a release tarball checked whole before anything is touched. The
+//! old side is the line's release as its `generate.lock` and manifests have it, or with --from
+//! another openssl-src release, generated in scratch too (so that a report can be made again
+//! after the pin has moved).
 
 mod api;
 mod compare;
@@ -90,6 +90,7 @@ impl UpdateOpenssl {
         let mut comparison = compare::compare(&configs, &old.side, &generated.side, findings);
         sides::text_facts(&mut comparison, &old.side, &generated.side);
         comparison.limited_to = self.targets.iter().map(|t| t.name.to_string()).collect();
+        comparison.limited_sets = self.sets.iter().map(|s| s.name.to_string()).collect();
         comparison.command = self.command();
         comparison.api = public_api(sh, &root, &old.side, &source.dir)?;
         let md = write_report(&scratch, &comparison)?;
@@ -142,13 +143,16 @@ impl UpdateOpenssl {
         Ok(Plan { from, to, edits })
     }
 
-    /// Every configuration of every target row, or of the targets asked for.
+    /// Every configuration of every target row and set, or of those asked for.
     fn configs(&self) -> Vec<Config> {
         let targets: Vec<&'static Target> = match self.targets.is_empty() {
             true => data::TARGETS.iter().collect(),
             false => self.targets.clone(),
         };
-        let sets: Vec<&'static AsmSet> = data::SETS.iter().collect();
+        let sets: Vec<&'static AsmSet> = match self.sets.is_empty() {
+            true => data::SETS.iter().collect(),
+            false => self.sets.clone(),
+        };
         Config::expand(&targets, &sets)
     }
 
@@ -215,6 +219,7 @@ impl UpdateOpenssl {
             words.push(format!("--from {from}"));
         }
         words.extend(self.targets.iter().map(|t| format!("--target {}", t.name)));
+        words.extend(self.sets.iter().map(|s| format!("--set {}", s.name)));
         if self.report_only {
             words.push("--report-only".into());
         }

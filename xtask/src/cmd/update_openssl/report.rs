@@ -52,13 +52,9 @@ fn intro(c: &Comparison) -> String {
         true => format!("the workspace's sets of OpenSSL {} as `generate.lock` pins them", c.from),
         false => format!("OpenSSL {}, generated in scratch space", c.from),
     };
-    let scope = match c.limited_to.is_empty() {
-        true => format!("all {} configurations of every target row", c.configurations),
-        false => format!(
-            "only the {} configurations of {} (`--target`): the other targets were not compared",
-            c.configurations,
-            c.limited_to.join(", ")
-        ),
+    let scope = match c.limits() {
+        None => format!("all {} configurations of every target row", c.configurations),
+        Some(limits) => format!("only {limits}: the others were not compared"),
     };
     format!(
         "Written by `{}`. Old: {old} (from {}). New: OpenSSL {}, generated in scratch \

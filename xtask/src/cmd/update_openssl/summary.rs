@@ -13,13 +13,8 @@ const FEW: usize = 4;
 
 pub fn sentences(c: &Comparison) -> Vec<String> {
     let mut out = Vec::new();
-    if !c.limited_to.is_empty() {
-        out.push(format!(
-            "Only the {} configurations of {} were compared (`--target`): the other targets' \
-             were not.",
-            c.configurations,
-            join_and(&c.limited_to)
-        ));
+    if let Some(limits) = c.limits() {
+        out.push(format!("Only {limits} were compared: the others were not."));
     }
     out.push(findings(c));
     out.extend(identical(c));
