@@ -124,8 +124,8 @@ fn tarball_equals_the_crate(target: &str) -> Result<()> {
     let _ = fs::remove_dir_all(&dir);
     println!(
         "sets: a tarball of OpenSSL {version}'s tree (SHA-256 {sha256}) with {CHANGED_PERLASM} \
-         changed generates {same} configurations of {target} (set {without}) byte for byte as \
-         its crate does, and in {with_file} more (set {with}) only {CHANGED_ASM}, which the \
+         changed generates {same} configurations of {target}'s sets {with} and {without} byte \
+         for byte as its crate does, and in {with_file} more only {CHANGED_ASM}, which the \
          report names with {ADDED_ENTRY} and its avx2 class ({:.0?})",
         started.elapsed()
     );
