@@ -5,9 +5,10 @@
 //! only assembled, a build in a target directory of its own), each in its own directories.
 //! Once the cargo steps are done, their lane takes the next of the others too. Each step
 //! runs as a child `xtask test --step NAME`, its lines printed tagged with its name; a
-//! failure lets the running steps finish and starts no more. The lanes and everything their steps start share one jobserver of a token per core and
-//! one more: a lane takes a token to start a step (the step's own), and the step's cargo, make,
-//! cc and threads take more from it, so the run as a whole never asks much more of the machine.
+//! failure lets the running steps finish and starts no more. The lanes and everything their
+//! steps start share one jobserver of a token per core and one more: a lane takes a token to
+//! start a step (the step's own), and the step's cargo, make, cc and threads take more from
+//! it, so the run as a whole never asks much more of the machine.
 
 use super::{Jobs, Lane, Outcome, Step};
 use anyhow::{Context, Result};

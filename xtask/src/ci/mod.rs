@@ -157,7 +157,7 @@ pub const STEPS: &[Step] = &[
     Step { name: "lint", covers: "cargo fmt --check, clippy -D warnings", tier: Tier::Default,
            scope: Scope::Workspace, lane: Lane::Cargo,
            lines: Lines::Default("fmt and clippy read the same source whatever the line"), run: |sh, cargo| lint::run(sh, cargo) },
-    Step { name: "lock", covers: "every configuration of every target of the run's OpenSSL line (of the others, the host's) generated and equal to its generate.lock; on the default line, a tarball packed from its tree with one perlasm file changed, through update-openssl --source: the host's configurations byte for byte but that file, which the report names with its new entry point and class",
+    Step { name: "lock", covers: "every configuration of every target of the run's OpenSSL line (of the others, the host's) generated and equal to its generate.lock; on the default line, a tarball packed from its tree with one perlasm file changed, through update-openssl --source: the host's asm and no_asm configurations byte for byte but that file, which the report names with its new entry point and class",
            tier: Tier::Default, scope: Scope::Workspace, lane: Lane::Apart,
            lines: Lines::Any, run: |_, _| lock::run() },
     Step { name: "aarch64", covers: "gcc: the C driver under qemu-aarch64 on every armcap path",
