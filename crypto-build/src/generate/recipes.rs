@@ -1,9 +1,12 @@
 //! OpenSSL's recipes for its generated C files and headers, run by one perl process instead of
 //! one each. Make still decides what runs and spells every command (`make -n`); each
 //! `perl … > FILE` recipe runs in a fork of a perl that has loaded `configdata.pm` once, the
-//! load that costs most of each of the 120-odd perl runs a configuration makes. Any other
-//! recipe line runs through `sh -c`, as make would run it. What comes out is pinned by
-//! `generate.lock` and checked by every generation.
+//! load that costs most of each of the 120-odd perl runs a configuration makes. The two
+//! permission lines around each generated file (`if [ -r "F" ]; then chmod u+w F; fi` before,
+//! `chmod a-w F` after: about 290 a configuration) are done by the runner itself, as the shell
+//! and chmod would do them: through `sh -c`, their 430-odd forks and execs took about half a
+//! second a configuration. Any other recipe line runs through `sh -c`, as make would run it.
+//! What comes out is pinned by `generate.lock` and checked by every generation.
 
 use anyhow::{bail, Result};
 
@@ -11,9 +14,9 @@ use anyhow::{bail, Result};
 const RECORD: char = '\u{1e}';
 const FIELD: char = '\u{1f}';
 
-/// Reads the records on its standard input: `sh␟LINE`, or `perl␟OUT␟ARG…` (perl's own
-/// `-I`/`-M` switches first, then the script and its arguments), and runs them in order,
-/// stopping at the first that fails.
+/// Reads the records on its standard input: `sh␟LINE`, `perl␟OUT␟ARG…` (perl's own
+/// `-I`/`-M` switches first, then the script and its arguments), `u+w␟FILE` (if readable) or
+/// `a-w␟FILE`, and runs them in order, stopping at the first that fails.
 pub const RUNNER: &str = r#"
 use strict;
 use warnings;
@@ -23,6 +26,14 @@ require configdata;
 my @records = grep { length } split /\x1e/, do { local $/; <STDIN> } // '';
 for my $record (@records) {
     my ($kind, @field) = split /\x1f/, $record, -1;
+    if ($kind eq 'u+w' || $kind eq 'a-w') {
+        my $file = $field[0];
+        next if $kind eq 'u+w' && !-r $file;
+        my @st = stat($file) or die "crypto-build: chmod $kind $file: $!\n";
+        my $mode = $kind eq 'u+w' ? ($st[2] & 07777) | 0200 : $st[2] & 07777 & ~0222;
+        chmod($mode, $file) or die "crypto-build: chmod $kind $file: $!\n";
+        next;
+    }
     if ($kind eq 'sh') {
         system('/bin/sh', '-c', $field[0]) == 0
             or die "crypto-build: recipe `$field[0]` failed ($?)\n";
@@ -78,20 +89,12 @@ pub fn records(make_n: &str, perl: &str) -> Result<String> {
         if recipe.starts_with("make: ") || recipe.starts_with("make[") {
             bail!("make -n said `{recipe}`, not a recipe");
         }
-        match perl_to_file(&recipe, perl) {
-            Some((file, args)) => {
-                out.push_str("perl");
-                for f in std::iter::once(file).chain(args) {
-                    out.push(FIELD);
-                    out.push_str(f);
-                }
-            }
-            None => {
-                out.push_str("sh");
-                out.push(FIELD);
-                out.push_str(&recipe);
-            }
-        }
+        let fields = match (perl_to_file(&recipe, perl), permission(&recipe)) {
+            (Some((file, args)), _) => [&["perl", file][..], &args].concat(),
+            (None, Some((kind, file))) => vec![kind, file],
+            (None, None) => vec!["sh", recipe.as_str()],
+        };
+        out.push_str(&fields.join(&FIELD.to_string()));
         out.push(RECORD);
     }
     if !pending.is_empty() {
@@ -100,13 +103,30 @@ pub fn records(make_n: &str, perl: &str) -> Result<String> {
     Ok(out)
 }
 
+/// OpenSSL's permission lines around a generated file, exactly: `if [ -r "F" ]; then chmod u+w
+/// F; fi` as `u+w` and `chmod a-w F` as `a-w`, for one plain file name. Anything else is the
+/// shell's.
+fn permission(recipe: &str) -> Option<(&'static str, &str)> {
+    let (kind, file) = match recipe.strip_prefix("chmod a-w ") {
+        Some(file) => ("a-w", file),
+        None => {
+            let rest = recipe.strip_prefix("if [ -r \"")?;
+            let (file, rest) = rest.split_once("\" ]; then chmod u+w ")?;
+            (rest == format!("{file}; fi")).then_some(("u+w", file))?
+        }
+    };
+    plain(file).then_some((kind, file))
+}
+
+/// A word the shell takes as it is: nothing it would split, expand or unescape.
+fn plain(w: &str) -> bool {
+    !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=+,:@%".contains(c))
+}
+
 /// `PERL WORD… > FILE`, where each word is plain or in double quotes with nothing the shell
 /// would expand or unescape: its file and words. Anything else is left to the shell.
 fn perl_to_file<'a>(recipe: &'a str, perl: &str) -> Option<(&'a str, Vec<&'a str>)> {
     let (command, file) = recipe.rsplit_once(" > ")?;
-    let plain = |w: &str| {
-        !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=+,:@%".contains(c))
-    };
     if !plain(file) {
         return None;
     }
@@ -132,6 +152,7 @@ fn perl_to_file<'a>(recipe: &'a str, perl: &str) -> Option<(&'a str, Vec<&'a str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     const PERL: &str = "/usr/bin/perl";
 
@@ -159,6 +180,72 @@ mod tests {
         // A quoted word with spaces is the shell's to split.
         assert!(records[1].starts_with(&format!("sh{FIELD}/usr/bin/perl util/mkbuildinf.pl")));
         assert_eq!(records[2], format!("sh{FIELD}rm -f a \\\n  b"));
+    }
+
+    #[test]
+    fn the_permission_lines_around_a_generated_file_go_to_the_runner_and_no_others() {
+        let make_n =
+            "if [ -r \"include/openssl/asn1.h\" ]; then chmod u+w include/openssl/asn1.h; fi\n\
+            chmod a-w include/openssl/asn1.h\n";
+        let r = records(make_n, PERL).unwrap();
+        let records: Vec<&str> = r.split(RECORD).filter(|r| !r.is_empty()).collect();
+        assert_eq!(
+            records,
+            [
+                format!("u+w{FIELD}include/openssl/asn1.h"),
+                format!("a-w{FIELD}include/openssl/asn1.h")
+            ]
+        );
+        for recipe in [
+            "if [ -r \"a.h\" ]; then chmod u+w b.h; fi",
+            "if [ -r \"a.h\" ]; then chmod u+w a.h; fi; rm a.h",
+            "chmod a-w a.h b.h",
+            "chmod a-w $HOME/a.h",
+            "chmod a-wx a.h",
+            "chmod u-w a.h",
+        ] {
+            assert_eq!(permission(recipe), None, "{recipe}");
+        }
+    }
+
+    /// The runner does what `sh -c` would: the same mode bits on the same files.
+    #[cfg(unix)]
+    #[test]
+    fn the_runner_sets_the_modes_the_shell_would() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let mode =
+            |f: &str| fs::metadata(dir.path().join(f)).unwrap().permissions().mode() & 0o7777;
+        let (ours, shells) = ("ours.h", "shell.h");
+        let mut make_n = String::new();
+        for f in [ours, shells] {
+            fs::write(dir.path().join(f), "x").unwrap();
+            fs::set_permissions(dir.path().join(f), fs::Permissions::from_mode(0o444)).unwrap();
+        }
+        make_n.push_str(&format!("if [ -r \"{ours}\" ]; then chmod u+w {ours}; fi\n"));
+        let run = |input: &str| {
+            let mut child = std::process::Command::new("perl")
+                .args(["-e", &RUNNER.replace("require configdata;", "")])
+                .current_dir(dir.path())
+                .stdin(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+            assert!(child.wait().unwrap().success());
+        };
+        let shell = |line: &str| {
+            let mut sh = std::process::Command::new("sh");
+            assert!(sh.args(["-c", line]).current_dir(dir.path()).status().unwrap().success());
+        };
+        run(&records(&make_n, PERL).unwrap());
+        shell(&format!("if [ -r \"{shells}\" ]; then chmod u+w {shells}; fi"));
+        assert_eq!((mode(ours), mode(shells)), (0o644, 0o644));
+        run(&records(&format!("chmod a-w {ours}\n"), PERL).unwrap());
+        shell(&format!("chmod a-w {shells}"));
+        assert_eq!((mode(ours), mode(shells)), (0o444, 0o444));
+        // A file not there yet: `-r` is false, nothing is done, nothing fails.
+        run(&records("if [ -r \"absent.h\" ]; then chmod u+w absent.h; fi\n", PERL).unwrap());
     }
 
     #[test]
