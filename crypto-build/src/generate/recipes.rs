@@ -217,12 +217,10 @@ mod tests {
         let mode =
             |f: &str| fs::metadata(dir.path().join(f)).unwrap().permissions().mode() & 0o7777;
         let (ours, shells) = ("ours.h", "shell.h");
-        let mut make_n = String::new();
         for f in [ours, shells] {
             fs::write(dir.path().join(f), "x").unwrap();
             fs::set_permissions(dir.path().join(f), fs::Permissions::from_mode(0o444)).unwrap();
         }
-        make_n.push_str(&format!("if [ -r \"{ours}\" ]; then chmod u+w {ours}; fi\n"));
         let run = |input: &str| {
             let mut child = std::process::Command::new("perl")
                 .args(["-e", &RUNNER.replace("require configdata;", "")])
@@ -238,6 +236,7 @@ mod tests {
             let mut sh = std::process::Command::new("sh");
             assert!(sh.args(["-c", line]).current_dir(dir.path()).status().unwrap().success());
         };
+        let make_n = format!("if [ -r \"{ours}\" ]; then chmod u+w {ours}; fi\n");
         run(&records(&make_n, PERL).unwrap());
         shell(&format!("if [ -r \"{shells}\" ]; then chmod u+w {shells}; fi"));
         assert_eq!((mode(ours), mode(shells)), (0o644, 0o644));
