@@ -43,7 +43,7 @@ pub fn run(sh: &Shell, cargo: &str, default: &Path) -> Result<()> {
         dir.trim() == format!("OPENSSLDIR: \"{}\"", ssl.display()),
         "openssl version -d: {dir}"
     );
-    apps::self_signed(&tool, &["-subj", "/CN=localhost"]).context("req with no OPENSSL_CONF")?;
+    super::flows::on_prefix(&prefix, "openssldir-flows")?;
     println!(
         "--openssldir ssl: bin/openssl reads {}/openssl.cnf with no OPENSSL_CONF",
         ssl.display()
