@@ -29,6 +29,7 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
             .with_context(|| format!("OpenSSL {version}"))?;
         let prefix = super::line_target_dir("prefix", line);
         let name = line.name();
+        crate::prefix::remove_earlier(&prefix)?;
         cmd!(sh, "{cargo} xtask build --openssl {name} --prefix {prefix} --apps --openssldir ssl")
             .run()
             .with_context(|| format!("a prefix of OpenSSL {version}"))?;

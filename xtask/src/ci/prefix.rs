@@ -23,11 +23,7 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
 fn consumer(sh: &Shell, cargo: &str) -> Result<()> {
     let root = crate::cargo::project_root();
     let prefix = root.join("target/prefix");
-    // Fresh: a reinstall keeps an earlier run's ssl/openssl.cnf, which apps.rs would read.
-    if prefix.exists() {
-        std::fs::remove_dir_all(&prefix)
-            .with_context(|| format!("removing {}", prefix.display()))?;
-    }
+    crate::prefix::remove_earlier(&prefix)?;
     let out = cmd!(sh, "{cargo} xtask build --prefix {prefix} --apps").read()?;
     println!("{out}");
     // OPENSSLDIR is the default, outside the prefix: the summary says how to use its config.

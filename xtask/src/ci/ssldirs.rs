@@ -26,10 +26,7 @@ const SEERS: usize = 4;
 /// `default` is the prefix built without `--openssldir`, whose libraries are compared.
 pub fn run(sh: &Shell, cargo: &str, default: &Path) -> Result<()> {
     let prefix = crate::cargo::project_root().join(PREFIX);
-    // Fresh, so that the first install is one into an empty prefix.
-    if prefix.exists() {
-        fs::remove_dir_all(&prefix).with_context(|| format!("removing {}", prefix.display()))?;
-    }
+    crate::prefix::remove_earlier(&prefix)?;
     install(sh, cargo, &prefix)?;
     let ssl = prefix.join(DIR);
     let facts = crate::prefix::facts(&prefix)?;
