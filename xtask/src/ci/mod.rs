@@ -175,7 +175,7 @@ pub const STEPS: &[Step] = &[
            lines: Lines::Any, run: sets::asm_avx2 },
     Step { name: "prefix", covers: "xtask build --prefix --apps: openssl-sys, pkg-config, CMake, bin/openssl, --openssldir ssl (the documented openssl flows on its installed config: req, x509 -req, ca, verify, pkcs12, TLS 1.3), the C driver natively",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
-           lines: Lines::Default("the lines step builds a prefix of the other lines and runs the C driver on it; rust-openssl, openssl-sys through it"), run: prefix::run },
+           lines: Lines::Default("the lines step builds a prefix of the other lines and runs the C driver and the openssl flows on it; rust-openssl, openssl-sys through it"), run: prefix::run },
     Step { name: "no_asm", covers: "set no_asm by a C compiler that fails the C variant's probe: tests, verify, every mask ignored, --strict",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Any, run: sets::no_asm },
