@@ -16,6 +16,15 @@ pub const MARKER: &str = ".crypto-sys-prefix";
 /// OPENSSLDIR lies outside it, as by default.
 pub const SSL_DIR: &str = "ssl";
 
+/// Removes an earlier run's prefix at `prefix`, so that the next install is one into an empty
+/// prefix: a reinstall keeps the earlier `openssl.cnf`, which a test would then read.
+pub fn remove_earlier(prefix: &Path) -> Result<()> {
+    if prefix.exists() {
+        fs::remove_dir_all(prefix).with_context(|| format!("removing {}", prefix.display()))?;
+    }
+    Ok(())
+}
+
 /// The facts of the build the prefix holds (`crypto_build::facts`, installed as the build
 /// wrote them).
 pub fn facts(prefix: &Path) -> Result<BuildFacts> {

@@ -7,6 +7,7 @@ mod apps;
 mod assembled;
 mod consumers;
 mod driver_paths;
+mod flows;
 mod i686;
 mod lanes;
 mod lines;
@@ -172,9 +173,9 @@ pub const STEPS: &[Step] = &[
     Step { name: "asm_avx2", covers: "set asm_avx2: crypto-sys's tests, verify, every code path",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Any, run: sets::asm_avx2 },
-    Step { name: "prefix", covers: "xtask build --prefix --apps: openssl-sys, pkg-config, CMake, bin/openssl with the installed config, --openssldir, the C driver natively",
+    Step { name: "prefix", covers: "xtask build --prefix --apps: openssl-sys, pkg-config, CMake, bin/openssl, --openssldir ssl (the documented openssl flows on its installed config: req, x509 -req, ca, verify, pkcs12, TLS 1.3), the C driver natively",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
-           lines: Lines::Default("the lines step builds a prefix of the other lines and runs the C driver on it; rust-openssl, openssl-sys through it"), run: prefix::run },
+           lines: Lines::Default("the lines step builds a prefix of the other lines and runs the C driver and the openssl flows on it; rust-openssl, openssl-sys through it"), run: prefix::run },
     Step { name: "no_asm", covers: "set no_asm by a C compiler that fails the C variant's probe: tests, verify, every mask ignored, --strict",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Any, run: sets::no_asm },
@@ -246,7 +247,7 @@ pub const STEPS: &[Step] = &[
     Step { name: "mips64el", covers: "gcc: the C driver under qemu-mips64el on the one code path of its asm (no capability variable), no_asm too",
            tier: Tier::Full, scope: Scope::Triple(qemu::MIPS64EL), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::MIPS64EL, true) },
-    Step { name: "lines", covers: "every OpenSSL line but the default (data::OPENSSL_LINES, each by its crypto-sys feature): crypto-sys's tests and the C driver, every x86_64 code path",
+    Step { name: "lines", covers: "every OpenSSL line but the default (data::OPENSSL_LINES, each by its crypto-sys feature): crypto-sys's tests and the C driver, every x86_64 code path; the openssl flows on its prefix's installed config",
            tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("it tests every other line itself"), run: lines::run },
     Step { name: "rust-openssl", covers: "the openssl crate's own tests, unmodified, against a prefix through OPENSSL_DIR",

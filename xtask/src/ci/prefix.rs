@@ -23,6 +23,7 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
 fn consumer(sh: &Shell, cargo: &str) -> Result<()> {
     let root = crate::cargo::project_root();
     let prefix = root.join("target/prefix");
+    crate::prefix::remove_earlier(&prefix)?;
     let out = cmd!(sh, "{cargo} xtask build --prefix {prefix} --apps").read()?;
     println!("{out}");
     // OPENSSLDIR is the default, outside the prefix: the summary says how to use its config.

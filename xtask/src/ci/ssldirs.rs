@@ -1,5 +1,6 @@
 //! A prefix built with `--openssldir ssl`: `bin/openssl` finds the installed `openssl.cnf`
-//! with no OPENSSL_CONF, a user's edit of it survives a reinstall, and the libraries differ
+//! with no OPENSSL_CONF (and serves the documented flows, `flows.rs`), a user's edit of it
+//! survives a reinstall (which names what the new `.dist` adds), and the libraries differ
 //! from the default prefix's only in the units that see OPENSSLDIR, with no trace of the
 //! default left.
 
@@ -16,16 +17,16 @@ const PREFIX: &str = "target/prefix-openssldir";
 const DIR: &str = "ssl";
 /// What a user's edit makes `req` put in a certificate's subject when given none.
 const EDITED_CN: &str = "edited by the user";
+/// The key of the config that releases before the flows' fix lacked (4.0's `x509 -req`
+/// needs it): what a reinstall over their config must name.
+const EARLIER_LACKS: &str = "extensions";
 /// libcrypto's units that see OPENSSLDIR (`crypto_build::openssldir` finds them).
 const SEERS: usize = 4;
 
 /// `default` is the prefix built without `--openssldir`, whose libraries are compared.
 pub fn run(sh: &Shell, cargo: &str, default: &Path) -> Result<()> {
     let prefix = crate::cargo::project_root().join(PREFIX);
-    // Fresh, so that the first install is one into an empty prefix.
-    if prefix.exists() {
-        fs::remove_dir_all(&prefix).with_context(|| format!("removing {}", prefix.display()))?;
-    }
+    crate::prefix::remove_earlier(&prefix)?;
     install(sh, cargo, &prefix)?;
     let ssl = prefix.join(DIR);
     let facts = crate::prefix::facts(&prefix)?;
@@ -43,32 +44,52 @@ pub fn run(sh: &Shell, cargo: &str, default: &Path) -> Result<()> {
         dir.trim() == format!("OPENSSLDIR: \"{}\"", ssl.display()),
         "openssl version -d: {dir}"
     );
-    apps::self_signed(&tool, &["-subj", "/CN=localhost"]).context("req with no OPENSSL_CONF")?;
+    super::flows::on_prefix(&prefix, "openssldir-flows")?;
     println!(
         "--openssldir ssl: bin/openssl reads {}/openssl.cnf with no OPENSSL_CONF",
         ssl.display()
     );
 
+    reinstall_over_an_edit(sh, cargo, &prefix, &tool)?;
+    only_seers_differ(default, &prefix)
+}
+
+/// A reinstall over a user's edit of the config an earlier release shipped: the edit and
+/// `private/` kept, `req` reading the edit, and one line naming what the new `.dist` adds.
+fn reinstall_over_an_edit(sh: &Shell, cargo: &str, prefix: &Path, tool: &Tool) -> Result<()> {
+    let ssl = prefix.join(DIR);
     edit(&ssl)?;
-    install(sh, cargo, &prefix).context("reinstalling over an edited openssl.cnf")?;
+    let out = install(sh, cargo, prefix).context("reinstalling over an edited openssl.cnf")?;
     installed_as_shipped(&ssl).context("after a reinstall")?;
     ensure!(ssl.join("private/key.pem").exists(), "the reinstall lost private/key.pem");
-    apps::self_signed(&tool, &[])?;
+    let notices: Vec<&str> = out.lines().filter(|l| l.starts_with("kept ")).collect();
+    let conf = ssl.join("openssl.cnf");
+    let want = format!("against the earlier release's: adds {EARLIER_LACKS}");
+    ensure!(
+        matches!(&notices[..], [n] if n.starts_with(&format!("kept {} (yours", conf.display()))
+            && n.ends_with(&want)),
+        "the reinstall should say in one line that it kept {}, ending `{}`:\n{out}",
+        conf.display(),
+        want
+    );
+    apps::self_signed(tool, &[])?;
     let subject = tool.output(&["x509", "-in", "cert.pem", "-noout", "-subject"])?;
     ensure!(subject.contains(EDITED_CN), "the edited openssl.cnf was not read: {subject}");
     println!(
         "--openssldir ssl: a reinstall kept the edited openssl.cnf and private/, and req reads it"
     );
-    only_seers_differ(default, &prefix)
+    println!("--openssldir ssl: the reinstall said: {}", notices[0]);
+    Ok(())
 }
 
-fn install(sh: &Shell, cargo: &str, prefix: &Path) -> Result<()> {
+/// Installs the prefix; returns what the build printed.
+fn install(sh: &Shell, cargo: &str, prefix: &Path) -> Result<String> {
     let out = cmd!(sh, "{cargo} xtask build --prefix {prefix} --apps --openssldir {DIR}").read()?;
     println!("{out}");
     let line = out.lines().find(|l| l.starts_with("config: ")).unwrap_or("");
     let want = format!("openssl reads {}/openssl.cnf", prefix.join(DIR).display());
     ensure!(line.contains(&want), "the summary should say `{want}`:\n{out}");
-    Ok(())
+    Ok(out)
 }
 
 /// The `.dist` files, and `certs/` and `private/`, are what `make install_ssldirs` leaves;
@@ -83,6 +104,7 @@ fn installed_as_shipped(ssl: &Path) -> Result<()> {
 }
 
 /// A user's edit: `req` takes its subject from openssl.cnf; and a key kept in `private/`.
+/// And the `.dist` beside it an earlier release's, which lacked [`EARLIER_LACKS`].
 fn edit(ssl: &Path) -> Result<()> {
     let conf = ssl.join("openssl.cnf");
     let shipped = FILES[0].1;
@@ -92,6 +114,10 @@ fn edit(ssl: &Path) -> Result<()> {
     );
     fs::write(&conf, format!("{shipped}{edit}"))?;
     fs::write(ssl.join("private/key.pem"), "a user's key\n")?;
+    let key = format!("{EARLIER_LACKS} =");
+    let earlier: Vec<&str> = shipped.lines().filter(|l| !l.starts_with(&key)).collect();
+    ensure!(earlier.len() + 1 == shipped.lines().count(), "openssl.cnf sets no `{key}`");
+    fs::write(ssl.join("openssl.cnf.dist"), earlier.join("\n"))?;
     Ok(())
 }
 

@@ -1,6 +1,7 @@
 //! `cargo xtask build`: builds crypto-sys with a chosen set, prints one summary line, and
 //! optionally installs an OpenSSL-style prefix.
 
+mod cnf_changes;
 mod ssldirs;
 
 use crate::flags::{Build, Selection};
@@ -284,8 +285,12 @@ fn install_prefix(out_dir: &Path, prefix: &Path, summary: &str, ssl_dir: &Path) 
         fs::copy(&program, tmp.join("bin").join(program.file_name().unwrap()))?;
     }
     fs::copy(out_dir.join(FACTS_FILE), tmp.join(FACTS_FILE))?;
-    for kept in ssldirs::install(out_dir, &tmp, prefix, ssl_dir)? {
-        println!("kept {} from the earlier install", prefix.join(kept).display());
+    let kept = ssldirs::install(out_dir, &tmp, prefix, ssl_dir)?;
+    for dir in kept.elsewhere {
+        println!("kept {} from the earlier install", prefix.join(dir).display());
+    }
+    for line in kept.notices {
+        println!("{line}");
     }
     fs::write(tmp.join(crate::prefix::MARKER), format!("{summary}\n"))?;
     let old = parent.join(format!(".{}.old-{}", name.to_string_lossy(), std::process::id()));

@@ -101,12 +101,20 @@ pub fn config_line(dir: &str, prefix: &Path, place: &Placement) -> String {
     )
 }
 
+/// What [`install`] kept from the prefix it replaces, for the user to hear of.
+#[derive(Debug, Default)]
+pub struct Kept {
+    /// The earlier OPENSSLDIRs kept elsewhere than the new one, relative to the prefix.
+    pub elsewhere: Vec<PathBuf>,
+    /// A line for each file kept although this release ships another one.
+    pub notices: Vec<String>,
+}
+
 /// `make install_ssldirs` into the staged prefix `staged`, at `rel`, from the build's copies
 /// in `out_dir`. First every OPENSSLDIR of the prefix it replaces (`old`) is carried over
 /// whole: a user's `openssl.cnf`, certificates and keys. Then the `.dist` files are refreshed,
-/// and `openssl.cnf`, `ct_log_list.cnf`, `certs/` and `private/` made where absent. Returns
-/// the earlier OPENSSLDIRs kept elsewhere than `rel`.
-pub fn install(out_dir: &Path, staged: &Path, old: &Path, rel: &Path) -> Result<Vec<PathBuf>> {
+/// and `openssl.cnf`, `ct_log_list.cnf`, `certs/` and `private/` made where absent.
+pub fn install(out_dir: &Path, staged: &Path, old: &Path, rel: &Path) -> Result<Kept> {
     let mut earlier = Vec::new();
     if old.join(crate::prefix::MARKER).exists() {
         find_earlier(old, Path::new(""), &mut earlier)?;
@@ -127,18 +135,53 @@ pub fn install(out_dir: &Path, staged: &Path, old: &Path, rel: &Path) -> Result<
             fs::set_permissions(dir.join("private"), fs::Permissions::from_mode(0o700))?;
         }
     }
+    let mut notices = Vec::new();
     for (name, _) in FILES {
         let from = out_dir.join(SSL_DIR).join(name);
         let dist = dir.join(format!("{name}.dist"));
+        let shipped_before = fs::read_to_string(&dist).ok();
         // Never through a link a user put there.
         let _ = fs::remove_file(&dist);
         fs::copy(&from, &dist).with_context(|| format!("installing {}", dist.display()))?;
         if absent(&dir.join(name)) {
             fs::copy(&from, dir.join(name))?;
+        } else if let Ok(users) = fs::read_to_string(dir.join(name)) {
+            let texts = Texts { users, shipped_before, shipped: fs::read_to_string(&from)? };
+            notices.extend(texts.notice(&old.join(rel).join(name)));
         }
     }
     earlier.retain(|e| e != rel);
-    Ok(earlier)
+    Ok(Kept { elsewhere: earlier, notices })
+}
+
+/// A kept file of OPENSSLDIR, and what was shipped as it then and now.
+struct Texts {
+    users: String,
+    /// The `.dist` beside it before this install: what the release it came from shipped.
+    shipped_before: Option<String>,
+    shipped: String,
+}
+
+impl Texts {
+    /// One line when this release ships another file than the user's and than the one it
+    /// came from: that the user's stays, that the `.dist` is the new one, and what changed
+    /// (from the earlier release's, or from the user's when that `.dist` is gone).
+    fn notice(&self, path: &Path) -> Option<String> {
+        if self.users == self.shipped || self.shipped_before.as_ref() == Some(&self.shipped) {
+            return None;
+        }
+        let (against, base) = match &self.shipped_before {
+            Some(before) => ("the earlier release's", before),
+            None => ("yours", &self.users),
+        };
+        let name = path.file_name()?.to_string_lossy();
+        Some(format!(
+            "kept {} (yours, never replaced); {name}.dist beside it is this release's, and \
+             against {against}: {}",
+            path.display(),
+            super::cnf_changes::describe(base, &self.shipped)
+        ))
+    }
 }
 
 /// The directories under `root` (relative, not followed through links) that hold
@@ -243,6 +286,26 @@ mod tests {
         assert!(line.contains("reads /w/p/etc/ssl/openssl.cnf") && !line.contains("OPENSSL_CONF"));
     }
 
+    #[test]
+    fn a_kept_file_is_told_of_only_when_this_release_ships_another() {
+        let texts = |users: &str, before: Option<&str>| Texts {
+            users: users.into(),
+            shipped_before: before.map(String::from),
+            shipped: "a = 1\nb = 2\n".into(),
+        };
+        let path = Path::new("/p/ssl/openssl.cnf");
+        // The same release again, or the user's file already the new one: nothing to say.
+        assert_eq!(texts("edited = 1\n", Some("a = 1\nb = 2\n")).notice(path), None);
+        assert_eq!(texts("a = 1\nb = 2\n", Some("a = 0\n")).notice(path), None);
+        let line = texts("a = 1\n", Some("a = 0\n")).notice(path).unwrap();
+        assert!(line.starts_with("kept /p/ssl/openssl.cnf (yours, never replaced); "), "{line}");
+        assert!(line.ends_with("against the earlier release's: adds b; changes a"), "{line}");
+        // Without the earlier .dist, against the user's own.
+        let line = texts("a = 1\n", None).notice(path).unwrap();
+        assert!(line.ends_with("and against yours: adds b"), "{line}");
+        assert!(!line.contains('\n'));
+    }
+
     /// What a reinstall over an earlier prefix keeps: every file of its OPENSSLDIRs, the
     /// user's config first of all; only the `.dist` files are new.
     #[test]
@@ -257,7 +320,8 @@ mod tests {
         let (old, staged) = (dir.join("prefix"), dir.join("staged"));
         fs::create_dir_all(&old).unwrap();
         // A first install, into an empty prefix.
-        assert!(install(&out, &old, &dir.join("none"), Path::new("ssl")).unwrap().is_empty());
+        let first = install(&out, &old, &dir.join("none"), Path::new("ssl")).unwrap();
+        assert!(first.elsewhere.is_empty() && first.notices.is_empty(), "{first:?}");
         fs::write(old.join(crate::prefix::MARKER), "x").unwrap();
         let ssl = old.join("ssl");
         assert_eq!(fs::read_to_string(ssl.join("openssl.cnf")).unwrap(), "new openssl.cnf\n");
@@ -271,7 +335,7 @@ mod tests {
             std::os::unix::fs::symlink("cert.pem", ssl.join("certs/1a2b3c4d.0")).unwrap();
         }
         fs::write(ssl.join("openssl.cnf"), "edited\n").unwrap();
-        fs::write(ssl.join("openssl.cnf.dist"), "old dist\n").unwrap();
+        fs::write(ssl.join("openssl.cnf.dist"), "[ old ]\n").unwrap();
         fs::write(ssl.join("certs/cert.pem"), "a certificate\n").unwrap();
         fs::write(ssl.join("private/key.pem"), "a key\n").unwrap();
         // An OPENSSLDIR of an install with another --openssldir.
@@ -279,7 +343,16 @@ mod tests {
         fs::write(old.join("etc/ssl/openssl.cnf.dist"), "older\n").unwrap();
         fs::create_dir_all(&staged).unwrap();
         let kept = install(&out, &staged, &old, Path::new("ssl")).unwrap();
-        assert_eq!(kept, [PathBuf::from("etc/ssl")]);
+        assert_eq!(kept.elsewhere, [PathBuf::from("etc/ssl")]);
+        // The shipped openssl.cnf changed since the user's came; ct_log_list.cnf is as shipped.
+        let conf = ssl.join("openssl.cnf").display().to_string();
+        assert_eq!(
+            kept.notices,
+            [format!(
+                "kept {conf} (yours, never replaced); openssl.cnf.dist beside it is this \
+                 release's, and against the earlier release's: removes [old]"
+            )]
+        );
         let read = |p: &str| fs::read_to_string(staged.join(p)).unwrap();
         assert_eq!(read("ssl/openssl.cnf"), "edited\n");
         assert_eq!(read("ssl/openssl.cnf.dist"), "new openssl.cnf\n");
