@@ -16,6 +16,7 @@ mod api;
 mod compare;
 mod coverage;
 mod fetch;
+mod names;
 mod pin;
 mod registry;
 mod report;
@@ -25,6 +26,7 @@ mod support;
 mod tarball;
 #[cfg(test)]
 mod tests;
+mod wording;
 
 use crate::flags::UpdateOpenssl;
 use anyhow::{bail, Context, Result};
