@@ -19,6 +19,7 @@ mod fetch;
 mod names;
 mod pin;
 mod registry;
+mod releases;
 mod report;
 mod sides;
 mod summary;
@@ -56,7 +57,7 @@ struct New {
 impl UpdateOpenssl {
     pub fn run(self, sh: &Shell) -> Result<()> {
         if self.status {
-            return support::status(sh, self.registry_answer.as_deref());
+            return support::status(sh, self.registry_answer.as_deref(), self.releases.as_deref());
         }
         self.check()?;
         let started = Instant::now();
