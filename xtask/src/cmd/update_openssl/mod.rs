@@ -347,7 +347,8 @@ fn public_api(sh: &Shell, root: &Path, old: &Side, tree: &Path) -> Result<api::A
     let bindings = api::bindings(&dir)?;
     // The removed functions are the old release's: its configuration says which it builds,
     // the host's asm one where it was compared.
-    let x86 = crypto_build::manifest::key("asm", "linux-x86_64", None);
+    let x86_64_linux = data::target_for(data::triples::X86_64_LINUX)?.name;
+    let x86 = crypto_build::manifest::key(AsmSet::avx512().name, x86_64_linux, None);
     let key = match old.config.contains_key(&x86) {
         true => x86,
         false => old.config.keys().next().context("no configuration of the old release")?.clone(),
