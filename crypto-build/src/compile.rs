@@ -564,19 +564,17 @@ mod tests {
     /// assembles for the 32-bit formats, and would not in a 64-bit one.
     #[test]
     fn nasm_rs_is_told_each_targets_format() {
-        if which::which("nasm").is_err() {
-            let _ = std::io::Write::write_all(&mut std::io::stderr(), b"skipped: no nasm\n");
-            return;
-        }
-        let dir = std::env::temp_dir().join(format!("crypto-build-nasm-rs-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
+        let nasm_path = crate::installed("nasm", "nasm");
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let src = dir.join("x86.asm");
         fs::write(&src, "section .text\npusha\npopa\nret\n").unwrap();
         let assembles = |format: &str| {
             let out = dir.join(format);
             fs::create_dir_all(&out).unwrap();
             let mut nasm = nasm_rs::Build::new();
-            nasm.target(nasm_target(format).unwrap()).out_dir(&out).debug(false).file(&src);
+            nasm.nasm(&nasm_path).target(nasm_target(format).unwrap());
+            nasm.out_dir(&out).debug(false).file(&src);
             // nasm-rs logs a failed file and returns the others' objects.
             nasm.compile_objects().is_ok_and(|objs| objs.len() == 1)
         };
@@ -587,7 +585,6 @@ mod tests {
             .collect();
         assert!(!x86.is_empty() && x86.iter().all(|f| assembles(f)), "{x86:?}");
         assert!(!assembles("win64"), "pusha is no 64-bit instruction");
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     /// A gcc whose banner is read from a file, as a compiler upgraded in place at one path;
