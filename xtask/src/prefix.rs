@@ -107,22 +107,21 @@ pub fn sample_facts() -> BuildFacts {
     use crypto_build::facts::PlannedFile;
     let asm = AsmSet::avx512().name;
     let file = |path: &str| PlannedFile { path: path.into(), set: asm.into() };
+    // What no reader here looks at keeps its default (no downgrade, no apps, none refused).
     BuildFacts {
         target: triples::X86_64_LINUX.into(),
         openssl_version: DEFAULT_LINE.version.into(),
+        asm_files: vec![file("crypto/aes/aesni-x86_64.s"), file("crypto/modes/aes-gcm-avx512.s")],
         requested_set: "auto".into(),
         effective_set: asm.into(),
         requested_c_variant: "auto".into(),
         c_variant: Some(NISTP.into()),
-        c_variant_refused: None,
         legacy_provider: true,
-        apps: false,
-        openssldir: "/usr/local/ssl".into(),
         assembler_kind: "GNU as".into(),
         assembler_version: Some("2.40".into()),
+        openssldir: "/usr/local/ssl".into(),
         units: 1127,
         compiled: 1127,
-        asm_files: vec![file("crypto/aes/aesni-x86_64.s"), file("crypto/modes/aes-gcm-avx512.s")],
-        downgrades: Vec::new(),
+        ..BuildFacts::default()
     }
 }
