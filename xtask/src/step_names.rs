@@ -16,12 +16,12 @@ macro_rules! step_names {
         impl StepName {
             /// Every step, in the registry's order.
             pub const ALL: &'static [StepName] = &[$(StepName::$variant,)*];
+            /// Their names, in the same order: the enum's discriminants index it.
+            const NAMES: &'static [&'static str] = &[$($name,)*];
 
             /// What `--step` and `--list` call it.
             pub const fn name(self) -> &'static str {
-                match self {
-                    $(StepName::$variant => $name,)*
-                }
+                StepName::NAMES[self as usize]
             }
         }
     };
