@@ -6,6 +6,7 @@ mod code_paths;
 mod lines;
 pub use code_paths::*;
 pub use lines::*;
+use triples::*;
 
 /// A Configure option shared by every set, and the releases it applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,10 +94,24 @@ pub struct AsmIdentity {
 /// Stands in a target's `predefined` for its set's [`AsmIdentity::clang_major`].
 pub const CLANG_MAJOR_OF_SET: &str = "(the set's clang major)";
 
+/// What a set is for: code outside this table asks for a set by its role
+/// ([`AsmSet::of`]), never by its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetRole {
+    /// Every class the table allows: AVX-512 (and VAES and VPCLMULQDQ on zmm, the IFMAs) on
+    /// x86_64, and each other architecture's one asm set.
+    Avx512,
+    /// x86_64's asm for an assembler that lacks AVX-512: AVX2, ADX and SHA-NI at most.
+    Avx2,
+    /// OpenSSL's C alone (Configure's `no-asm`).
+    PlainC,
+}
+
 /// One generated flavour of OpenSSL's perlasm output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AsmSet {
     pub name: &'static str,
+    pub role: SetRole,
     /// Extra Configure options for this set.
     pub configure: &'static [&'static str],
     pub identity: AsmIdentity,
@@ -123,14 +138,82 @@ pub const NO_ASM: &str = "no_asm";
 /// Sets in order of preference, fastest first.
 #[rustfmt::skip]
 pub const SETS: &[AsmSet] = &[
-    AsmSet { name: ASM, configure: &[], identity: GAS_2_40, rank: 0,
+    AsmSet { name: ASM, role: SetRole::Avx512, configure: &[], identity: GAS_2_40, rank: 0,
              allowed: &[Avx2, AdxBmi2, ShaNi, Avx512, Vaes512, Vpclmul512, Avx512Ifma, AvxIfma, Gfni,
                         Neon, ArmCrypto, AltivecVsx, Power8Crypto, Power9, Power10, Z10, S390xVector,
                         S390xMsa, Zbb, Zbc, Zbkb, Zkn, RiscvV] },
-    AsmSet { name: ASM_AVX2, configure: &[], identity: GAS_2_23, rank: 1,
+    AsmSet { name: ASM_AVX2, role: SetRole::Avx2, configure: &[], identity: GAS_2_23, rank: 1,
              allowed: &[Avx2, AdxBmi2, ShaNi] },
-    AsmSet { name: NO_ASM, configure: &["no-asm"], identity: GAS_2_40, rank: 2, allowed: &[] },
+    AsmSet { name: NO_ASM, role: SetRole::PlainC, configure: &["no-asm"], identity: GAS_2_40,
+             rank: 2, allowed: &[] },
 ];
+
+impl AsmSet {
+    /// The set of `role`, at compile time too (a step's name, a table's row).
+    pub const fn of(role: SetRole) -> &'static AsmSet {
+        let mut i = 0;
+        while i < SETS.len() {
+            if SETS[i].role as u8 == role as u8 {
+                return &SETS[i];
+            }
+            i += 1;
+        }
+        panic!("a role without its row in data::SETS")
+    }
+
+    /// `asm`: AVX-512 on x86_64, the one asm set elsewhere.
+    pub const fn avx512() -> &'static AsmSet {
+        AsmSet::of(SetRole::Avx512)
+    }
+
+    /// `asm_avx2`: x86_64's asm without AVX-512.
+    pub const fn avx2() -> &'static AsmSet {
+        AsmSet::of(SetRole::Avx2)
+    }
+
+    /// `no_asm`: OpenSSL's C alone.
+    pub const fn plain_c() -> &'static AsmSet {
+        AsmSet::of(SetRole::PlainC)
+    }
+
+    /// Whether this is the set of `role` (a set's name, read back, asked by role).
+    pub fn is(&self, role: SetRole) -> bool {
+        self.role == role
+    }
+}
+
+/// Whether `name` (a set's name, as the build facts or a plan carry it) is the set of `role`.
+pub fn is_set(name: &str, role: SetRole) -> bool {
+    AsmSet::of(role).name == name
+}
+
+/// The Rust target triples the rows of [`super::TARGETS`] serve, each spelled here once: the
+/// rows take them, and code that needs one (the test matrix, the steps, a row's tests) names
+/// it by these constants, so that no triple is typed twice.
+pub mod triples {
+    pub const X86_64_LINUX: &str = "x86_64-unknown-linux-gnu";
+    pub const X86_64_LINUX_MUSL: &str = "x86_64-unknown-linux-musl";
+    pub const X86_64_WINDOWS_GNU: &str = "x86_64-pc-windows-gnu";
+    pub const X86_64_WINDOWS_MSVC: &str = "x86_64-pc-windows-msvc";
+    pub const X86_64_MACOS: &str = "x86_64-apple-darwin";
+    pub const AARCH64_LINUX: &str = "aarch64-unknown-linux-gnu";
+    pub const AARCH64_LINUX_MUSL: &str = "aarch64-unknown-linux-musl";
+    pub const AARCH64_WINDOWS_MSVC: &str = "aarch64-pc-windows-msvc";
+    pub const AARCH64_MACOS: &str = "aarch64-apple-darwin";
+    pub const PPC64LE_LINUX: &str = "powerpc64le-unknown-linux-gnu";
+    pub const PPC64LE_LINUX_MUSL: &str = "powerpc64le-unknown-linux-musl";
+    pub const S390X_LINUX: &str = "s390x-unknown-linux-gnu";
+    pub const S390X_LINUX_MUSL: &str = "s390x-unknown-linux-musl";
+    pub const RISCV64_LINUX: &str = "riscv64gc-unknown-linux-gnu";
+    pub const RISCV64_LINUX_MUSL: &str = "riscv64gc-unknown-linux-musl";
+    pub const I686_LINUX: &str = "i686-unknown-linux-gnu";
+    pub const I686_WINDOWS_GNU: &str = "i686-pc-windows-gnu";
+    pub const I686_WINDOWS_MSVC: &str = "i686-pc-windows-msvc";
+    pub const ARMV7_LINUX: &str = "armv7-unknown-linux-gnueabihf";
+    pub const ARMV7_LINUX_MUSL: &str = "armv7-unknown-linux-musleabihf";
+    pub const MIPS64EL_LINUX: &str = "mips64el-unknown-linux-gnuabi64";
+    pub const MIPS64EL_LINUX_MUSL: &str = "mips64el-unknown-linux-muslabi64";
+}
 
 /// How a target's asm files are written and assembled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -538,7 +621,7 @@ const ARMV7_FAST_PATHS: &[FastPath] = &[
 /// How to get the C compiler of a Rust triple whose row's `cc_hint` names another C library's:
 /// cc picks `musl-gcc` for x86_64's musl triple, which Debian packages.
 const TRIPLE_CC_HINTS: &[(&str, &str)] = &[(
-    "x86_64-unknown-linux-musl",
+    X86_64_LINUX_MUSL,
     "install musl-gcc (Debian: apt install musl-tools), or name a C compiler for musl in \
      CC_x86_64_unknown_linux_musl",
 )];
@@ -584,7 +667,7 @@ pub struct KernelHeaders {
 
 #[rustfmt::skip]
 pub const MUSL_KERNEL_HEADERS: &[KernelHeaders] = &[
-    KernelHeaders { triple: "x86_64-unknown-linux-musl",
+    KernelHeaders { triple: X86_64_LINUX_MUSL,
                     links: &[("linux", "/usr/include/linux"),
                              ("asm", "/usr/include/x86_64-linux-gnu/asm"),
                              ("asm-generic", "/usr/include/asm-generic")] },
@@ -737,7 +820,7 @@ pub const TARGETS: &[Target] = &[
              cc_hint: "install gcc or clang (Debian: apt install gcc)", noexecstack: true,
              predefined: GCC_X86_64_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
              c_variants: C_VARIANTS, refused_variants: &[], cc_owned_flags: &[], speed_cflags: &[],
-             triples: &["x86_64-unknown-linux-gnu", "x86_64-unknown-linux-musl"],
+             triples: &[X86_64_LINUX, X86_64_LINUX_MUSL],
              fast_paths: X86_64_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
     Target { name: "mingw64", arch: Arch::X86_64, sets: X86_64_SETS, symbol_prefix: "",
              syntaxes: &[Gas, Nasm], default_syntax: Gas, nasm_format: "win64",
@@ -746,7 +829,7 @@ pub const TARGETS: &[Target] = &[
              noexecstack: false,
              predefined: GCC_X86_64_MINGW, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
              c_variants: C_VARIANTS, refused_variants: &[], cc_owned_flags: &[],
-             speed_cflags: &[GCC_X86INTRIN_GUARD], triples: &["x86_64-pc-windows-gnu"],
+             speed_cflags: &[GCC_X86INTRIN_GUARD], triples: &[X86_64_WINDOWS_GNU],
              fast_paths: X86_64_FAST_PATHS, exe_suffix: ".exe", needs_native_sdk: None },
     // cl.exe has no __uint128_t, so no C variant: its probe could never pass, and every
     // default build would print a downgrade. Configure's `/Zi /Fdossl_static.pdb` would
@@ -758,7 +841,7 @@ pub const TARGETS: &[Target] = &[
              noexecstack: false, predefined: &[], cc_kind: CcKind::Msvc, scheme: Scheme::Nmake,
              c_variants: &[], refused_variants: &[(NISTP, "MSVC has no __uint128_t")],
              cc_owned_flags: &["/Zi", "/Fd", "/MT", "/MD"], speed_cflags: &[],
-             triples: &["x86_64-pc-windows-msvc"],
+             triples: &[X86_64_WINDOWS_MSVC],
              fast_paths: X86_64_FAST_PATHS, exe_suffix: ".exe", needs_native_sdk: None },
     Target { name: "linux-aarch64", arch: Arch::Aarch64, sets: ARM_SETS, symbol_prefix: "",
              syntaxes: &[Gas], default_syntax: Gas, nasm_format: "",
@@ -767,7 +850,7 @@ pub const TARGETS: &[Target] = &[
              noexecstack: true,
              predefined: GCC_AARCH64_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
              c_variants: C_VARIANTS, refused_variants: &[], cc_owned_flags: &[], speed_cflags: &[],
-             triples: &["aarch64-unknown-linux-gnu", "aarch64-unknown-linux-musl"],
+             triples: &[AARCH64_LINUX, AARCH64_LINUX_MUSL],
              fast_paths: AARCH64_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
     Target { name: "linux-ppc64le", arch: Arch::Ppc64le, sets: ARM_SETS, symbol_prefix: "",
              syntaxes: &[Gas], default_syntax: Gas, nasm_format: "",
@@ -778,7 +861,7 @@ pub const TARGETS: &[Target] = &[
              predefined: GCC_PPC64LE_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
              c_variants: &[], refused_variants: &[(NISTP, PPC64_NISTP_ASM)], cc_owned_flags: &[],
              speed_cflags: &[],
-             triples: &["powerpc64le-unknown-linux-gnu", "powerpc64le-unknown-linux-musl"],
+             triples: &[PPC64LE_LINUX, PPC64LE_LINUX_MUSL],
              fast_paths: PPC64LE_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
     Target { name: "linux64-s390x", arch: Arch::S390x, sets: ARM_SETS, symbol_prefix: "",
              syntaxes: &[Gas], default_syntax: Gas, nasm_format: "",
@@ -788,7 +871,7 @@ pub const TARGETS: &[Target] = &[
              predefined: GCC_S390X_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
              c_variants: &[], refused_variants: &[(NISTP, BIG_ENDIAN_NISTP)], cc_owned_flags: &[],
              speed_cflags: &[],
-             triples: &["s390x-unknown-linux-gnu", "s390x-unknown-linux-musl"],
+             triples: &[S390X_LINUX, S390X_LINUX_MUSL],
              fast_paths: S390X_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
     Target { name: "linux64-riscv64", arch: Arch::Riscv64, sets: ARM_SETS, symbol_prefix: "",
              syntaxes: &[Gas], default_syntax: Gas, nasm_format: "",
@@ -798,7 +881,7 @@ pub const TARGETS: &[Target] = &[
              noexecstack: true,
              predefined: GCC_RISCV64_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
              c_variants: C_VARIANTS, refused_variants: &[], cc_owned_flags: &[], speed_cflags: &[],
-             triples: &["riscv64gc-unknown-linux-gnu", "riscv64gc-unknown-linux-musl"],
+             triples: &[RISCV64_LINUX, RISCV64_LINUX_MUSL],
              fast_paths: RISCV64_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
     // 32-bit x86 (issue 36): Linux runs natively, mingw under wine's win32 prefix, VC-WIN32
     // assembled; none has __uint128_t, so none takes the nistp variant.
@@ -809,7 +892,7 @@ pub const TARGETS: &[Target] = &[
              noexecstack: true,
              predefined: GCC_I686_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
              c_variants: &[], refused_variants: &[(NISTP, NO_INT128_NISTP)], cc_owned_flags: &[],
-             speed_cflags: &[], triples: &["i686-unknown-linux-gnu"],
+             speed_cflags: &[], triples: &[I686_LINUX],
              fast_paths: X86_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
     Target { name: "mingw", arch: Arch::X86, sets: X86_SETS, symbol_prefix: "_",
              syntaxes: &[Gas, Nasm], default_syntax: Gas, nasm_format: "win32",
@@ -818,7 +901,7 @@ pub const TARGETS: &[Target] = &[
              noexecstack: false,
              predefined: GCC_I686_MINGW, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
              c_variants: &[], refused_variants: &[(NISTP, NO_INT128_NISTP)], cc_owned_flags: &[],
-             speed_cflags: &[GCC_X86INTRIN_GUARD], triples: &["i686-pc-windows-gnu"],
+             speed_cflags: &[GCC_X86INTRIN_GUARD], triples: &[I686_WINDOWS_GNU],
              fast_paths: X86_FAST_PATHS, exe_suffix: ".exe", needs_native_sdk: None },
     Target { name: "VC-WIN32", arch: Arch::X86, sets: X86_SETS, symbol_prefix: "_",
              syntaxes: &[Nasm], default_syntax: Nasm, nasm_format: "win32",
@@ -827,7 +910,7 @@ pub const TARGETS: &[Target] = &[
              noexecstack: false, predefined: &[], cc_kind: CcKind::Msvc, scheme: Scheme::Nmake,
              c_variants: &[], refused_variants: &[(NISTP, NO_INT128_NISTP)],
              cc_owned_flags: &["/Zi", "/Fd", "/MT", "/MD"], speed_cflags: &[],
-             triples: &["i686-pc-windows-msvc"],
+             triples: &[I686_WINDOWS_MSVC],
              fast_paths: X86_FAST_PATHS, exe_suffix: ".exe", needs_native_sdk: None },
     // 32-bit ARM: armv7's Debian compilers (issue 36).
     Target { name: "linux-armv4", arch: Arch::Arm, sets: ARM_SETS, symbol_prefix: "",
@@ -839,7 +922,7 @@ pub const TARGETS: &[Target] = &[
              predefined: GCC_ARMV7_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
              c_variants: &[], refused_variants: &[(NISTP, NO_INT128_NISTP)], cc_owned_flags: &[],
              speed_cflags: &[],
-             triples: &["armv7-unknown-linux-gnueabihf", "armv7-unknown-linux-musleabihf"],
+             triples: &[ARMV7_LINUX, ARMV7_LINUX_MUSL],
              fast_paths: ARMV7_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
     // MIPS64 little-endian (issue 36): asm without a capability variable.
     Target { name: "linux64-mips64", arch: Arch::Mips64, sets: ARM_SETS, symbol_prefix: "",
@@ -850,7 +933,7 @@ pub const TARGETS: &[Target] = &[
              noexecstack: true,
              predefined: GCC_MIPS64EL_LINUX, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
              c_variants: C_VARIANTS, refused_variants: &[], cc_owned_flags: &[], speed_cflags: &[],
-             triples: &["mips64el-unknown-linux-gnuabi64", "mips64el-unknown-linux-muslabi64"],
+             triples: &[MIPS64EL_LINUX, MIPS64EL_LINUX_MUSL],
              fast_paths: MIPS64_FAST_PATHS, exe_suffix: "", needs_native_sdk: None },
     // Windows on ARM64 with asm (issue 36): OpenSSL's ARMv8 perlasm in its win64 flavour, which
     // clang assembles (VC-WIN64-ARM has no asm). cl.exe has no __uint128_t.
@@ -863,7 +946,7 @@ pub const TARGETS: &[Target] = &[
              scheme: Scheme::Nmake,
              c_variants: &[], refused_variants: &[(NISTP, "MSVC has no __uint128_t")],
              cc_owned_flags: &["/Zi", "/Fd", "/MT", "/MD"], speed_cflags: &[],
-             triples: &["aarch64-pc-windows-msvc"],
+             triples: &[AARCH64_WINDOWS_MSVC],
              fast_paths: AARCH64_FAST_PATHS, exe_suffix: ".exe", needs_native_sdk: None },
     // Generated and assembled here; built only on macOS (no SDK on Linux).
     Target { name: "darwin64-arm64-cc", arch: Arch::Aarch64, sets: ARM_SETS, symbol_prefix: "_",
@@ -872,7 +955,7 @@ pub const TARGETS: &[Target] = &[
              noexecstack: false,
              predefined: CLANG_ARM64_DARWIN, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
              c_variants: C_VARIANTS, refused_variants: &[], cc_owned_flags: &[], speed_cflags: &[],
-             triples: &["aarch64-apple-darwin"],
+             triples: &[AARCH64_MACOS],
              fast_paths: AARCH64_FAST_PATHS, exe_suffix: "", needs_native_sdk: Some(MACOS_SDK) },
     Target { name: "darwin64-x86_64-cc", arch: Arch::X86_64, sets: X86_64_SETS, symbol_prefix: "_",
              syntaxes: &[Gas], default_syntax: Gas, nasm_format: "macho64",
@@ -880,7 +963,7 @@ pub const TARGETS: &[Target] = &[
              noexecstack: false,
              predefined: CLANG_X86_64_DARWIN, cc_kind: CcKind::Gnu, scheme: Scheme::UnixMake,
              c_variants: C_VARIANTS, refused_variants: &[], cc_owned_flags: &[], speed_cflags: &[],
-             triples: &["x86_64-apple-darwin"],
+             triples: &[X86_64_MACOS],
              fast_paths: X86_64_FAST_PATHS, exe_suffix: "", needs_native_sdk: Some(MACOS_SDK) },
 ];
 
@@ -1143,6 +1226,30 @@ pub const APPLE_CLANG_RELEASES: &[AppleClangRelease] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each role is one row's, and asking by role gives that row: the roles in SETS' order of
+    /// speed, the plain C one without asm.
+    #[test]
+    fn each_set_role_is_one_row() {
+        for set in SETS {
+            assert_eq!(SETS.iter().filter(|s| s.role == set.role).count(), 1, "{set:?}");
+            assert_eq!(AsmSet::of(set.role), set);
+            assert!(is_set(set.name, set.role) && AsmSet::of(set.role).is(set.role));
+        }
+        let ranks = [AsmSet::avx512(), AsmSet::avx2(), AsmSet::plain_c()].map(|s| s.rank);
+        assert!(ranks.is_sorted(), "{ranks:?}");
+        assert!(AsmSet::plain_c().allowed.is_empty() && !AsmSet::avx2().allowed.is_empty());
+        assert!(AsmSet::avx2().allowed.iter().all(|f| AsmSet::avx512().allowed.contains(f)));
+    }
+
+    /// No triple is served by two rows (the first would hide the second).
+    #[test]
+    fn each_triple_is_one_rows() {
+        let triples: Vec<&str> = TARGETS.iter().flat_map(|t| t.triples.iter().copied()).collect();
+        for t in &triples {
+            assert_eq!(triples.iter().filter(|u| *u == t).count(), 1, "{t}");
+        }
+    }
 
     /// A triple the table lacks is refused in one line naming the nearest row (same
     /// architecture first) and the `no_asm` way to start; never a panic.

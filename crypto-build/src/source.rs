@@ -122,8 +122,8 @@ mod tests {
 
     #[test]
     fn a_tarball_tree_is_taken_only_with_its_stamp() {
-        let sources = std::env::temp_dir().join(format!("crypto-build-src-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&sources);
+        let scratch = tempfile::tempdir().unwrap();
+        let sources = scratch.path().join("openssl-sources");
         let e = tarball_tree(&sources, "4.1.0", SHA).unwrap_err().to_string();
         assert!(e.contains("openssl-4.1.0.tar.gz (SHA-256 0123"), "{e}");
         let command =
@@ -141,7 +141,6 @@ mod tests {
         assert!(e.contains("another tarball"), "{e}");
         fs::write(stamp_path(&sources, "4.1.0"), stamp_text("4.1.0", SHA)).unwrap();
         assert_eq!(tarball_tree(&sources, "4.1.0", SHA).unwrap(), tree);
-        fs::remove_dir_all(&sources).unwrap();
     }
 
     #[test]

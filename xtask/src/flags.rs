@@ -3,7 +3,7 @@
 //! table defines (sets, OpenSSL lines, C variants, assemblers, test steps) is parsed against
 //! that table, so the commands get typed values and a name the table lacks is refused here.
 
-use crate::ci::{Step, STEPS};
+use crate::step_names::StepName;
 use clap::builder::{PossibleValue, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use crypto_build::config::{AssemblerChoice, SetChoice, VariantChoice};
@@ -281,15 +281,20 @@ pub struct UpdateOpenssl {
     /// after it (the line's directory, feature and openssl-src dependency)
     #[arg(long = "openssl", value_name = "LINE", value_parser = lines())]
     pub openssl: Option<&'static OpensslLine>,
-    /// List each line: its release, the newest of its series on the registry, the end of its
-    /// support; fail when the default line is past that end, when a line has a newer release
-    /// on the registry, or when it cannot tell. SOURCE_DATE_EPOCH, when set, is its today
+    /// List each line: its release, the newest openssl-src of its series on crates.io, with
+    /// --releases OpenSSL's own newest release of it, the end of its support; fail when the
+    /// default line is past that end, when a line has a newer release, or when it cannot
+    /// tell. SOURCE_DATE_EPOCH, when set, is its today
     #[arg(long)]
     pub status: bool,
     /// A saved answer of crates.io's index of openssl-src, for --status (else it is fetched)
     // Not `requires = "status"`: a flag's default counts as present for clap's `requires`.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["version", "source"])]
     pub registry_answer: Option<PathBuf>,
+    /// OpenSSL's own releases, for --status: a saved answer of GitHub's API for
+    /// openssl/openssl's releases (docs/lines.md), which names releases crates.io lacks
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["version", "source"])]
+    pub releases: Option<PathBuf>,
 }
 
 impl UpdateOpenssl {
@@ -326,7 +331,7 @@ pub struct Test {
     /// Run only this step (repeat for more; a step named twice runs twice); the names are
     /// `--list`'s
     #[arg(long = "step", value_name = "NAME", value_parser = steps(), hide_possible_values = true)]
-    pub steps: Vec<&'static Step>,
+    pub steps: Vec<StepName>,
     /// Only the steps that check this triple's toolchain rows (repeat for more)
     #[arg(long = "target", value_name = "TRIPLE")]
     pub targets: Vec<String>,
@@ -422,8 +427,8 @@ fn assemblers() -> Table<AssemblerChoice> {
     Table::new("assembler", AssemblerChoice::ALL, |a| a.name())
 }
 
-fn steps() -> Table<&'static Step> {
-    Table::new("step", STEPS, |s| s.name)
+fn steps() -> Table<StepName> {
+    Table::new("step", StepName::ALL.iter().copied(), |s| s.name())
 }
 
 #[cfg(test)]
@@ -453,7 +458,7 @@ mod tests {
         else {
             panic!("not test")
         };
-        let names: Vec<&str> = t.steps.iter().map(|s| s.name).collect();
+        let names: Vec<&str> = t.steps.iter().map(|s| s.name()).collect();
         assert_eq!(names, ["lock", "lint"]);
         assert_eq!(t.openssl.line.version, data::DEFAULT_LINE.version);
         let Command::Build(b) =
@@ -486,7 +491,7 @@ mod tests {
         let set_names = data::set_names();
         let variant_names: Vec<&str> = data::C_VARIANTS.iter().map(|v| v.name).collect();
         let line_names: Vec<&str> = data::OPENSSL_LINES.iter().map(|l| l.name()).collect();
-        let step_names: Vec<&str> = STEPS.iter().map(|s| s.name).collect();
+        let step_names: Vec<&str> = StepName::ALL.iter().map(|s| s.name()).collect();
         let cases: [(&str, Vec<&str>); 6] = [
             ("build --asm-set", [&["auto"][..], &set_names].concat()),
             ("generate --set", set_names.clone()),
@@ -553,16 +558,19 @@ mod tests {
             panic!("not update-openssl")
         };
         assert_eq!((u.version.as_deref(), u.openssl), (Some("300.5.5"), Some(other)));
-        let status = "update-openssl --status --registry-answer a.json";
+        let status = "update-openssl --status --registry-answer a.json --releases r.json";
         let Command::UpdateOpenssl(u) = parse(status).unwrap().command else {
             panic!("not update-openssl")
         };
         assert!(u.status && u.version.is_none());
         assert_eq!(u.registry_answer, Some(PathBuf::from("a.json")));
+        assert_eq!(u.releases, Some(PathBuf::from("r.json")));
         let e = parse("update-openssl --status 4.0.3").unwrap_err();
         assert_eq!(e.kind(), ErrorKind::ArgumentConflict, "{e}");
-        let e = parse("update-openssl 4.0.3 --registry-answer a.json").unwrap_err();
-        assert_eq!(e.kind(), ErrorKind::ArgumentConflict, "{e}");
+        for extra in ["--registry-answer a.json", "--releases r.json"] {
+            let e = parse(&format!("update-openssl 4.0.3 {extra}")).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::ArgumentConflict, "{e}");
+        }
     }
 
     #[test]

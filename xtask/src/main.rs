@@ -14,6 +14,7 @@ mod matrix;
 mod prefix;
 mod progress;
 mod runner;
+mod step_names;
 mod triple;
 
 use clap::Parser;

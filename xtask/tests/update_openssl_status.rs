@@ -1,7 +1,10 @@
 //! `cargo xtask update-openssl --status` against saved answers of the registry's index
 //! (`tests/fixtures/registry/`: `current.jsonl`, crates.io's openssl-src file as it was, from
 //! 300.4 on; `newer-patch.jsonl`, the same with an OpenSSL 4.0.4 added and a yanked 3.5.6;
-//! `not-the-index.jsonl`, what a proxy's error page looks like), each on a day set through
+//! `not-the-index.jsonl`, what a proxy's error page looks like) and of OpenSSL's own releases
+//! (`tests/fixtures/releases/`, in the shape of GitHub's answer for openssl/openssl's
+//! releases: `newer-than-crates.json`, the releases out to 3.5.9, 4.0.3 and 4.1.0;
+//! `in-step.json`, out to 3.5.5 and 4.0.3, the lines' own), each on a day set through
 //! SOURCE_DATE_EPOCH, so that neither the network nor the calendar decides the outcome.
 
 use crypto_build::data::{Date, DEFAULT_LINE, OPENSSL_LINES};
@@ -12,11 +15,23 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/registry").join(name)
 }
 
+fn releases(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/releases").join(name)
+}
+
 /// The command's exit status, stdout and stderr, with `answer` as the registry's on `day`.
 fn status(answer: &Path, day: Date) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(["update-openssl", "--status", "--registry-answer"])
-        .arg(answer)
+    status_with(answer, None, day)
+}
+
+/// The same, with `openssl` as OpenSSL's list of releases.
+fn status_with(answer: &Path, openssl: Option<&Path>, day: Date) -> (bool, String, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    command.args(["update-openssl", "--status", "--registry-answer"]).arg(answer);
+    if let Some(openssl) = openssl {
+        command.arg("--releases").arg(openssl);
+    }
+    let out = command
         .env("SOURCE_DATE_EPOCH", day.to_unix().to_string())
         .output()
         .expect("running xtask");
@@ -41,10 +56,73 @@ fn every_line_on_its_newest_release_passes_and_lists_each_line() {
             out.lines().find(|l| l.trim_start().starts_with(line.name())).unwrap_or_else(|| {
                 panic!("no row for line {}:\n{out}", line.name());
             });
-        let newest = format!("newest of {} on the registry: {} ", line.name(), line.version);
+        let newest = format!("newest on crates.io: {} ", line.version);
         assert!(row.contains(&format!("OpenSSL {}", line.version)), "{row}");
         assert!(row.contains(&newest) && row.contains(&until), "{row}");
+        assert!(!row.contains("OpenSSL's newest"), "no list of OpenSSL's read: {row}");
     }
+    // It says what it read, and no more.
+    assert!(out.contains("every line is on the newest on crates.io"), "{out}");
+    assert!(out.contains("OpenSSL's own releases not read: --releases FILE"), "{out}");
+    assert!(!out.contains("newest of its series"), "{out}");
+}
+
+/// The status with crates.io's current answer and OpenSSL's list `name`, on the default
+/// line's last supported day.
+fn with_releases(name: &str) -> (bool, String, String) {
+    status_with(&fixture("current.jsonl"), Some(&releases(name)), days().0)
+}
+
+/// crates.io stopped at 3.5.5 while OpenSSL went on to 3.5.9: one line says so, with the
+/// tarball move that closes the gap.
+#[test]
+fn a_registry_behind_openssl_fails_naming_both_and_the_move() {
+    let (ok, out, err) = with_releases("newer-than-crates.json");
+    assert!(!ok, "{out}{err}");
+    let row = |name: &str| out.lines().find(|l| l.trim_start().starts_with(name)).unwrap();
+    assert!(row("3.5").contains("newest on crates.io: 3.5.5 (openssl-src 300.5.5)"), "{out}");
+    assert!(row("3.5").contains("OpenSSL's newest: 3.5.9 (2026-09-29)"), "{out}");
+    assert!(row("4.0").contains("OpenSSL's newest: 4.0.3 (2026-09-29)"), "{out}");
+    let digest = "6132251041d3f8395f79964e7f08ba23ba7e7af7c1f587e5e17e2bf1eb362a92";
+    let lag: Vec<&str> = err.lines().filter(|l| l.starts_with("3.5: ")).collect();
+    assert_eq!(lag.len(), 1, "{err}");
+    let want = format!(
+        "3.5: OpenSSL has 3.5.9; crates.io's openssl-src has 3.5.5; move with `cargo xtask \
+         update-openssl --source openssl-3.5.9.tar.gz --sha256 {digest} --openssl 3.5`"
+    );
+    assert!(lag[0].starts_with(&want), "{err}");
+    assert!(!err.contains("4.0:"), "4.0.3 is OpenSSL's newest 4.0: {err}");
+}
+
+/// OpenSSL's newest of each line's series is the line's: it passes, and says so.
+#[test]
+fn lines_on_openssls_newest_pass() {
+    let (ok, out, err) = with_releases("in-step.json");
+    assert!(ok, "{out}{err}");
+    for line in OPENSSL_LINES {
+        assert!(out.contains(&format!("OpenSSL's newest: {} (", line.version)), "{out}");
+    }
+    assert!(out.contains("every line is on OpenSSL's newest release of its series"), "{out}");
+}
+
+/// A list of releases that is not one: it cannot tell, in one line.
+#[test]
+fn a_releases_file_that_is_not_the_list_cannot_tell() {
+    let (last, _) = days();
+    for (file, why) in [
+        (releases("no-such-list.json"), "reading"),
+        (fixture("current.jsonl"), "not GitHub's JSON list of releases"),
+    ] {
+        cannot_tell(status_with(&fixture("current.jsonl"), Some(&file), last), why);
+    }
+}
+
+/// A status that failed before any row, in one line saying it cannot tell and `why`.
+fn cannot_tell((ok, out, err): (bool, String, String), why: &str) {
+    assert!(!ok && out.is_empty(), "{out}{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "one line: {err}");
+    assert!(lines[0].contains("cannot tell") && lines[0].contains(why), "{err}");
 }
 
 #[test]
@@ -54,8 +132,10 @@ fn a_newer_patch_release_fails_naming_the_move() {
     assert!(!ok, "{out}{err}");
     let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
     assert_eq!(errors.len(), 1, "{err}");
-    assert!(errors[0].contains("line 4.0 has OpenSSL 4.0.4 on the registry"), "{err}");
-    assert!(errors[0].contains("cargo xtask update-openssl 400.0.3"), "{err}");
+    let moves: Vec<&str> = err.lines().filter(|l| l.starts_with("4.0: ")).collect();
+    assert_eq!(moves.len(), 1, "{err}");
+    assert!(moves[0].contains("crates.io's openssl-src has 4.0.4 (400.0.3)"), "{err}");
+    assert!(moves[0].contains("`cargo xtask update-openssl 400.0.3`"), "{err}");
     // The yanked 3.5.6 is no release to move to.
     assert!(!err.contains("3.5.6") && !out.contains("3.5.6"), "{out}{err}");
 }
@@ -66,7 +146,7 @@ fn the_default_line_past_its_date_fails() {
     let (ok, out, err) = status(&fixture("current.jsonl"), after);
     assert!(!ok, "{out}{err}");
     assert!(out.contains("PAST ITS SUPPORT") && out.contains(&last.to_string()), "{out}");
-    let wanted = format!("the default line {} is past its support", DEFAULT_LINE.name());
+    let wanted = format!("{}: the default line is past its support", DEFAULT_LINE.name());
     assert!(err.contains(&wanted), "{err}");
 }
 
@@ -75,7 +155,8 @@ fn the_default_line_past_its_date_fails() {
 #[test]
 fn without_a_registry_answer_it_cannot_tell() {
     let (last, _) = days();
-    let empty = std::env::temp_dir().join(format!("registry-empty-{}.jsonl", std::process::id()));
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("registry-empty.jsonl");
     std::fs::write(&empty, "").unwrap();
     let missing = fixture("no-such-answer.jsonl");
     for (answer, why) in [
@@ -83,11 +164,6 @@ fn without_a_registry_answer_it_cannot_tell() {
         (empty.clone(), "lists no version"),
         (fixture("not-the-index.jsonl"), "not JSON"),
     ] {
-        let (ok, out, err) = status(&answer, last);
-        assert!(!ok && out.is_empty(), "{}: {out}{err}", answer.display());
-        let lines: Vec<&str> = err.lines().collect();
-        assert_eq!(lines.len(), 1, "one line: {err}");
-        assert!(lines[0].contains("cannot tell") && lines[0].contains(why), "{err}");
+        cannot_tell(status(&answer, last), why);
     }
-    std::fs::remove_file(&empty).unwrap();
 }

@@ -4,6 +4,7 @@
 //! command still succeeds), but it is what a program calling it through a vendored build
 //! would lose.
 
+use super::names::{one_of, Name};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -15,7 +16,7 @@ use std::path::Path;
 pub struct LibDiff {
     /// `libcrypto` or `libssl`.
     #[serde(deserialize_with = "lib_name")]
-    pub lib: super::compare::Name,
+    pub lib: Name,
     pub old: usize,
     pub new: usize,
     pub added: Vec<String>,
@@ -54,7 +55,7 @@ pub struct Api {
 pub const LIBS: [&str; 2] = ["libcrypto", "libssl"];
 
 fn lib_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
-    super::compare::one_of(d, &LIBS)
+    one_of(d, &LIBS)
 }
 
 /// The functions a `.num` file says the library exports, each with its platforms and

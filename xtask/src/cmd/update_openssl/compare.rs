@@ -4,6 +4,7 @@
 //! report's JSON is this model, serialized as it is, and read back whole (so that a test
 //! checks that a committed report's words are what this code writes from its facts).
 
+use super::names::{one_of, Name};
 use crypto_build::data::{AsmSyntax, Feature, Target, VERSION_THRESHOLDS};
 use crypto_build::generate::{Config, ConfigData};
 use crypto_build::manifest::{AsmFile, Manifest};
@@ -166,10 +167,6 @@ impl<T> Default for Added<T> {
     }
 }
 
-/// A name from our tables. Spelled so that serde, which borrows a field it sees written
-/// `&str` from the input, reads it through its `deserialize_with` instead.
-pub type Name = &'static str;
-
 fn target_name<S: Serializer>(t: &&Target, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(t.name)
 }
@@ -184,19 +181,6 @@ fn set_by_name<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error
     let set =
         crypto_build::data::set_by_name(&name).map_err(|e| D::Error::custom(format!("{e:#}")))?;
     Ok(set.name)
-}
-
-/// One of `names`, as the `'static` it is.
-pub fn one_of<'de, D: Deserializer<'de>>(
-    d: D,
-    names: &[&'static str],
-) -> Result<&'static str, D::Error> {
-    let name = String::deserialize(d)?;
-    names
-        .iter()
-        .find(|n| **n == name)
-        .copied()
-        .ok_or_else(|| D::Error::custom(format!("`{name}` is none of {names:?}")))
 }
 
 fn assembler_kind<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {

@@ -16,8 +16,10 @@ mod api;
 mod compare;
 mod coverage;
 mod fetch;
+mod names;
 mod pin;
 mod registry;
+mod releases;
 mod report;
 mod sides;
 mod summary;
@@ -25,6 +27,7 @@ mod support;
 mod tarball;
 #[cfg(test)]
 mod tests;
+mod wording;
 
 use crate::flags::UpdateOpenssl;
 use anyhow::{bail, Context, Result};
@@ -54,7 +57,7 @@ struct New {
 impl UpdateOpenssl {
     pub fn run(self, sh: &Shell) -> Result<()> {
         if self.status {
-            return support::status(sh, self.registry_answer.as_deref());
+            return support::status(sh, self.registry_answer.as_deref(), self.releases.as_deref());
         }
         self.check()?;
         let started = Instant::now();
@@ -344,7 +347,8 @@ fn public_api(sh: &Shell, root: &Path, old: &Side, tree: &Path) -> Result<api::A
     let bindings = api::bindings(&dir)?;
     // The removed functions are the old release's: its configuration says which it builds,
     // the host's asm one where it was compared.
-    let x86 = crypto_build::manifest::key("asm", "linux-x86_64", None);
+    let x86_64_linux = data::target_for(data::triples::X86_64_LINUX)?.name;
+    let x86 = crypto_build::manifest::key(AsmSet::avx512().name, x86_64_linux, None);
     let key = match old.config.contains_key(&x86) {
         true => x86,
         false => old.config.keys().next().context("no configuration of the old release")?.clone(),

@@ -3,8 +3,9 @@
 //! thing share one section, a table the same on both sides is one line, and a long list is
 //! folded (`<details>`, wrapped); and as JSON, for tools and tests: the model itself.
 
-use super::api::{LibDiff, Removed};
+use super::api::LibDiff;
 use super::compare::{AsmNeed, Change, Comparison, ConfigDiff, FileDiff, Finding, Need, SetDiff};
+use super::wording::{by_prefix, kind_name, label, same_need};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -118,40 +119,6 @@ pub fn wrapped(items: &[String]) -> String {
 /// A folded block: `summary` shown, `body` on opening.
 pub fn fold(summary: &str, body: &str) -> String {
     format!("<details><summary>{summary}</summary>\n\n{body}\n\n</details>\n\n")
-}
-
-/// Keys sharing one section, named briefly: a target alone for all its keys in `universe`,
-/// "every …" when all are there, "every … but" when that is shorter.
-pub fn label(keys: &[&str], universe: &[&str], noun: &str) -> String {
-    if keys.len() == universe.len() {
-        return format!("every {noun}");
-    }
-    let named = brief(keys, universe);
-    let others: Vec<&str> = universe.iter().filter(|k| !keys.contains(k)).copied().collect();
-    let but = brief(&others, universe);
-    if but.len() < named.len() && named.len() > 3 {
-        return format!("every {noun} but {}", but.join(", "));
-    }
-    named.join(", ")
-}
-
-/// `keys` with each target all of whose keys in `universe` are there named alone.
-fn brief(keys: &[&str], universe: &[&str]) -> Vec<String> {
-    let target = |k: &str| {
-        let rest = k.split_once('/').map_or(k, |(_, r)| r);
-        rest.split('+').next().unwrap_or(rest).to_string()
-    };
-    let mut out: Vec<String> = Vec::new();
-    for k in keys {
-        let t = target(k);
-        let whole = universe.iter().filter(|u| target(u) == t).all(|u| keys.contains(u));
-        match whole {
-            true if !out.contains(&t) => out.push(t),
-            true => {}
-            false => out.push(k.to_string()),
-        }
-    }
-    out
 }
 
 /// Sections under headings (of `level`) naming every key that has the same text; `none` for
@@ -308,15 +275,6 @@ fn need(n: &Need) -> String {
     s
 }
 
-pub fn kind_name(kind: &str) -> &str {
-    match kind {
-        "gas" => "GNU as",
-        "clang" => "clang",
-        "nasm" => "nasm",
-        other => other,
-    }
-}
-
 fn assembler_row(s: &SetDiff, a: &AsmNeed) -> String {
     let new = if s.generated { need(&a.new) } else { "not generated".into() };
     format!(
@@ -326,11 +284,6 @@ fn assembler_row(s: &SetDiff, a: &AsmNeed) -> String {
         kind_name(a.kind),
         need(&a.old)
     )
-}
-
-/// Whether a set's oldest assembler of a kind is the same on both sides.
-pub fn same_need(s: &SetDiff, a: &AsmNeed) -> bool {
-    s.generated && a.old == a.new
 }
 
 fn assemblers(out: &mut String, c: &Comparison) {
@@ -390,19 +343,6 @@ fn public_api(out: &mut String, c: &Comparison) {
     for l in c.api.libs.iter().filter(|l| !l.removed.is_empty() || !l.added.is_empty()) {
         lib_section(out, l, &c.api.openssl_sys);
     }
-}
-
-/// Removed functions by prefix, most first.
-pub fn by_prefix(removed: &[Removed]) -> Vec<(&str, Vec<&Removed>)> {
-    let mut groups: Vec<(&str, Vec<&Removed>)> = Vec::new();
-    for r in removed {
-        match groups.iter_mut().find(|(p, _)| *p == r.prefix) {
-            Some((_, v)) => v.push(r),
-            None => groups.push((&r.prefix, vec![r])),
-        }
-    }
-    groups.sort_by_key(|(p, v)| (std::cmp::Reverse(v.len()), *p));
-    groups
 }
 
 fn lib_section(out: &mut String, l: &LibDiff, openssl_sys: &str) {

@@ -5,7 +5,7 @@
 //! Configure and the C variants. What a reviewer with five minutes reads first.
 
 use super::compare::{Change, Classes, Comparison, FileDiff, SetDiff};
-use super::report::{by_prefix, kind_name, label, same_need};
+use super::wording::{by_prefix, kind_name, label, same_need};
 use std::collections::BTreeSet;
 
 /// Names beyond this many are counted, not listed.

@@ -1,10 +1,13 @@
 //! OpenSSL's support of each series (`data::SUPPORT`) as update-openssl uses it: the releases
 //! a line may not move to, refused before anything is touched, and `--status`, each line
-//! against its end date and the registry's newest release of its series.
+//! against its end date, the newest openssl-src on crates.io and, given their list, OpenSSL's
+//! own newest release of its series.
 
 use super::registry::{self, Published};
+use super::releases::{self, Release};
 use anyhow::{bail, Result};
 use crypto_build::data::{self, Date, OpensslLine, Support, SUPPORT_SOURCE};
+use crypto_build::source::tarball_name;
 use std::path::Path;
 use xshell::Shell;
 
@@ -42,9 +45,16 @@ fn described(s: &Support) -> String {
     format!("supported until {}{lts}, {SUPPORT_SOURCE}", s.until)
 }
 
+/// What `--status` knows of the releases out: crates.io's openssl-src versions, and OpenSSL's
+/// own releases when a list of them was given.
+pub struct Known<'a> {
+    pub published: &'a [Published],
+    pub releases: Option<&'a [Release]>,
+}
+
 /// `cargo xtask update-openssl --status`: a line per OpenSSL line, then a failure naming
-/// every line that must move, or that the registry's answer is missing.
-pub fn status(sh: &Shell, saved: Option<&Path>) -> Result<()> {
+/// every line that must move, one line each, or that an answer is missing.
+pub fn status(sh: &Shell, saved: Option<&Path>, releases_file: Option<&Path>) -> Result<()> {
     let today = crypto_build::config::today()?;
     let published = registry::answer(sh, saved).and_then(|text| registry::parse(&text));
     let published = match published {
@@ -54,48 +64,59 @@ pub fn status(sh: &Shell, saved: Option<&Path>) -> Result<()> {
              from the registry ({e:#})"
         ),
     };
+    let releases = match releases_file.map(releases::read).transpose() {
+        Ok(r) => r,
+        Err(e) => {
+            bail!("update-openssl --status cannot tell whether a line has a newer release: {e:#}")
+        }
+    };
     let where_from = saved.map_or(registry::INDEX_URL.to_string(), |p| p.display().to_string());
-    println!("OpenSSL lines on {today} (support: {SUPPORT_SOURCE}; registry: {where_from})");
+    let listed = releases_file.map_or(String::new(), |p| format!("; OpenSSL's: {}", p.display()));
+    println!(
+        "OpenSSL lines on {today} (support: {SUPPORT_SOURCE}; registry: {where_from}{listed})"
+    );
+    let known = Known { published: &published, releases: releases.as_deref() };
     let mut moves = Vec::new();
     for line in data::OPENSSL_LINES {
-        let (row, needs) = line_status(line, &published, today);
+        let (row, needs) = line_status(line, &known, today);
         println!("  {row}");
         moves.extend(needs);
     }
     if !moves.is_empty() {
-        bail!("the lines need a move: {}", moves.join("; "));
+        bail!("the lines need a move:\n{}", moves.join("\n"));
     }
-    println!("every line is on the newest release of its series, and the default is supported");
+    match known.releases {
+        Some(_) => println!(
+            "every line is on OpenSSL's newest release of its series, and the default is supported"
+        ),
+        None => println!(
+            "every line is on the newest on crates.io, and the default is supported (OpenSSL's \
+             own releases not read: --releases FILE, docs/lines.md)"
+        ),
+    }
     Ok(())
 }
 
-/// A line's row, and what must be done about it.
-fn line_status(line: &OpensslLine, published: &[Published], today: Date) -> (String, Vec<String>) {
+/// A line's row, and what must be done about it, a line each.
+fn line_status(line: &OpensslLine, known: &Known, today: Date) -> (String, Vec<String>) {
     let name = line.name();
     let mut needs = Vec::new();
-    let newest = registry::newest_of(published, name);
+    let newest = registry::newest_of(known.published, name);
     let newest_text = match newest {
         Some(p) => format!("{} (openssl-src {})", p.openssl, p.crate_version),
         None => "none".into(),
     };
-    let newer = newest
-        .filter(|p| registry::release_number(&p.openssl) > registry::release_number(line.version));
-    if let Some(p) = newer {
-        let openssl = line.feature().map_or(String::new(), |_| format!(" --openssl {name}"));
-        needs.push(format!(
-            "line {name} has OpenSSL {} on the registry (cargo xtask update-openssl {}{openssl})",
-            p.openssl, p.crate_version
-        ));
-    }
+    let openssl = known.releases.map(|r| releases::newest_of(r, name));
+    needs.extend(newer_release(line, newest, openssl.flatten()));
     let own = line.crate_version();
-    let yanked = published.iter().any(|p| Some(p.crate_version.as_str()) == own && p.yanked);
+    let yanked = known.published.iter().any(|p| Some(p.crate_version.as_str()) == own && p.yanked);
     if let (true, Some(own)) = (yanked, own) {
-        needs.push(format!("line {name}'s openssl-src {own} is yanked"));
+        needs.push(format!("{name}: its openssl-src {own} is yanked"));
     }
     let support = line.support();
     let past = line.support_warning(today).is_some();
     if past && line.default {
-        needs.push(format!("the default line {name} is past its support: move it"));
+        needs.push(format!("{name}: the default line is past its support: move it"));
     }
     let until = match support {
         Some(s) if past => {
@@ -110,12 +131,54 @@ fn line_status(line: &OpensslLine, published: &[Published], today: Date) -> (Str
         Some(own) => format!("openssl-src {own}"),
         None => crypto_build::source::tarball_name(line.version),
     };
+    let openssl_text = match openssl {
+        Some(Some(r)) => format!("OpenSSL's newest: {}{}; ", r.version, dated(r)),
+        Some(None) => format!("OpenSSL's newest: none of {name} listed; "),
+        None => String::new(),
+    };
     let row = format!(
-        "{name}{lts} ({role}): OpenSSL {} ({from}); newest of {name} on the registry: \
-         {newest_text}; {until}",
+        "{name}{lts} ({role}): OpenSSL {} ({from}); newest on crates.io: {newest_text}; \
+         {openssl_text}{until}",
         line.version,
     );
     (row, needs)
+}
+
+/// ` (2026-06-09)`, when the release's day is known.
+fn dated(r: &Release) -> String {
+    r.date.as_ref().map_or(String::new(), |d| format!(" ({d})"))
+}
+
+/// The move a line needs to reach the newest release out, in one line: to OpenSSL's own
+/// tarball when crates.io lags it, else to crates.io's newer openssl-src.
+fn newer_release(
+    line: &OpensslLine,
+    crate_newest: Option<&Published>,
+    openssl_newest: Option<&Release>,
+) -> Option<String> {
+    let name = line.name();
+    let number = |v: &str| registry::release_number(v);
+    let own = number(line.version);
+    let on_crates = crate_newest.and_then(|p| number(&p.openssl));
+    let flag = line.feature().map_or(String::new(), |_| format!(" --openssl {name}"));
+    if let Some(r) = openssl_newest.filter(|r| number(&r.version) > own.max(on_crates)) {
+        let crates = crate_newest.map_or("none".into(), |p| p.openssl.clone());
+        let sha256 = r.sha256.clone().unwrap_or_else(|| {
+            format!("HEX (the SHA-256 OpenSSL publishes in {}.sha256)", tarball_name(&r.version))
+        });
+        let url = r.url.as_ref().map_or(String::new(), |u| format!(" (the tarball: {u})"));
+        return Some(format!(
+            "{name}: OpenSSL has {}; crates.io's openssl-src has {crates}; move with `cargo xtask \
+             update-openssl --source {} --sha256 {sha256}{flag}`{url}",
+            r.version,
+            tarball_name(&r.version)
+        ));
+    }
+    let p = crate_newest.filter(|p| number(&p.openssl) > own)?;
+    Some(format!(
+        "{name}: crates.io's openssl-src has {} ({}); move with `cargo xtask update-openssl {}{flag}`",
+        p.openssl, p.crate_version, p.crate_version
+    ))
 }
 
 #[cfg(test)]
@@ -159,6 +222,11 @@ mod tests {
         registry::parse(&text).unwrap()
     }
 
+    /// `line_status` with crates.io's answer alone.
+    fn on_crates(line: &OpensslLine, p: &[Published], today: Date) -> (String, Vec<String>) {
+        line_status(line, &Known { published: p, releases: None }, today)
+    }
+
     #[test]
     fn a_line_is_told_of_a_newer_patch_release_and_of_its_end() {
         let line = data::DEFAULT_LINE;
@@ -168,24 +236,64 @@ mod tests {
         let newer = format!("{crate_line}.99+{major}.{minor}.{}", patch + 1);
         let until = line.support().unwrap().until;
         let supported = Date::from_unix(until.to_unix() - 86_400);
-        let (row, needs) = line_status(line, &published(&[(&own, false)]), supported);
+        let (row, needs) = on_crates(line, &published(&[(&own, false)]), supported);
         assert!(needs.is_empty(), "{needs:?}");
         assert!(row.contains(&format!("OpenSSL {}", line.version)), "{row}");
         assert!(row.contains(&until.to_string()) && !row.contains("PAST"), "{row}");
-        let (_, needs) =
-            line_status(line, &published(&[(&own, false), (&newer, false)]), supported);
+        let (_, needs) = on_crates(line, &published(&[(&own, false), (&newer, false)]), supported);
         assert_eq!(needs.len(), 1, "{needs:?}");
-        assert!(needs[0].contains(&format!("{major}.{minor}.{} on the registry", patch + 1)));
+        let has = format!("crates.io's openssl-src has {major}.{minor}.{}", patch + 1);
+        assert!(needs[0].contains(&has), "{needs:?}");
         // A yanked newer release is none; the line's own yanked crate is one to act on.
-        let (_, needs) = line_status(line, &published(&[(&own, true), (&newer, true)]), supported);
+        let (_, needs) = on_crates(line, &published(&[(&own, true), (&newer, true)]), supported);
         assert_eq!(needs.len(), 1, "{needs:?}");
         assert!(needs[0].contains("is yanked"), "{needs:?}");
         let past = Date::from_unix(until.to_unix() + 86_400);
-        let (row, needs) = line_status(line, &published(&[(&own, false)]), past);
+        let (row, needs) = on_crates(line, &published(&[(&own, false)]), past);
         assert!(row.contains("PAST ITS SUPPORT"), "{row}");
         assert_eq!(
             needs,
-            [format!("the default line {} is past its support: move it", line.name())]
+            [format!("{}: the default line is past its support: move it", line.name())]
         );
+    }
+
+    fn release(version: &str, sha256: Option<&str>) -> Release {
+        Release {
+            version: version.into(),
+            date: Some("2026-09-29".into()),
+            sha256: sha256.map(str::to_string),
+            url: None,
+        }
+    }
+
+    /// OpenSSL ahead of crates.io: one line naming both and the tarball move, for the
+    /// default line without --openssl and for another with it; OpenSSL's newest no newer than
+    /// crates.io's leaves crates.io's move, and no newer than the line's, none.
+    #[test]
+    fn a_registry_that_lags_openssl_is_told_with_the_tarball_move() {
+        let sha = "ab".repeat(32);
+        for line in data::OPENSSL_LINES {
+            let own = format!("{}+{}", line.crate_version().unwrap(), line.version);
+            let [major, minor, patch] = registry::release_number(line.version).unwrap();
+            let ahead = format!("{major}.{minor}.{}", patch + 4);
+            let p = published(&[(&own, false)]);
+            let r = [release(&ahead, Some(&sha)), release(line.version, None)];
+            let known = Known { published: &p, releases: Some(&r) };
+            let (row, needs) = line_status(line, &known, line.support().unwrap().until);
+            assert!(row.contains(&format!("OpenSSL's newest: {ahead} (2026-09-29)")), "{row}");
+            let flag =
+                line.feature().map_or(String::new(), |_| format!(" --openssl {}", line.name()));
+            let want = format!(
+                "{}: OpenSSL has {ahead}; crates.io's openssl-src has {}; move with `cargo xtask \
+                 update-openssl --source openssl-{ahead}.tar.gz --sha256 {sha}{flag}`",
+                line.name(),
+                line.version
+            );
+            assert_eq!(needs, [want]);
+            let r = [release(line.version, None)];
+            let known = Known { published: &p, releases: Some(&r) };
+            let (_, needs) = line_status(line, &known, line.support().unwrap().until);
+            assert!(needs.is_empty(), "{needs:?}");
+        }
     }
 }
