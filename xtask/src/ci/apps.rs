@@ -21,7 +21,7 @@ pub fn run(prefix: &Path) -> Result<()> {
     let work = work_dir("apps-test")?;
     let conf = prefix.join(crate::prefix::SSL_DIR).join("openssl.cnf");
     ensure!(conf.exists(), "{} is missing: the prefix installed no config", conf.display());
-    let tool = Tool { exe: &openssl, conf: Some(&conf), cwd: &work };
+    let tool = Tool { runner: Runner::Native, exe: &openssl, conf: Some(&conf), cwd: &work };
 
     version(Runner::Native, prefix)?;
 
@@ -32,6 +32,19 @@ pub fn run(prefix: &Path) -> Result<()> {
     println!("openssl speed -evp aes-256-gcm: {} block sizes measured", figures.len());
 
     tls13_handshake(&tool)
+}
+
+/// The prefix's `openssl` program of a target that runs here under `runner` (wine): `version
+/// -a` against its build facts, and the TLS 1.3 handshake between two of its processes, with
+/// the configuration the prefix installed.
+pub fn under(runner: Runner, prefix: &Path) -> Result<()> {
+    version(runner, prefix)?;
+    let openssl = crate::prefix::program_path(prefix)?;
+    let name = prefix.file_name().context("the prefix's name")?.to_string_lossy();
+    let work = work_dir(&format!("apps-test-{name}"))?;
+    let conf = prefix.join(crate::prefix::SSL_DIR).join("openssl.cnf");
+    ensure!(conf.exists(), "{} is missing: the prefix installed no config", conf.display());
+    tls13_handshake(&Tool { runner, exe: &openssl, conf: Some(&conf), cwd: &work })
 }
 
 /// An empty `target/<name>`, for a program's files.
@@ -54,26 +67,27 @@ pub fn version(runner: Runner, prefix: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `bin/openssl`, run in `cwd` with OPENSSL_CONF set to `conf`, or unset.
+/// `bin/openssl`, run by `runner` in `cwd` with OPENSSL_CONF set to `conf`, or unset.
 pub struct Tool<'a> {
+    pub runner: Runner,
     pub exe: &'a Path,
     pub conf: Option<&'a Path>,
     pub cwd: &'a Path,
 }
 
 impl Tool<'_> {
-    fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(self.exe);
+    fn command(&self, args: &[&str]) -> Result<Command> {
+        let mut cmd = self.runner.command(self.exe)?;
         cmd.args(args).current_dir(self.cwd);
         match self.conf {
             Some(conf) => cmd.env("OPENSSL_CONF", conf),
             None => cmd.env_remove("OPENSSL_CONF"),
         };
-        cmd
+        Ok(cmd)
     }
 
     pub fn output(&self, args: &[&str]) -> Result<String> {
-        let out = self.command(args).stdin(Stdio::null()).output()?;
+        let out = self.command(args)?.stdin(Stdio::null()).output()?;
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         ensure!(
             out.status.success(),
@@ -103,8 +117,10 @@ fn check_version(version: &str, facts: &BuildFacts) -> Result<()> {
     ] {
         ensure!(platform.contains(&want), "openssl version -a: `{platform}` lacks `{want}`");
     }
+    // OpenSSL's optimisation: -O3, or its VC-* targets' /O2.
+    let optimised = |l: &str| [" -O3", " /O2"].iter().any(|o| l.contains(o));
     ensure!(
-        version.lines().any(|l| l.starts_with("compiler: ") && l.contains("-O3")),
+        version.lines().any(|l| l.starts_with("compiler: ") && optimised(l)),
         "openssl version -a names no compiler line with OpenSSL's flags:\n{version}"
     );
     ensure!(!version.contains("1970"), "version -a should carry no build date:\n{version}");
@@ -132,7 +148,9 @@ pub fn self_signed(tool: &Tool, more: &[&str]) -> Result<()> {
 }
 
 /// A self-signed RSA certificate from `req`, `s_server` on a free loopback port for one
-/// connection, and `s_client` verifying it and negotiating TLS 1.3.
+/// connection, and `s_client` verifying it and negotiating TLS 1.3. The server answers in
+/// `-www` mode, which never reads its standard input: a Windows s_server cannot wait on a
+/// pipe and a socket at once, and blocks reading the pipe.
 fn tls13_handshake(tool: &Tool) -> Result<()> {
     self_signed(tool, &["-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"])?;
     let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port().to_string();
@@ -140,8 +158,8 @@ fn tls13_handshake(tool: &Tool) -> Result<()> {
     let server = tool
         .command(&[
             "s_server", "-accept", &accept, "-cert", "cert.pem", "-key", "key.pem", "-tls1_3",
-            "-naccept", "1",
-        ])
+            "-naccept", "1", "-www",
+        ])?
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -163,7 +181,7 @@ fn tls13_handshake(tool: &Tool) -> Result<()> {
             "-verify_hostname",
             "localhost",
             "-brief",
-        ])
+        ])?
         .stdin(Stdio::null())
         .output()
         .context("running openssl s_client")?;

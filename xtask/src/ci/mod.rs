@@ -12,6 +12,7 @@ mod lanes;
 mod lines;
 mod lint;
 mod lock;
+mod msvc;
 mod native;
 mod package;
 mod patch;
@@ -181,6 +182,9 @@ pub const STEPS: &[Step] = &[
     Step { name: "windows", covers: "mingw gcc with GNU as and with nasm: the C driver under wine on every code path, every object of each prefix linked",
            tier: Tier::Default, scope: Scope::Triple(crate::matrix::WINDOWS_GNU), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| windows::run(sh, crate::matrix::WINDOWS_GNU, false) },
+    Step { name: "msvc-wine", covers: "x86_64 MSVC (VC-WIN64A) as a fresh clone builds it: clang-cl against wine's C runtime, nasm's objects, libcrypto.lib verified; the C driver linked by lld-link, under wine on every code path; openssl.exe under wine (version -a, TLS 1.3); a compiler not in MSVC mode refused",
+           tier: Tier::Default, scope: Scope::Triple(crate::matrix::MSVC), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| msvc::run(sh, crate::matrix::MSVC) },
     Step { name: "sanitize", covers: "OpenSSL and the C driver by clang-19 with ASan and UBSan, every code path",
            tier: Tier::Default, scope: Scope::Rows(How::Sanitizer), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| sanitize::run(sh, line()) },
@@ -193,9 +197,12 @@ pub const STEPS: &[Step] = &[
     Step { name: "riscv64", covers: "gcc: the C driver under qemu-riscv64 on every riscvcap path qemu 7.2 can run",
            tier: Tier::Default, scope: Scope::Triple(qemu::RISCV64), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::RISCV64, false) },
-    Step { name: "i686", covers: "i686 Linux (Rust's tier 1): a missing i686 C library and the nistp variant refused, in one line each (its asm is the assembled step's; i686-full runs its prefixes)",
+    Step { name: "i686", covers: "i686 Linux (Rust's tier 1) by gcc: the C driver on this CPU on every ia32cap path of the 32-bit asm; a missing i686 C library and the nistp variant refused",
            tier: Tier::Default, scope: Scope::Triple(qemu::I686_LINUX), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| i686::run(sh, false) },
+    Step { name: "msvc-wine-i686", covers: "i686 MSVC (VC-WIN32) likewise, under wine's win32 prefix, its import libraries mingw-w64's: clang-cl, libcrypto.lib verified, the C driver on every ia32cap path, openssl.exe",
+           tier: Tier::Default, scope: Scope::Triple(crate::matrix::MSVC_I686), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| msvc::run(sh, crate::matrix::MSVC_I686) },
     Step { name: "assembled", covers: "rows the default run only assembles (a cross row's second compiler; 32-bit Windows, armv7, musl and mips64el, which --full runs; Windows on ARM64): every asm file assembled, exports and fast paths checked",
            tier: Tier::Default, scope: Scope::Rows(How::Assembled), lane: Lane::Apart,
            lines: Lines::Any, run: |_, _| assembled::run() },
@@ -220,7 +227,7 @@ pub const STEPS: &[Step] = &[
     Step { name: "windows-i686", covers: "32-bit mingw gcc with GNU as and with nasm: the C driver under wine (win32 prefix) on every ia32cap path, every object of each prefix linked, openssl.exe",
            tier: Tier::Full, scope: Scope::Triple(crate::matrix::WINDOWS_GNU_I686), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| windows::run(sh, crate::matrix::WINDOWS_GNU_I686, true) },
-    Step { name: "i686-full", covers: "gcc's and clang-19's i686 builds, auto and no_asm: the C driver on this CPU on every ia32cap path of the 32-bit asm",
+    Step { name: "i686-full", covers: "clang-19's i686 build, and no_asm with gcc and clang-19, on this CPU",
            tier: Tier::Full, scope: Scope::Triple(qemu::I686_LINUX), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| i686::run(sh, true) },
     Step { name: "aarch64-full", covers: "clang-19's aarch64 build, and no_asm with gcc and clang-19, under qemu",
@@ -626,16 +633,17 @@ mod tests {
         }
         let arm64 = names(test(&[], &["aarch64-pc-windows-msvc"], false));
         assert_eq!(arm64, ["assembled"]);
-        let msvc = names(test(&[], &["x86_64-pc-windows-msvc"], false));
-        assert_eq!(msvc, ["assembled"]);
-        // 32-bit x86: Linux runs by default; the rest is assembled, and run by --full.
+        // MSVC runs under wine (aarch64's stays assembled).
+        let msvc = names(test(&[], &[crate::matrix::MSVC], false));
+        assert_eq!(msvc, ["msvc-wine"]);
+        // 32-bit x86: Linux and MSVC run by default; mingw is assembled, and run by --full.
         assert_eq!(names(test(&[], &["i686-unknown-linux-gnu"], false)), ["i686", "assembled"]);
         let i686 = names(test(&[], &["i686-unknown-linux-gnu"], true));
         assert_eq!(i686, ["i686", "assembled", "i686-full"]);
         assert_eq!(names(test(&[], &["i686-pc-windows-gnu"], false)), ["assembled"]);
         let mingw32 = names(test(&[], &["i686-pc-windows-gnu"], true));
         assert_eq!(mingw32, ["assembled", "windows-i686"]);
-        assert_eq!(names(test(&[], &["i686-pc-windows-msvc"], true)), ["assembled"]);
+        assert_eq!(names(test(&[], &["i686-pc-windows-msvc"], true)), ["msvc-wine-i686"]);
         let e = test(&["msvc-i686"], &[], false).chosen().unwrap_err().to_string();
         assert!(e.contains("runs on GitHub's `windows-latest` runner"), "{e}");
         assert_eq!(names(test(&["sccache", "sccache"], &[], false)), ["sccache", "sccache"]);
