@@ -18,11 +18,24 @@ __declspec(dllimport) void __cdecl abort(void);
 __declspec(dllimport) int __cdecl _crt_atexit(void(__cdecl *function)(void));
 __declspec(dllimport) uint64_t __stdcall GetTickCount64(void);
 
-/* An EXE's atexit, which the CRT's static part defines over ucrtbase's table. */
+/* An EXE's _onexit and atexit, which the CRT's static part defines over ucrtbase's table
+ * (OpenSSL 3.5's init.c registers its cleanup with _onexit). */
+typedef int(__cdecl *onexit_function)(void);
+
+onexit_function __cdecl _onexit(onexit_function function)
+{
+    return _crt_atexit((void(__cdecl *)(void))function) == 0 ? function : 0;
+}
+
 int __cdecl atexit(void(__cdecl *function)(void))
 {
     return _crt_atexit(function);
 }
+
+/* wine's headers declare both dllimport (the SDK's do not), so a unit calls them through an
+ * `__imp_` pointer lld-link makes for the local definition, which its garbage collection does
+ * not follow: the entry point keeps them. */
+static void *volatile kept[2];
 
 /* What the compiler emits a reference to in any unit that uses floating point. */
 int _fltused = 0x9875;
@@ -64,6 +77,8 @@ __declspec(allocate(".CRT$XCZ")) initializer initializers_z = 0;
  * and the C++-style initializers, as the CRT runs them before main. */
 int mainCRTStartup(void)
 {
+    kept[0] = (void *)_onexit;
+    kept[1] = (void *)atexit;
     init_cookie();
     _set_app_type(1);
     _configure_narrow_argv(1);

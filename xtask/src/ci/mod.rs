@@ -203,7 +203,7 @@ pub const STEPS: &[Step] = &[
     Step { name: "msvc-wine-i686", covers: "i686 MSVC (VC-WIN32) likewise, under wine's win32 prefix, its import libraries mingw-w64's: clang-cl, libcrypto.lib verified, the C driver on every ia32cap path, openssl.exe",
            tier: Tier::Default, scope: Scope::Triple(crate::matrix::MSVC_I686), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| msvc::run(sh, crate::matrix::MSVC_I686) },
-    Step { name: "assembled", covers: "rows the default run only assembles (a cross row's second compiler; 32-bit Windows, armv7, musl and mips64el, which --full runs; Windows on ARM64): every asm file assembled, exports and fast paths checked",
+    Step { name: "assembled", covers: "rows the default run only assembles (a cross row's second compiler; 32-bit mingw, armv7, musl and mips64el, which --full runs; Windows on ARM64, the one MSVC row not run here): every asm file assembled, exports and fast paths checked",
            tier: Tier::Default, scope: Scope::Rows(How::Assembled), lane: Lane::Apart,
            lines: Lines::Any, run: |_, _| assembled::run() },
     Step { name: "package", covers: "the .crate files at another path, no perl, debug and release at once, same bytes",

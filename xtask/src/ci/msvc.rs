@@ -9,7 +9,11 @@
 use crate::matrix::{How, Row, MSVC};
 use crate::runner::Runner;
 use anyhow::{bail, ensure, Context, Result};
+use crypto_build::data::{self, AsmSyntax};
 use crypto_build::detect::CLANG_CL;
+use crypto_build::facts::{BuildFacts, PlannedFile};
+use crypto_build::generate::{lock::Lock, Config};
+use crypto_build::manifest;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use xshell::{cmd, Shell};
@@ -82,6 +86,7 @@ fn check_build(sh: &Shell, row: &Row, set: &str) -> Result<()> {
         row.check_prefix_plan(&prefix)?;
     }
     verify(sh, &prefix)?;
+    println!("msvc-wine: {name}: {}", same_as_mingw(row, &facts)?);
     let tc = row.driver()?;
     super::driver_paths::check_prefix(sh, &tc, &prefix).context("under wine")?;
     if apps {
@@ -109,6 +114,36 @@ fn verify(sh: &Shell, prefix: &Path) -> Result<()> {
     let last = text.lines().rev().find(|l| l.starts_with("verify: ")).unwrap_or("");
     println!("{last}");
     Ok(())
+}
+
+/// How many asm files of the plan are byte for byte the mingw target's nasm rendering of the
+/// same architecture (mingw64's, 32-bit mingw's), by the lock's hashes: reported, as what
+/// a package could share between the rows, not a property the build relies on.
+fn same_as_mingw(row: &Row, facts: &BuildFacts) -> Result<String> {
+    let msvc = data::target_for(row.target)?;
+    let nasm = |t: &&data::Target| t.syntaxes.contains(&AsmSyntax::Nasm);
+    let mingw = data::TARGETS
+        .iter()
+        .filter(nasm)
+        .find(|t| t.arch == msvc.arch && t.cc_kind == data::CcKind::Gnu)
+        .context("no mingw row of the MSVC row's architecture")?;
+    let lock = Lock::load(&super::line().root(&crate::cargo::project_root()))?;
+    let hash = |target: &'static data::Target, file: &PlannedFile| {
+        let set = data::set_by_name(&file.set).ok()?;
+        let key = Config { target, set, variant: None }.key();
+        let path = format!("{}/{}", manifest::GEN_DIR, file.path);
+        lock.entries.get(&(key, path)).cloned()
+    };
+    let same = facts
+        .asm_files
+        .iter()
+        .filter(|f| hash(msvc, f).is_some() && hash(msvc, f) == hash(mingw, f))
+        .count();
+    Ok(format!(
+        "{same} of {} asm files are byte-identical to {}'s",
+        facts.asm_files.len(),
+        mingw.name
+    ))
 }
 
 /// An `-msvc` build with a C compiler that is not MSVC-mode (gcc) is refused in one line
