@@ -32,10 +32,17 @@ int __cdecl atexit(void(__cdecl *function)(void))
     return _crt_atexit(function);
 }
 
-/* wine's headers declare both dllimport (the SDK's do not), so a unit calls them through an
- * `__imp_` pointer lld-link makes for the local definition, which its garbage collection does
- * not follow: the entry point keeps them. */
-static void *volatile kept[2];
+/* The pointers through which a unit that declared them dllimport calls them (wine's headers
+ * do; the SDK's declare both plainly), under the names the linker looks for: defined here,
+ * they need no archive member (mingw-w64's i686 libucrtbase.a has an _onexit of its own),
+ * and they keep both functions alive, which lld-link's own stand-in pointers did not. */
+#if defined(_M_IX86)
+onexit_function(__cdecl *_imp___onexit)(onexit_function) = _onexit;
+int(__cdecl *_imp__atexit)(void(__cdecl *)(void)) = atexit;
+#else
+onexit_function(__cdecl *__imp__onexit)(onexit_function) = _onexit;
+int(__cdecl *__imp_atexit)(void(__cdecl *)(void)) = atexit;
+#endif
 
 /* What the compiler emits a reference to in any unit that uses floating point. */
 int _fltused = 0x9875;
@@ -77,8 +84,6 @@ __declspec(allocate(".CRT$XCZ")) initializer initializers_z = 0;
  * and the C++-style initializers, as the CRT runs them before main. */
 int mainCRTStartup(void)
 {
-    kept[0] = (void *)_onexit;
-    kept[1] = (void *)atexit;
     init_cookie();
     _set_app_type(1);
     _configure_narrow_argv(1);
