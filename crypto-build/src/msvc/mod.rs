@@ -144,6 +144,11 @@ pub fn include_flags(rt: &WineRuntime, option: &str) -> Result<Vec<String>> {
 pub fn lld_link() -> Result<PathBuf> {
     let names = std::iter::once("lld-link".to_string())
         .chain((10..=30).rev().map(|v| format!("lld-link-{v}")));
+    first_lld_link(names)
+}
+
+/// The first of `names` on `PATH`, or one line naming the package that has lld-link.
+fn first_lld_link(names: impl IntoIterator<Item = String>) -> Result<PathBuf> {
     names.into_iter().find_map(|n| which::which(n).ok()).context(
         "lld-link not found: it links MSVC-ABI programs here; install it (Debian: apt install \
          lld-19)",
@@ -236,9 +241,10 @@ mod tests {
         WINE_RUNTIMES.iter().find(|r| r.arch == arch).unwrap()
     }
 
-    /// A missing header directory or import library is one line naming its Debian package.
+    /// A missing header directory, import library or lld-link is one line naming its Debian
+    /// package.
     #[test]
-    fn a_missing_header_directory_or_import_library_names_its_package() {
+    fn a_missing_header_directory_import_library_or_lld_link_names_its_package() {
         let x64 = runtime(Arch::X86_64);
         let moved = WineRuntime { include: &["/nonexistent/wine/msvcrt"], ..*x64 };
         let e = include_flags(&moved, "-imsvc").unwrap_err().to_string();
@@ -250,6 +256,9 @@ mod tests {
         let x86 = WineRuntime { lib_dir: "/nonexistent/i686", ..*runtime(Arch::X86) };
         let e = import_lib(&x86, "ws2_32").unwrap_err().to_string();
         assert!(e.contains("install mingw-w64-i686-dev"), "{e}");
+        let e = first_lld_link(["no-such-lld-link".to_string()]).unwrap_err().to_string();
+        assert!(!e.contains('\n') && e.contains("apt install lld-19"), "{e}");
+        lld_link().expect("lld-link: .ci/install installs lld-19");
         // Installed here by .ci/install: each architecture's runtime whole.
         for rt in WINE_RUNTIMES {
             include_flags(rt, "-imsvc").unwrap();
