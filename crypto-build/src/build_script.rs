@@ -116,6 +116,12 @@ impl Facts for SetFacts<'_> {
         ok
     }
 
+    fn c_compiler_refuses(&self, v: &'static CVariant) -> Option<&'static str> {
+        let cl_exe = self.c_compiler.is_like_msvc() && !self.c_compiler.is_like_clang_cl();
+        let refused = data::CL_EXE_REFUSES.iter().find(|(n, _)| *n == v.name);
+        refused.filter(|_| cl_exe).map(|(_, why)| *why)
+    }
+
     fn target(&self) -> &'static Target {
         self.target
     }
@@ -138,7 +144,7 @@ pub fn run() -> Result<()> {
     let config = BuildConfig::from_cargo_env()?;
     let built = build(&config, cc::Build::new())?;
     report(&config, &built);
-    emit_link(&built.artifacts, &built.c_manifest, &built.plan, config.legacy);
+    emit_link(&config, &built);
     emit_asm_cfgs(config.target, &built.plan);
     Ok(())
 }
@@ -226,20 +232,7 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         .context("restoring the packaged sets")?;
     // OpenSSL's flags whatever the profile: -O3 and no debug info, as its own build.
     base.cargo_warnings(false).warnings(false).opt_level(3).debug(false);
-    let compiler = base.try_get_compiler().context("finding the C compiler")?;
-    // A missing compiler would fail every probe and read as a downgrade; it is not one.
-    if which::which(compiler.path()).is_err() {
-        bail!(
-            "C compiler `{}` not found for {}: set CC to an installed one, or {}",
-            compiler.path().display(),
-            config.triple,
-            config.target.cc_hint_for(&config.triple)
-        );
-    }
-    check_c_library(&compiler, config)?;
-    if let Some(dir) = kernel_headers(&compiler, config)? {
-        base.flag("-idirafter").flag(dir);
-    }
+    let compiler = c_compiler(config, &mut base)?;
     let asm_needed = !matches!(config.choice, SetChoice::Named(s) if s.allowed.is_empty());
     let assembler = detect::assembler(
         config.assembler,
@@ -308,10 +301,38 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
     };
     let artifacts = compile::compile(&job)?;
     progress.phase("done");
-    write_facts(config, &plan, &assembler, &artifacts, openssldir)?;
+    let tools = Tools { assembler: &assembler, c_compiler: detect::c_compiler(&compiler) };
+    write_facts(config, &plan, &tools, &artifacts, openssldir)?;
     let ex_libs: String = c_manifest.ex_libs.iter().map(|l| format!("{l}\n")).collect();
     fs::write(config.out_dir.join(EX_LIBS_FILE), ex_libs)?;
     Ok(Built { plan, assembler, artifacts, c_manifest, warning, inputs })
+}
+
+/// The C compiler, found as cc finds it (an MSVC row's in MSVC mode, `msvc::choose_compiler`)
+/// and checked, with what `base` must add for it to find its C library's headers (Linux's for
+/// a musl compiler, wine's for clang-cl off Windows).
+pub fn c_compiler(config: &BuildConfig, base: &mut cc::Build) -> Result<cc::Tool> {
+    crate::msvc::choose_compiler(base, config)?;
+    let compiler = base.try_get_compiler().context("finding the C compiler")?;
+    // A missing compiler would fail every probe and read as a downgrade; it is not one.
+    if which::which(compiler.path()).is_err() {
+        bail!(
+            "C compiler `{}` not found for {}: set CC to an installed one, or {}",
+            compiler.path().display(),
+            config.triple,
+            config.target.cc_hint_for(&config.triple)
+        );
+    }
+    check_c_library(&compiler, config)?;
+    if let Some(dir) = kernel_headers(&compiler, config)? {
+        base.flag("-idirafter").flag(dir);
+    }
+    if let Some(rt) = crate::msvc::runtime(config.target, &compiler) {
+        for flag in crate::msvc::system_headers(&compiler, rt, &config.out_dir)? {
+            base.flag(flag);
+        }
+    }
+    Ok(compiler)
 }
 
 /// The C library the triple names is what the compiler compiles against, or one line saying
@@ -391,9 +412,14 @@ fn buildinf(
         data::variant_name(plan.c_variant),
         if c.legacy { "built in" } else { "left out" },
     );
-    let name = cc.path().file_name().map_or("cc".into(), |n| n.to_string_lossy());
-    let flags: Vec<&str> =
-        cflags.iter().map(String::as_str).chain(c.target.speed_cflags.iter().copied()).collect();
+    // clang-cl by its kind: a clang run in cl mode may be named anything (`clang-19`).
+    let name = match cc.path().file_name() {
+        _ if cc.is_like_clang_cl() => detect::CLANG_CL.into(),
+        Some(n) => n.to_string_lossy(),
+        None => "cc".into(),
+    };
+    let own = cflags.iter().filter(|f| !compile::owned_by_cc(c.target, f)).map(String::as_str);
+    let flags: Vec<&str> = own.chain(c.target.speed_cflags.iter().copied()).collect();
     let compiler = format!("compiler: {name} {}", flags.join(" "));
     // ASCII throughout, so Rust's quoting is C's.
     let quoted = |s: &str| format!("{s:?}");
@@ -428,7 +454,7 @@ pub struct LinkKey {
 /// Every key the build emits, each with its value: the one list of them.
 #[rustfmt::skip]
 pub const LINK_METADATA: &[LinkKey] = &[
-    LinkKey { key: "root", meaning: "the build's prefix: `include/` and `lib/` below it (`libcrypto.a` and `libssl.a`; `crypto.lib` and `ssl.lib` for MSVC)",
+    LinkKey { key: "root", meaning: "the build's prefix: `include/` and `lib/` below it (`libcrypto.a` and `libssl.a`; `libcrypto.lib` and `libssl.lib` for MSVC)",
               value: |l| l.artifacts.lib_dir.parent().unwrap().display().to_string() },
     LinkKey { key: "include", meaning: "the directory holding `openssl/*.h`, for a dependent's own C",
               value: |l| l.artifacts.include_dir.display().to_string() },
@@ -442,14 +468,16 @@ pub const LINK_METADATA: &[LinkKey] = &[
               value: |l| u8::from(l.legacy).to_string() },
 ];
 
-fn emit_link(a: &compile::Artifacts, m: &Manifest, plan: &Plan, legacy: bool) {
+fn emit_link(config: &BuildConfig, built: &Built) {
+    let (a, m, plan) = (&built.artifacts, &built.c_manifest, &built.plan);
     println!("cargo:rustc-link-search=native={}", a.lib_dir.display());
-    println!("cargo:rustc-link-lib=static=ssl");
-    println!("cargo:rustc-link-lib=static=crypto");
+    for lib in ["ssl", "crypto"] {
+        println!("cargo:rustc-link-lib=static={}", config.target.archive_link_name(lib));
+    }
     for lib in &m.ex_libs {
         println!("cargo:rustc-link-lib={}", data::ex_lib_cargo(lib));
     }
-    let linked = Linked { artifacts: a, manifest: m, plan, legacy };
+    let linked = Linked { artifacts: a, manifest: m, plan, legacy: config.legacy };
     for k in LINK_METADATA {
         println!("cargo:{}={}", k.key, (k.value)(&linked));
     }
@@ -486,13 +514,21 @@ pub fn linked_eligibilities(plan: &Plan) -> Vec<&'static str> {
 }
 
 /// The build's facts: [`BuildFacts`] in its file, and as Rust constants for `build_info()`.
+/// The toolchain a build ran, as its facts name it.
+struct Tools<'a> {
+    assembler: &'a Assembler,
+    /// `detect::c_compiler`'s words.
+    c_compiler: String,
+}
+
 fn write_facts(
     c: &BuildConfig,
     plan: &Plan,
-    asm: &Assembler,
+    tools: &Tools,
     a: &compile::Artifacts,
     openssldir: String,
 ) -> Result<()> {
+    let asm = tools.assembler;
     let facts = BuildFacts {
         target: c.triple.clone(),
         openssl_version: c.line.version.into(),
@@ -508,6 +544,7 @@ fn write_facts(
         assembler_version: asm.version.clone(),
         units: a.units,
         compiled: a.compiled,
+        c_compiler: tools.c_compiler.clone(),
         asm_files: plan
             .files
             .iter()
@@ -559,6 +596,7 @@ fn build_info_rs(f: &BuildFacts, include_dir: &str) -> Result<String> {
         ("C_VARIANT", "Option<&str>", format!("{:?}", f.c_variant)),
         ("C_VARIANT_REFUSED", "Option<&str>", format!("{:?}", f.c_variant_refused)),
         ("LEGACY_PROVIDER", "bool", format!("{:?}", f.legacy_provider)),
+        ("C_COMPILER", "&str", format!("{:?}", f.c_compiler)),
         ("ASSEMBLER_KIND", "&str", format!("{:?}", f.assembler_kind)),
         (
             "ASSEMBLER_VERSION",

@@ -136,7 +136,7 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     job.progress.phase("archive");
     for (name, objs) in &objects {
         if let Some(name) = name {
-            archive(&job.base, &lib_dir, name, objs)?;
+            archive(&job.base, &lib_dir.join(job.target.archive_file(name)), objs)?;
         }
     }
     match objects.get(&None) {
@@ -166,25 +166,53 @@ fn own_openssldir(job: &Job, src: &Path, c_dir: &Path) -> Result<(Vec<String>, B
 }
 
 /// Links `bin/openssl` (xtask finds it there) as OpenSSL's Makefile does: the program's objects, libssl, libcrypto
-/// and Configure's ex_libs, by the C compiler driver.
+/// and Configure's ex_libs, by the C compiler driver; an MSVC row's off Windows by lld-link
+/// against wine's C runtime (`msvc::link`).
 fn link_program(job: &Job, lib_dir: &Path, objs: &[PathBuf]) -> Result<()> {
     job.progress.phase("link");
     let tool = job.base.try_get_compiler().context("finding the C compiler")?;
-    if tool.is_like_msvc() {
-        bail!("linking the openssl program with MSVC is not supported yet; build without apps");
-    }
     let bin = job.out_dir.join("bin");
     fs::create_dir_all(&bin)?;
     let program = bin.join(format!("openssl{}", job.target.exe_suffix));
+    let libs = ["ssl", "crypto"].map(|l| lib_dir.join(job.target.archive_file(l)));
+    if tool.is_like_msvc() {
+        let Some(runtime) = crate::msvc::runtime(job.target, &tool) else {
+            bail!(
+                "linking the openssl program with cl.exe is not supported yet; build without apps"
+            );
+        };
+        let scratch = job.out_dir.join("msvc-link");
+        let mut objects = objs.to_vec();
+        objects.push(compile_entry(job, &scratch)?);
+        let program = crate::msvc::Program {
+            runtime,
+            out: &program,
+            objects: &objects,
+            libs: &libs,
+            system: &job.c_manifest.ex_libs,
+        };
+        return crate::msvc::link(&program, &scratch);
+    }
     let mut cmd = tool.to_command();
-    cmd.arg("-o").arg(&program).args(objs);
-    cmd.arg(lib_dir.join("libssl.a")).arg(lib_dir.join("libcrypto.a"));
+    cmd.arg("-o").arg(&program).args(objs).args(&libs);
     cmd.args(job.c_manifest.ex_libs.iter().map(|l| crate::data::ex_lib_flag(l)));
     let out = cmd.output().with_context(|| format!("running {cmd:?}"))?;
     if !out.status.success() {
         bail!("linking {} failed: {}", program.display(), String::from_utf8_lossy(&out.stderr));
     }
     Ok(())
+}
+
+/// The entry point of a program linked against wine's C runtime (`msvc::ENTRY_C`), compiled
+/// by the build's C compiler into `scratch`.
+fn compile_entry(job: &Job, scratch: &Path) -> Result<PathBuf> {
+    fs::create_dir_all(scratch)?;
+    let src = scratch.join("entry.c");
+    fs::write(&src, crate::msvc::ENTRY_C).with_context(|| format!("writing {}", src.display()))?;
+    let mut build = job.base.clone();
+    let objs = build.out_dir(scratch).file(&src).try_compile_intermediates();
+    let objs = objs.context("compiling the program's entry point")?;
+    objs.into_iter().next().context("the entry point's object")
 }
 
 /// The name each path-dependent directory of the build takes inside the objects (`__FILE__`
@@ -214,14 +242,19 @@ fn stable_names(job: &Job, src_root: &Path, c_dir: &Path) -> Vec<(PathBuf, &'sta
 
 /// `-ffile-prefix-map=OLD=NEW` per directory (gcc >= 8, clang >= 10); for an older compiler,
 /// whichever of the parts it has: `-fdebug-prefix-map` (debug info) and `-fmacro-prefix-map`
-/// (`__FILE__`).
+/// (`__FILE__`). clang-cl takes them as clang's own options, behind `/clang:`.
 fn prefix_map_flags(base: &cc::Build, names: &[(PathBuf, &str)]) -> Vec<String> {
+    let clang_cl = base.try_get_compiler().is_ok_and(|c| c.is_like_clang_cl());
+    let wrap = if clang_cl { "/clang:" } else { "" };
     let supported =
         |opt: &str| base.is_flag_supported(format!("{opt}=/nonexistent=x")).unwrap_or(false);
-    let opts: Vec<&str> = if supported("-ffile-prefix-map") {
-        vec!["-ffile-prefix-map"]
+    let opts: Vec<String> = ["-ffile-prefix-map", "-fdebug-prefix-map", "-fmacro-prefix-map"]
+        .map(|o| format!("{wrap}{o}"))
+        .into();
+    let opts: Vec<&String> = if supported(&opts[0]) {
+        vec![&opts[0]]
     } else {
-        ["-fdebug-prefix-map", "-fmacro-prefix-map"].into_iter().filter(|o| supported(o)).collect()
+        opts[1..].iter().filter(|o| supported(o)).collect()
     };
     let pairs = names.iter().flat_map(|(dir, name)| opts.iter().map(move |o| (o, dir, name)));
     pairs.map(|(opt, dir, name)| format!("{opt}={}={name}", dir.display())).collect()
@@ -478,28 +511,41 @@ fn units_by_group(job: &Job, seers: &BTreeSet<String>) -> Result<BTreeMap<GroupK
 }
 
 /// Whether one of OpenSSL's library flags is left to cc (`Target::cc_owned_flags`).
-fn owned_by_cc(target: &Target, flag: &str) -> bool {
+pub(crate) fn owned_by_cc(target: &Target, flag: &str) -> bool {
     target.cc_owned_flags.iter().any(|p| flag.starts_with(p))
 }
 
-/// `lib<name>.a` by `ar`, or for MSVC `<name>.lib` by lib.exe (the names rustc looks for),
-/// whose object list goes through a response file: a thousand cache paths are longer than
-/// a Windows command line may be.
-fn archive(base: &cc::Build, dir: &Path, name: &str, objs: &[PathBuf]) -> Result<()> {
+/// `lib` (`Target::archive_file`): `lib<name>.a` by `ar`, or for MSVC `lib<name>.lib` by
+/// lib.exe or llvm-lib, whose object list goes through a response file: a thousand cache
+/// paths are longer than a Windows command line may be.
+fn archive(base: &cc::Build, lib: &Path, objs: &[PathBuf]) -> Result<()> {
+    let dir = lib.parent().context("an archive's directory")?;
     fs::create_dir_all(dir)?;
-    let msvc = base.try_get_compiler().context("finding the C compiler")?.is_like_msvc();
-    let lib = dir.join(if msvc { format!("{name}.lib") } else { format!("lib{name}.a") });
-    let _ = fs::remove_file(&lib);
+    let msvc = lib.extension().is_some_and(|e| e == "lib");
+    let _ = fs::remove_file(lib);
     let mut ar = base.try_get_archiver().context("finding the archiver (AR)")?;
     if msvc {
-        let rsp = dir.join(format!("{name}.rsp"));
-        let list: String = objs.iter().map(|o| format!("\"{}\"\n", o.display())).collect();
+        // lib.exe and llvm-lib name each member as it is given: from the directory the
+        // objects share (the object cache), so no build's path is in the archive.
+        let shared = objs
+            .first()
+            .and_then(|o| o.parent())
+            .filter(|d| objs.iter().all(|o| o.parent() == Some(*d)));
+        let name = |o: &PathBuf| match shared {
+            Some(d) => o.strip_prefix(d).unwrap_or(o).display().to_string(),
+            None => o.display().to_string(),
+        };
+        let rsp = lib.with_extension("rsp");
+        let list: String = objs.iter().map(|o| format!("\"{}\"\n", name(o))).collect();
         fs::write(&rsp, list).with_context(|| format!("writing {}", rsp.display()))?;
+        if let Some(d) = shared {
+            ar.current_dir(d);
+        }
         ar.arg("/nologo").arg(format!("/OUT:{}", lib.display())).arg(format!("@{}", rsp.display()));
     } else {
         // D: zero timestamps, uids and gids, mode 644, whatever the archiver's default;
         // members go in the order given, which the manifest fixes.
-        ar.arg("crsD").arg(&lib).args(objs);
+        ar.arg("crsD").arg(lib).args(objs);
     }
     let out = ar.output().with_context(|| format!("running {ar:?}"))?;
     if !out.status.success() {

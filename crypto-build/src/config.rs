@@ -120,6 +120,9 @@ pub struct BuildConfig {
     pub openssldir: Option<String>,
     /// The build's notion of today, for the line's support date ([`today`]).
     pub today: Date,
+    /// The C compiler the user named for the target, as cc reads it ([`named_cc`]): (the
+    /// variable, its value); `None` where cc takes its default.
+    pub cc_named: Option<(String, String)>,
 }
 
 /// Environment variables a user may set, with what they accept.
@@ -132,6 +135,9 @@ pub const SETS_DIR_VAR: &str = "CRYPTO_SYS_SETS_DIR";
 pub const NASM_VAR: &str = "NASM";
 pub const APPS_VAR: &str = "CRYPTO_SYS_APPS";
 pub const OPENSSLDIR_VAR: &str = "CRYPTO_SYS_OPENSSLDIR";
+/// cc's own: the C compiler, also as `CC_<triple>` and `TARGET_CC` ([`named_cc`]).
+pub const CC_VAR: &str = "CC";
+pub const TARGET_CC_VAR: &str = "TARGET_CC";
 /// The reproducible-builds convention for a build's notion of now (seconds since the epoch).
 pub const SOURCE_DATE_EPOCH_VAR: &str = "SOURCE_DATE_EPOCH";
 /// Set by cargo when crypto-sys's `legacy` feature is on.
@@ -198,6 +204,25 @@ fn per_target_or_plain(vars: Vars, base: &str, triple: &str) -> Result<Option<(S
         Some(v) => Some((specific, v)),
         None => vars.get(base)?.map(|v| (base.to_string(), v)),
     })
+}
+
+/// The C compiler named for `triple`, as cc looks for it (a cross build's variables: the
+/// first set of `CC_<triple>`, `CC_<triple with underscores>`, `TARGET_CC` and `CC`, whose
+/// value empty means cc's default): (the variable, its value), or `None`.
+fn named_cc(vars: Vars, triple: &str) -> Result<Option<(String, String)>> {
+    let names = [
+        format!("{CC_VAR}_{triple}"),
+        per_target_var(CC_VAR, triple),
+        TARGET_CC_VAR.to_string(),
+        CC_VAR.to_string(),
+    ];
+    for name in names {
+        if let Some(v) = vars.get(&name)? {
+            let v = v.trim().to_string();
+            return Ok((!v.is_empty()).then_some((name, v)));
+        }
+    }
+    Ok(None)
 }
 
 /// The spellings of a boolean variable (unset and empty are false too).
@@ -311,6 +336,7 @@ impl BuildConfig {
             None => None,
         };
         let today = read_today(vars)?;
+        let cc_named = named_cc(vars, &triple)?;
         let (lock_dir, packaged) = default_sets_root(manifest_dir);
         if packaged && line != data::DEFAULT_LINE {
             bail!(
@@ -345,6 +371,7 @@ impl BuildConfig {
             apps,
             openssldir,
             today,
+            cc_named,
         })
     }
 }
@@ -515,6 +542,10 @@ pub const VARS: &[Var] = &[
           meaning: "The assembler, instead of the one behind the C compiler; `nasm` for targets with a nasm rendering (Windows). Its probes decide, never its version banner" },
     Var { name: NASM_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "`nasm` on `PATH`",
           meaning: "The nasm to run, when nasm assembles (nasm-rs reads it too). Missing when nasm is asked for, or too old for AVX2: an error naming how to install it" },
+    Var { name: CC_VAR, set_by: SetBy::User, per_target: true, accepts: Accepts::Text, default: "cc's: the target's own compiler; for an `-msvc` triple off Windows, clang run as clang-cl",
+          meaning: "The C compiler, read by cc (as `CC_<triple>` too, which wins). The build reads it to tell a named compiler from cc's default: for an `-msvc` triple it must be MSVC-mode (cl.exe, or clang-cl such as `clang-19 --driver-mode=cl`), else the build is refused in one line" },
+    Var { name: TARGET_CC_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "unset",
+          meaning: "cc's C compiler of a cross build, between `CC_<triple>` and `CC`; read as `CC` is" },
     Var { name: STRICT_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Bool, default: "`0`",
           meaning: "Under `auto`, any downgrade (an asm file from a slower set, no C variant, a whole arm set to `no_asm`) is an error instead of one warning line" },
     Var { name: ALLOW_DOWNGRADE_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Bool, default: "`0`",

@@ -4,8 +4,10 @@ use std::fmt;
 
 mod code_paths;
 mod lines;
+mod msvc;
 pub use code_paths::*;
 pub use lines::*;
+pub use msvc::*;
 use triples::*;
 
 /// A Configure option shared by every set, and the releases it applies to.
@@ -831,15 +833,17 @@ pub const TARGETS: &[Target] = &[
              c_variants: C_VARIANTS, refused_variants: &[], cc_owned_flags: &[],
              speed_cflags: &[GCC_X86INTRIN_GUARD], triples: &[X86_64_WINDOWS_GNU],
              fast_paths: X86_64_FAST_PATHS, exe_suffix: ".exe", needs_native_sdk: None },
-    // cl.exe has no __uint128_t, so no C variant: its probe could never pass, and every
-    // default build would print a downgrade. Configure's `/Zi /Fdossl_static.pdb` would
-    // make parallel cl processes share one .pdb, and its `/MT` would fight the CRT cc picks.
+    // clang-cl has __uint128_t and cl.exe has not: the nistp variant's probe decides, and
+    // cl.exe leaves it out quietly (`CL_EXE_REFUSES`). Configure's `/Zi /Fdossl_static.pdb`
+    // would make parallel cl processes share one .pdb, and its `/MT` would fight the CRT cc
+    // picks.
     Target { name: "VC-WIN64A", arch: Arch::X86_64, sets: X86_64_SETS, symbol_prefix: "",
              syntaxes: &[Nasm], default_syntax: Nasm, nasm_format: "win64",
              cc_hint: "install Visual Studio's C++ build tools and build from a developer \
-                       prompt, or name a compiler in CC_x86_64_pc_windows_msvc",
+                       prompt (elsewhere, clang: apt install clang-19), or name a compiler in \
+                       CC_x86_64_pc_windows_msvc",
              noexecstack: false, predefined: &[], cc_kind: CcKind::Msvc, scheme: Scheme::Nmake,
-             c_variants: &[], refused_variants: &[(NISTP, "MSVC has no __uint128_t")],
+             c_variants: C_VARIANTS, refused_variants: &[],
              cc_owned_flags: &["/Zi", "/Fd", "/MT", "/MD"], speed_cflags: &[],
              triples: &[X86_64_WINDOWS_MSVC],
              fast_paths: X86_64_FAST_PATHS, exe_suffix: ".exe", needs_native_sdk: None },
@@ -906,7 +910,8 @@ pub const TARGETS: &[Target] = &[
     Target { name: "VC-WIN32", arch: Arch::X86, sets: X86_SETS, symbol_prefix: "_",
              syntaxes: &[Nasm], default_syntax: Nasm, nasm_format: "win32",
              cc_hint: "install Visual Studio's C++ build tools and build from an x86 developer \
-                       prompt, or name a compiler in CC_i686_pc_windows_msvc",
+                       prompt (elsewhere, clang: apt install clang-19), or name a compiler in \
+                       CC_i686_pc_windows_msvc",
              noexecstack: false, predefined: &[], cc_kind: CcKind::Msvc, scheme: Scheme::Nmake,
              c_variants: &[], refused_variants: &[(NISTP, NO_INT128_NISTP)],
              cc_owned_flags: &["/Zi", "/Fd", "/MT", "/MD"], speed_cflags: &[],

@@ -25,7 +25,7 @@ use std::path::Path;
 pub const FACTS_FILE: &str = "crypto-sys-facts.txt";
 /// Bumped whenever a key or its meaning changes, so an old reader refuses a new file instead
 /// of misreading it.
-pub const FACTS_VERSION: u32 = 2;
+pub const FACTS_VERSION: u32 = 3;
 const MAGIC: &str = "crypto-sys-facts";
 /// The last line: a file cut short lacks it, and would otherwise read as a shorter plan.
 const END: &str = "end";
@@ -58,7 +58,7 @@ macro_rules! keys {
 const KEYS: &[Key] = keys![
     target, openssl_version, requested_set, effective_set, requested_c_variant, c_variant,
     c_variant_refused, legacy_provider, apps, openssldir, assembler_kind, assembler_version,
-    units, compiled,
+    units, compiled, c_compiler,
 ];
 
 /// How a field's type is spelled in the file.
@@ -160,6 +160,9 @@ pub struct BuildFacts {
     pub units: usize,
     /// Units this build compiled; the rest came from the object cache.
     pub compiled: usize,
+    /// The C compiler, kind and version (`detect::c_compiler`): `gcc 12.2.0`, `clang-cl
+    /// 19.1.7`, `cl.exe 19.40.33811`.
+    pub c_compiler: String,
     pub asm_files: Vec<PlannedFile>,
     pub downgrades: Vec<Downgrade>,
 }
@@ -174,16 +177,18 @@ pub fn stem(path: &str) -> &str {
 }
 
 impl BuildFacts {
-    /// The build summary: `set asm (requested auto), C ec_nistp_64_gcc_128, GNU as 2.40,
-    /// 1117 units (25 asm, 1117 compiled), 0 downgraded`.
+    /// The build summary: `set asm (requested auto), C ec_nistp_64_gcc_128 by gcc 12.2.0, GNU
+    /// as 2.40, 1117 units (25 asm, 1117 compiled), 0 downgraded`.
     pub fn summary(&self) -> String {
         format!(
-            "set {} (requested {}), C {}{}{}, {}, {} units ({} asm, {} compiled), {} downgraded",
+            "set {} (requested {}), C {}{}{} by {}, {}, {} units ({} asm, {} compiled), {} \
+             downgraded",
             self.effective_set,
             self.requested_set,
             self.c_variant_name(),
             self.refused_by_target(),
             if self.legacy_provider { "" } else { " without the legacy provider" },
+            self.c_compiler,
             crate::detect::describe(&self.assembler_kind, self.assembler_version.as_deref()),
             self.units,
             self.asm_files.len(),
@@ -192,17 +197,22 @@ impl BuildFacts {
         )
     }
 
-    /// The C variants the target never takes, for the summary: ` (ec_nistp_64_gcc_128 not
-    /// built for this target)`, or nothing.
+    /// The C variants the target, or cl.exe, never takes, for the summary: `
+    /// (ec_nistp_64_gcc_128 not built for this target)`, or nothing.
     fn refused_by_target(&self) -> String {
         let target = crate::data::target_for(&self.target).ok();
-        let refused: Vec<&str> = target
+        let mut refused: Vec<&str> = target
             .map(|t| t.refused_variants.iter().map(|(v, _)| *v).collect())
             .unwrap_or_default();
+        let mut by = "for this target";
+        if self.c_compiler.starts_with(crate::detect::CL_EXE) && refused.is_empty() {
+            refused = crate::data::CL_EXE_REFUSES.iter().map(|(v, _)| *v).collect();
+            by = "by cl.exe";
+        }
         if self.c_variant.is_some() || refused.is_empty() {
             return String::new();
         }
-        format!(" ({} not built for this target)", refused.join(", "))
+        format!(" ({} not built {by})", refused.join(", "))
     }
 
     /// The C variant compiled, or [`NO_C_VARIANT`].
@@ -360,6 +370,7 @@ pub(crate) mod tests {
             assembler_version: Some("2.40".into()),
             units: 1117,
             compiled: 40,
+            c_compiler: "gcc 12.2.0".into(),
             asm_files: vec![
                 file("crypto/aes/aesni-x86_64.s", asm),
                 file("crypto/modes/aes-gcm-avx512.s", avx2),
@@ -389,6 +400,7 @@ pub(crate) mod tests {
             assembler_version: None,
             units: 1050,
             compiled: 1050,
+            c_compiler: "clang 19.1.7".into(),
             asm_files: vec![],
             downgrades: vec![],
             ..sample()
@@ -408,10 +420,10 @@ pub(crate) mod tests {
             assert_eq!(BuildFacts::read(dir).unwrap(), facts);
         }
         let text = fs::read_to_string(dir.join(FACTS_FILE)).unwrap();
-        assert!(text.starts_with("crypto-sys-facts 2\ntarget\tx86_64-unknown-linux-gnu\n"));
+        assert!(text.starts_with("crypto-sys-facts 3\ntarget\tx86_64-unknown-linux-gnu\n"));
         assert!(text.contains("\nc_variant\tnone\nc_variant_refused\tec_nistp_64_gcc_128\n"));
         assert!(text.contains("\nassembler_version\tnone\n"), "{text}");
-        assert!(text.ends_with("\ncompiled\t1050\nend\n"), "{text}");
+        assert!(text.ends_with("\ncompiled\t1050\nc_compiler\tclang 19.1.7\nend\n"), "{text}");
         let written = sample().to_text().unwrap();
         assert!(written.contains(
             "\nfile\tcrypto/modes/aes-gcm-avx512.s\tasm_avx2\n\
@@ -426,14 +438,33 @@ pub(crate) mod tests {
     fn summary_names_set_variant_provider_assembler_and_counts() {
         assert_eq!(
             sample().summary(),
-            "set asm (requested auto), C ec_nistp_64_gcc_128, GNU as 2.40, 1117 units \
-             (3 asm, 40 compiled), 1 downgraded"
+            "set asm (requested auto), C ec_nistp_64_gcc_128 by gcc 12.2.0, GNU as 2.40, 1117 \
+             units (3 asm, 40 compiled), 1 downgraded"
         );
         assert_eq!(
             plain().summary(),
-            "set no_asm (requested no_asm), C none without the legacy provider, clang \
-             integrated assembler (version unknown), 1050 units (0 asm, 1050 compiled), \
+            "set no_asm (requested no_asm), C none without the legacy provider by clang 19.1.7, \
+             clang integrated assembler (version unknown), 1050 units (0 asm, 1050 compiled), \
              1 downgraded"
+        );
+    }
+
+    /// The C compiler is named, clang-cl apart from cl.exe, which never takes the nistp
+    /// variant on the row that clang-cl takes it on.
+    #[test]
+    fn summary_tells_clang_cl_from_cl_exe() {
+        let msvc = |c_compiler: &str, c_variant: Option<&str>| BuildFacts {
+            target: "x86_64-pc-windows-msvc".into(),
+            c_compiler: c_compiler.into(),
+            c_variant: c_variant.map(Into::into),
+            ..sample()
+        };
+        let clang_cl = msvc("clang-cl 19.1.7", Some("ec_nistp_64_gcc_128")).summary();
+        assert!(clang_cl.contains("C ec_nistp_64_gcc_128 by clang-cl 19.1.7, "), "{clang_cl}");
+        let cl = msvc("cl.exe 19.40.33811", None).summary();
+        assert!(
+            cl.contains("C none (ec_nistp_64_gcc_128 not built by cl.exe) by cl.exe 19.40.33811"),
+            "{cl}"
         );
     }
 
@@ -455,12 +486,12 @@ pub(crate) mod tests {
     #[test]
     fn read_rejects_a_truncated_file() {
         let text = sample().to_text().unwrap();
-        // Header, 14 keys and the first file: the plan would read as one file long.
-        let cut: String = text.lines().take(16).map(|l| format!("{l}\n")).collect();
+        // Header, 15 keys and the first file: the plan would read as one file long.
+        let cut: String = text.lines().take(17).map(|l| format!("{l}\n")).collect();
         let e = parse_err(&cut);
-        assert_eq!(e, "out/facts.txt: cut short after line 16 (no `end` line)");
+        assert_eq!(e, "out/facts.txt: cut short after line 17 (no `end` line)");
         let e = parse_err(&text[..text.len() - 2]);
-        assert_eq!(e, "out/facts.txt:20: unknown key `en`");
+        assert_eq!(e, "out/facts.txt:21: unknown key `en`");
         assert_eq!(parse_err(""), "out/facts.txt:1: not a crypto-sys facts file (first line \"\")");
     }
 
@@ -479,18 +510,18 @@ pub(crate) mod tests {
         let e = parse_err(&text.replace("\tasm_avx2\n", "\n"));
         assert_eq!(
             e,
-            "out/facts.txt:17: malformed `file` line \"file\\tcrypto/modes/aes-gcm-avx512.s\""
+            "out/facts.txt:18: malformed `file` line \"file\\tcrypto/modes/aes-gcm-avx512.s\""
         );
     }
 
     #[test]
     fn read_rejects_another_format_version() {
         let text =
-            sample().to_text().unwrap().replace("crypto-sys-facts 2\n", "crypto-sys-facts 3\n");
+            sample().to_text().unwrap().replace("crypto-sys-facts 3\n", "crypto-sys-facts 4\n");
         let e = parse_err(&text);
         assert!(
             e.starts_with(
-                "out/facts.txt:1: facts format version 3, but this crypto-build reads version 2"
+                "out/facts.txt:1: facts format version 4, but this crypto-build reads version 3"
             ),
             "{e}"
         );

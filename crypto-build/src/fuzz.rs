@@ -91,6 +91,7 @@ const FACTS_WORDS: &[&str] = &[
     "assembler_version",
     "units",
     "compiled",
+    "c_compiler",
     "file",
     "downgrade",
     "end",
@@ -208,7 +209,7 @@ proptest! {
     }
 
     #[test]
-    fn facts_read_or_fail_in_one_line(text in text("crypto-sys-facts 2", with_set_names(FACTS_WORDS))) {
+    fn facts_read_or_fail_in_one_line(text in text("crypto-sys-facts 3", with_set_names(FACTS_WORDS))) {
         check_facts(&text)?;
     }
 

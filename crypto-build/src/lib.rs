@@ -12,6 +12,7 @@ mod fuzz;
 pub mod generate;
 pub mod jobs;
 pub mod manifest;
+pub mod msvc;
 pub mod openssldir;
 pub mod packed;
 pub mod progress;

@@ -53,6 +53,9 @@ pub trait Facts {
     fn manifest(&mut self, set: &'static AsmSet) -> Result<&Manifest>;
     /// Whether the C compiler compiles the variant's probe.
     fn c_compiles(&mut self, v: &'static CVariant) -> bool;
+    /// Why the C compiler never takes the variant (cl.exe: `data::CL_EXE_REFUSES`), where
+    /// no probe is asked; `None`: its probe decides.
+    fn c_compiler_refuses(&self, v: &'static CVariant) -> Option<&'static str>;
     /// The target built, whose row lists the C variants generated for it.
     fn target(&self) -> &'static Target;
 }
@@ -162,15 +165,25 @@ fn asm_plan(choice: SetChoice, facts: &mut dyn Facts) -> Result<Plan> {
 /// (variant taken, variant refused by its probe).
 type VariantPick = (Option<&'static CVariant>, Option<&'static CVariant>);
 
-/// Only the target's own variants are candidates: one the target refuses (MSVC's, no
-/// `__uint128_t`) leaves OpenSSL's default C under `auto`, with nothing to report, and is
-/// refused by name with the target's reason.
+/// Only the target's own variants are candidates: one the target refuses (32-bit x86's, no
+/// `__uint128_t`), or its C compiler does (cl.exe's), leaves OpenSSL's default C under
+/// `auto`, with nothing to report, and is refused by name with the reason.
 fn pick_variant(choice: VariantChoice, facts: &mut dyn Facts) -> Result<VariantPick> {
     let target = facts.target();
     let candidates: Vec<&'static CVariant> = match choice {
         VariantChoice::None => return Ok((None, None)),
-        VariantChoice::Auto => target.c_variants.iter().collect(),
-        VariantChoice::Named(v) if target.c_variants.iter().any(|t| t.name == v.name) => vec![v],
+        VariantChoice::Auto => {
+            target.c_variants.iter().filter(|v| facts.c_compiler_refuses(v).is_none()).collect()
+        }
+        VariantChoice::Named(v) if target.c_variants.iter().any(|t| t.name == v.name) => {
+            if let Some(why) = facts.c_compiler_refuses(v) {
+                bail!(
+                    "C variant `{}` is not built by this C compiler: {why}; choose auto or none",
+                    v.name
+                )
+            }
+            vec![v]
+        }
         VariantChoice::Named(v) => {
             let why = target.refused_variants.iter().find(|(n, _)| *n == v.name);
             let why = why.map_or(v.needs, |(_, why)| why);
@@ -295,6 +308,8 @@ mod tests {
         unsupported: Vec<Feature>,
         manifests: Vec<Manifest>,
         int128: bool,
+        /// The C compiler is cl.exe.
+        cl_exe: bool,
         target: &'static str,
         syntax: AsmSyntax,
     }
@@ -308,6 +323,10 @@ mod tests {
         }
         fn c_compiles(&mut self, _: &'static CVariant) -> bool {
             self.int128
+        }
+        fn c_compiler_refuses(&self, v: &'static CVariant) -> Option<&'static str> {
+            let refused = crate::data::CL_EXE_REFUSES.iter().find(|(n, _)| *n == v.name);
+            refused.filter(|_| self.cl_exe).map(|(_, why)| *why)
         }
         fn syntax(&self) -> AsmSyntax {
             self.syntax
@@ -335,6 +354,7 @@ mod tests {
                 manifest("no_asm", &[]),
             ],
             int128: true,
+            cl_exe: false,
             target: "linux-x86_64",
             syntax: AsmSyntax::Gas,
         }
@@ -515,16 +535,31 @@ mod tests {
         assert!(p.c_variant.is_none() && p.variant_refused.is_some());
     }
 
+    /// VC-WIN64A: clang-cl's probe decides, as on every row; cl.exe has no __uint128_t, and
+    /// leaves the variant out as it always did, quietly under `auto`, refused by name.
     #[test]
-    fn a_target_without_c_variants_takes_the_default_c_quietly_and_refuses_a_named_one() {
-        // MSVC (VC-WIN64A) has no __uint128_t; a passing probe must not matter.
-        let mut msvc = Fake { target: "VC-WIN64A", ..fake(&[]) };
-        let p = plan(SetChoice::Auto, VariantChoice::Auto, Policy::default(), &mut msvc).unwrap();
+    fn msvc_takes_the_variant_by_probe_and_cl_exe_leaves_it_out_quietly() {
+        let nistp = VariantChoice::Named(crate::data::variant_by_name(crate::data::NISTP).unwrap());
+        let mut clang_cl = Fake { target: "VC-WIN64A", ..fake(&[]) };
+        let p = plan(SetChoice::Auto, VariantChoice::Auto, Policy::default(), &mut clang_cl);
+        assert_eq!(p.unwrap().c_variant.map(|v| v.name), Some(crate::data::NISTP));
+        let mut cl = Fake { target: "VC-WIN64A", cl_exe: true, ..fake(&[]) };
+        let p = plan(SetChoice::Auto, VariantChoice::Auto, Policy::default(), &mut cl).unwrap();
         assert_eq!((p.c_variant, p.variant_refused), (None, None));
         assert!(!p.degraded(), "{}", describe(&p));
+        let strict = Policy { strict: true, ..Policy::default() };
+        plan(SetChoice::Auto, VariantChoice::Auto, strict, &mut cl).unwrap();
+        let e = plan(SetChoice::Auto, nistp, Policy::default(), &mut cl).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "C variant `ec_nistp_64_gcc_128` is not built by this C compiler: cl.exe has no \
+             __uint128_t; choose auto or none"
+        );
+    }
+
+    #[test]
+    fn a_target_without_c_variants_takes_the_default_c_quietly_and_refuses_a_named_one() {
         let nistp = VariantChoice::Named(crate::data::variant_by_name(crate::data::NISTP).unwrap());
-        let e = plan(SetChoice::Auto, nistp, Policy::default(), &mut msvc).unwrap_err();
-        assert!(e.to_string().contains("not built for VC-WIN64A: MSVC has no __uint128_t"), "{e}");
         // ppc64le: the variant would bring asm of its own.
         let mut ppc = Fake { target: "linux-ppc64le", ..fake(&[]) };
         let p = plan(SetChoice::Auto, VariantChoice::Auto, Policy::default(), &mut ppc).unwrap();

@@ -4,6 +4,7 @@ fn main() {
     let info = crypto_sys::build_info();
     println!("OpenSSL {} for {}", info.openssl_version, info.target);
     println!("asm set: requested {}, effective {}", info.requested_set, info.effective_set);
+    println!("C compiler: {}", info.c_compiler);
     println!("assembler: {} {}", info.assembler_kind, info.assembler_version);
     println!(
         "C variant: requested {}, built {}",

@@ -30,6 +30,9 @@ pub struct BuildInfo {
     pub requested_set: &'static str,
     /// The set whose C configuration was compiled (`no_asm` after a full fallback).
     pub effective_set: &'static str,
+    /// The C compiler, its kind and version: `gcc 12.2.0`, `clang 19.1.7`, `cl.exe
+    /// 19.40.33811`, or `clang-cl 19.1.7` (clang in MSVC mode, never to be read as cl.exe).
+    pub c_compiler: &'static str,
     pub assembler_kind: &'static str,
     pub assembler_version: &'static str,
     /// Each asm file and the set it came from.
@@ -55,6 +58,7 @@ pub fn build_info() -> BuildInfo {
         target: facts::TARGET,
         requested_set: facts::REQUESTED_SET,
         effective_set: facts::EFFECTIVE_SET,
+        c_compiler: facts::C_COMPILER,
         assembler_kind: facts::ASSEMBLER_KIND,
         assembler_version: facts::ASSEMBLER_VERSION,
         asm_files: facts::ASM_FILES,

@@ -140,10 +140,12 @@ impl Build {
             caller: self.caller.as_ref().map(|(n, v)| (n.as_str(), v.as_str())),
         };
         let built = build_script::build_for(&request)?;
+        // OpenSSL's MSVC names, as openssl-src's: `libssl.lib`, linked as `libssl`.
+        let row = crypto_build::data::target_for(target)?;
         Ok(Artifacts {
             include_dir: built.artifacts.include_dir,
             lib_dir: built.artifacts.lib_dir,
-            libs: vec!["ssl".into(), "crypto".into()],
+            libs: ["ssl", "crypto"].map(|l| row.archive_link_name(l)).into(),
             target: target.to_string(),
         })
     }

@@ -79,10 +79,37 @@ pub fn for_target(
     prefix: &Path,
 ) -> Result<String> {
     let _cc = sh.push_env(format!("CC_{}", triple.replace('-', "_")), cc);
+    build_prefix(sh, triple, args, prefix, &[])
+}
+
+/// The same with no C compiler named, as a fresh clone builds (the one the build finds), none
+/// of the variables cc reads it from inherited.
+pub fn for_target_as_cloned(
+    sh: &Shell,
+    triple: &str,
+    args: &[&str],
+    prefix: &Path,
+) -> Result<String> {
+    use crypto_build::config::{per_target_var, CC_VAR, TARGET_CC_VAR};
+    let named = [format!("{CC_VAR}_{triple}"), per_target_var(CC_VAR, triple)];
+    let unset =
+        named.into_iter().chain([TARGET_CC_VAR, CC_VAR].map(String::from)).collect::<Vec<_>>();
+    build_prefix(sh, triple, args, prefix, &unset)
+}
+
+fn build_prefix(
+    sh: &Shell,
+    triple: &str,
+    args: &[&str],
+    prefix: &Path,
+    unset: &[String],
+) -> Result<String> {
     let xtask = xtask_binary()?;
-    let out = cmd!(sh, "{xtask} build --target {triple} {args...} --prefix {prefix}")
-        .ignore_status()
-        .output()?;
+    let mut build = cmd!(sh, "{xtask} build --target {triple} {args...} --prefix {prefix}");
+    for var in unset {
+        build = build.env_remove(var);
+    }
+    let out = build.ignore_status().output()?;
     let text =
         format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     if !out.status.success() {

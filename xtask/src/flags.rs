@@ -211,6 +211,11 @@ pub struct Verify {
     /// Build without the legacy provider and check that it is left out
     #[arg(long)]
     pub no_legacy: bool,
+    /// Check the archives of a prefix `cargo xtask build --prefix` installed, of any target,
+    /// instead of building the host's (its legacy provider as its build facts say; the C
+    /// driver, which `cargo xtask test` runs on it, checks the eligibility functions)
+    #[arg(long, value_name = "DIR", conflicts_with = "no_legacy")]
+    pub prefix: Option<PathBuf>,
     #[command(flatten)]
     pub openssl: Openssl,
 }

@@ -11,7 +11,7 @@ use crypto_build::data::triples::{
     I686_WINDOWS_MSVC, MIPS64EL_LINUX, PPC64LE_LINUX, RISCV64_LINUX, S390X_LINUX, X86_64_LINUX,
     X86_64_LINUX_MUSL, X86_64_MACOS, X86_64_WINDOWS_GNU, X86_64_WINDOWS_MSVC,
 };
-use crypto_build::data::{AsmSet, ARM_SETS, NISTP, NO_C_VARIANT, X86_64_SETS, X86_SETS};
+use crypto_build::data::{AsmSet, ARM_SETS, NISTP, NO_C_VARIANT, X86_64_SETS};
 
 /// How a row is checked; each kind is one step of `cargo xtask test`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +34,11 @@ pub enum How {
     /// Built without cargo for the target (no Rust std for it here), the C driver linked
     /// fully static and run on this machine on every code path: a musl row.
     Static,
+    /// An MSVC-ABI row, built without cargo and with no C compiler named, as a fresh clone
+    /// builds it (the build runs clang as clang-cl against wine's C runtime); the C driver
+    /// compiled by clang for the `-msvc` target, linked by lld-link against wine's import
+    /// libraries and run under wine on every code path, with `openssl.exe`.
+    Msvc,
     /// Every asm file of each of the target's sets assembled, and the objects symbol-checked;
     /// not linked.
     Assembled,
@@ -143,10 +148,10 @@ pub const ROWS: &[Row] = &[
     },
     Row {
         assembler: Some("nasm"),
-        sets: X86_64_SETS,
-        c_variant: NO_C_VARIANT,
-        why: "no MSVC here",
-        ..row(X86_64_WINDOWS_MSVC, "cl.exe", "", How::Assembled)
+        apps: true,
+        why: "clang in MSVC mode and wine's C runtime, not cl.exe and Microsoft's UCRT: the \
+              workflow's msvc job builds with cl.exe",
+        ..row(X86_64_WINDOWS_MSVC, "clang-19", "clang-19", How::Msvc)
     },
     Row {
         full_sets: ONLY_NO_ASM,
@@ -230,13 +235,12 @@ pub const ROWS: &[Row] = &[
         why: "no MSVC here; the windows-arm64 step builds and runs it on windows-11-arm",
         ..row(AARCH64_WINDOWS_MSVC, "clang-19", "clang-19", How::Assembled)
     },
-    // 32-bit x86: no __uint128_t, so no C variant. Every row is assembled by default and run
-    // by `--full`; the default run's `i686` step keeps the bad input a 32-bit target meets.
+    // 32-bit x86: no __uint128_t, so no C variant. i686 Linux and MSVC (Rust's tier 1) run by
+    // default; the other rows are assembled by default and run by `--full`.
     Row {
-        sets: &[],
-        full_sets: AUTO_NO_ASM,
+        full_sets: ONLY_NO_ASM,
         c_variant: NO_C_VARIANT,
-        why: "an i686 C compile is ~200 core-seconds: in the default run, the clean run took 17.1x its reference build",
+        why: "no_asm would be a second i686 C compile, ~180 core-seconds",
         ..row(I686_LINUX, I686_GCC, "gcc-i686-linux-gnu", How::ThisCpu)
     },
     Row {
@@ -264,10 +268,11 @@ pub const ROWS: &[Row] = &[
     },
     Row {
         assembler: Some("nasm"),
-        sets: X86_SETS,
         c_variant: NO_C_VARIANT,
-        why: "no MSVC here; the workflow's msvc job runs crypto-sys's tests for it",
-        ..row(I686_WINDOWS_MSVC, "cl.exe", "", How::Assembled)
+        apps: true,
+        why: "mingw-w64's i686 import libraries stand in for wine's, which Debian 12 cannot \
+              install beside its amd64 toolchain",
+        ..row(I686_WINDOWS_MSVC, "clang-19", "clang-19", How::Msvc)
     },
     Row {
         sets: X86_64_SETS,
@@ -312,6 +317,14 @@ impl Row {
         Triple::parse(self.target).expect("the matrix's triples parse")
     }
 
+    /// Whether the row's builds name its C compiler (`cc_var`): all but the MSVC-ABI rows,
+    /// which take the one the build finds, as a fresh clone does (`cc` is the clang it runs as
+    /// clang-cl here).
+    pub fn names_cc(&self) -> bool {
+        let msvc = crypto_build::data::CcKind::Msvc;
+        crypto_build::data::target_for(self.target).is_ok_and(|t| t.cc_kind != msvc)
+    }
+
     /// The variable that names this row's C compiler: CC for the host's rows, else cc's
     /// per-target form.
     pub fn cc_var(&self) -> String {
@@ -346,15 +359,23 @@ impl Row {
         let cross_clang = self.cc.starts_with("clang") && self.target != HOST;
         let target_flag = cross_clang.then(|| format!("--target={}", t.clang_target()));
         let static_flag = (self.how == How::Static).then(|| "-static".to_string());
+        let target = crypto_build::data::target_for(self.target)?;
+        // An MSVC row's C runtime is wine's: its headers, and lld-link for the link.
+        let msvc = crypto_build::data::WineRuntime::of(target).filter(|_| self.how == How::Msvc);
+        let headers = match msvc {
+            Some(rt) => crypto_build::msvc::include_flags(rt, "-isystem")?,
+            None => Vec::new(),
+        };
         Ok(Toolchain {
             name: self.name(),
             cc: self.cc,
             package: self.package,
-            flags: target_flag.into_iter().chain(static_flag).collect(),
+            flags: target_flag.into_iter().chain(static_flag).chain(headers).collect(),
             env: &[],
             exe: if t.is_windows() { "driver.exe" } else { "driver" },
-            asm: Some(crypto_build::data::target_for(self.target)?.arch),
+            asm: Some(target.arch),
             runner,
+            msvc,
         })
     }
 
@@ -403,6 +424,11 @@ impl Row {
                 format!("only assembled: every asm file by {tool}, exports checked")
             }
             How::Wine | How::Qemu | How::ThisCpu | How::Static => emulated(self.sets),
+            How::Msvc => format!(
+                "clang-cl (no C compiler named), lld-link and wine's C runtime: {}; \
+                 `openssl.exe` under wine",
+                emulated(self.sets)
+            ),
             How::Assembled => format!(
                 "only assembled: every asm file of {} by {tool}, exports checked",
                 sets(self.sets)

@@ -72,15 +72,19 @@ pub fn write_pkg_config(out_dir: &Path, dir: &Path) -> Result<()> {
     let private: Vec<String> = ex_libs.lines().map(crypto_build::data::ex_lib_flag).collect();
     let head = "prefix=${pcfiledir}/../..\nexec_prefix=${prefix}\nlibdir=${exec_prefix}/lib\n\
                 includedir=${prefix}/include\n";
-    // The release built, whichever line it is.
-    let version = BuildFacts::read(out_dir)?.openssl_version;
+    // The release built, whichever line it is; the libraries as its target names them
+    // (`-llibcrypto` for MSVC's `libcrypto.lib`).
+    let facts = BuildFacts::read(out_dir)?;
+    let version = facts.openssl_version;
+    let target = crypto_build::data::target_for(&facts.target)?;
+    let [crypto, ssl] = ["crypto", "ssl"].map(|l| target.archive_link_name(l));
     let files = [
         (
             "libcrypto.pc",
             format!(
                 "{head}enginesdir=${{libdir}}/engines-3\nmodulesdir=${{libdir}}/ossl-modules\n\n\
                  Name: OpenSSL-libcrypto\nDescription: OpenSSL cryptography library\n\
-                 Version: {version}\nLibs: -L${{libdir}} -lcrypto\nLibs.private: {}\n\
+                 Version: {version}\nLibs: -L${{libdir}} -l{crypto}\nLibs.private: {}\n\
                  Cflags: -I${{includedir}}\n",
                 private.join(" ")
             ),
@@ -90,7 +94,7 @@ pub fn write_pkg_config(out_dir: &Path, dir: &Path) -> Result<()> {
             format!(
                 "{head}\nName: OpenSSL-libssl\nDescription: Secure Sockets Layer and \
                  cryptography libraries\nVersion: {version}\nRequires.private: libcrypto\n\
-                 Libs: -L${{libdir}} -lssl\nCflags: -I${{includedir}}\n"
+                 Libs: -L${{libdir}} -l{ssl}\nCflags: -I${{includedir}}\n"
             ),
         ),
         (
@@ -131,6 +135,7 @@ pub fn sample_facts() -> BuildFacts {
         openssldir: "/usr/local/ssl".into(),
         units: 1127,
         compiled: 1127,
+        c_compiler: "gcc 12.2.0".into(),
         ..BuildFacts::default()
     }
 }

@@ -212,7 +212,7 @@ impl Runner {
     }
 
     /// The program that runs `exe` under this runner, with the runner's own environment.
-    fn command(self, exe: &Path) -> Result<Command> {
+    pub fn command(self, exe: &Path) -> Result<Command> {
         let mut cmd = match self {
             Runner::Native => return Ok(Command::new(exe)),
             Runner::Loader(l) => {

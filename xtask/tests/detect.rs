@@ -241,9 +241,9 @@ fn msvc_takes_nasm_and_a_missing_one_is_one_line() {
     assert!(o.status.success(), "{t}");
     assert!(t.contains("toolchain: ") && t.contains("(nasm 2.16"), "{t}");
     assert!(!t.contains("REJECTED") && !t.contains("asm_avx2"), "{t}");
-    // MSVC has no __uint128_t: no C variant is built for it, so none is probed or refused.
-    assert!(t.contains("plan: C from asm (C variant none), 40 asm files"), "{t}");
-    assert!(!t.contains("ec_nistp"), "{t}");
+    // No C compiler named: clang as clang-cl, which has __uint128_t, as its probe shows.
+    assert!(t.contains("plan: C from asm (C variant ec_nistp_64_gcc_128), 40 asm files"), "{t}");
+    assert!(t.contains("probe ec_nistp_64_gcc_128  compiles"), "{t}");
     let line =
         |f: &str| t.lines().find(|l| l.trim_start().starts_with(f)).unwrap_or("").to_string();
     assert!(line("crypto/modes/aes-gcm-avx512.asm").ends_with(" asm"), "{t}");
@@ -266,7 +266,45 @@ fn msvc_takes_nasm_and_a_missing_one_is_one_line() {
     let o = run(None, &["--assembler", "gas"]);
     assert!(!o.status.success() && text(&o).contains("accepted here: nasm"), "{}", text(&o));
     let o = run(None, &["--c-variant", "ec_nistp_64_gcc_128"]);
-    assert!(!o.status.success() && text(&o).contains("not built for VC-WIN64A"), "{}", text(&o));
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+/// cl.exe has no __uint128_t: with it, MSVC builds as it always did, the nistp variant left
+/// out without a probe or a warning, and refused by name; a C compiler that is not MSVC-mode
+/// is refused in one line naming the row's compilers.
+#[test]
+fn cl_exe_leaves_the_variant_out_quietly_and_a_gnu_compiler_is_refused() {
+    let cl = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cl.exe");
+    let run = |cc: &Path, extra: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
+        cmd.args(["detect", "--target", "x86_64-pc-windows-msvc"]).args(extra);
+        cmd.env("CC_x86_64_pc_windows_msvc", cc).output().unwrap()
+    };
+    let o = run(&cl, &[]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("plan: C from asm (C variant none), 40 asm files"), "{t}");
+    assert!(!t.contains("probe ec_nistp"), "no probe is asked of cl.exe: {t}");
+    assert_eq!(warning_lines(&o), 0, "{t}");
+    let strict = run(&cl, &["--strict"]);
+    assert!(strict.status.success(), "nothing fell back: {}", text(&strict));
+    let o = run(&cl, &["--c-variant", "ec_nistp_64_gcc_128"]);
+    let t = text(&o);
+    assert!(
+        !o.status.success()
+            && t.contains("not built by this C compiler: cl.exe has no __uint128_t"),
+        "{t}"
+    );
+    let gcc = installed("gcc", "gcc");
+    let o = run(&gcc, &[]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert!(!o.status.success() && lines.len() == 1, "{stderr}");
+    for want in
+        ["CC_x86_64_pc_windows_msvc=", "is not an MSVC-mode C compiler", "cl.exe", "clang-cl"]
+    {
+        assert!(lines[0].contains(want), "missing `{want}`: {stderr}");
+    }
 }
 
 /// aarch64: `asm` and `no_asm` differ in their C configuration, so an assembler that fails a

@@ -148,6 +148,14 @@ pub fn nasm_version(banner: &str) -> Option<String> {
     version_after(banner, "NASM version ")
 }
 
+/// A C compiler's version from its `-v` banner: gcc's, clang's (clang-cl's too), or cl.exe's
+/// (`Microsoft (R) C/C++ Optimizing Compiler Version 19.40.33811 for x64`).
+pub fn c_compiler_version(banner: &str) -> Option<String> {
+    ["gcc version ", "clang version ", "Compiler Version "]
+        .iter()
+        .find_map(|m| version_after(banner, m))
+}
+
 /// The dotted version number that follows `marker`, skipping a parenthesised distro tag.
 fn version_after(text: &str, marker: &str) -> Option<String> {
     let rest = &text[text.find(marker)? + marker.len()..];
@@ -162,6 +170,17 @@ fn version_after(text: &str, marker: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_c_compiler_versions() {
+        let gcc = "Using built-in specs.\nTarget: x86_64-linux-gnu\ngcc version 12.2.0 (Debian 12.2.0-14)\n";
+        assert_eq!(c_compiler_version(gcc).as_deref(), Some("12.2.0"));
+        let clang = "Debian clang version 19.1.7 (3~deb12u1)\nTarget: x86_64-pc-windows-msvc\n";
+        assert_eq!(c_compiler_version(clang).as_deref(), Some("19.1.7"));
+        let cl = "Microsoft (R) C/C++ Optimizing Compiler Version 19.40.33811 for x64\n";
+        assert_eq!(c_compiler_version(cl).as_deref(), Some("19.40.33811"));
+        assert_eq!(c_compiler_version("tcc: error: no input files\n"), None);
+    }
 
     #[test]
     fn reads_real_banners() {

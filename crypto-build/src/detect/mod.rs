@@ -57,6 +57,29 @@ pub fn describe(kind_name: &str, version: Option<&str>) -> String {
     format!("{kind_name} {}", version.unwrap_or("(version unknown)"))
 }
 
+/// The kinds of MSVC-mode C compiler, as the facts name them.
+pub const CLANG_CL: &str = "clang-cl";
+pub const CL_EXE: &str = "cl.exe";
+
+/// The C compiler as a build's facts name it: its kind, as cc tells it (clang-cl and cl.exe
+/// apart, so that no one reads one for the other), and its banner's version.
+pub fn c_compiler(tool: &cc::Tool) -> String {
+    let kind = if tool.is_like_clang_cl() {
+        CLANG_CL
+    } else if tool.is_like_msvc() {
+        CL_EXE
+    } else if tool.is_like_clang() {
+        "clang"
+    } else {
+        "gcc"
+    };
+    let out = std::process::Command::new(tool.path()).arg("-v").env("LC_ALL", "C").output();
+    let banner = out.map(|o| {
+        format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    });
+    describe(kind, banner.ok().as_deref().and_then(banner::c_compiler_version).as_deref())
+}
+
 /// Which syntax a build assembles: the one the user named, else the target's default.
 pub fn syntax_for(choice: Option<AssemblerChoice>, target: &Target) -> Result<AsmSyntax> {
     let syntax = match choice {

@@ -5,7 +5,6 @@
 //! symbols must be the manifest's, and on Mach-O also the Linux twin's with the `_` prefix;
 //! x86_64 `asm_avx2` objects must hold no AVX-512 instruction; the target's fast paths must
 //! be real code in its fastest set and stubs in its other asm sets.
-//! - VC-WIN64A, by nasm `-f win64`: there is no MSVC here to link or run its build.
 //! - mingw64's GNU as rendering, by clang-19's integrated assembler: mingw's C compile takes
 //!   about 400 s with clang here (windows.h in every unit), more than CI's time allows on top
 //!   of mingw gcc's, which the Windows step links and runs under wine.
@@ -15,11 +14,12 @@
 //!   (`--full`) would cost another ~330 s.
 //! - darwin64-x86_64-cc and darwin64-arm64-cc by clang-19 for `*-apple-macos11`: there is no
 //!   macOS SDK here, so their C cannot be compiled, only their asm assembled.
-//! - 32-bit x86: VC-WIN32 by nasm `-f win32` (no MSVC here; the workflow's msvc job builds
-//!   and tests it); mingw's GNU as rendering by i686-w64-mingw32-gcc and its nasm rendering by
+//! - 32-bit x86: mingw's GNU as rendering by i686-w64-mingw32-gcc and its nasm rendering by
 //!   nasm, and linux-elf by clang-19, whose builds `--full` runs (under wine, on this CPU).
 //! - VC-WIN64-CLANGASM-ARM by clang-19 for `aarch64-pc-windows-msvc` (what clang-cl assembles
-//!   with on Windows): no MSVC here; its win64 flavour exports linux-aarch64's names.
+//!   with on Windows): no wine runs ARM64 here; its win64 flavour exports linux-aarch64's names.
+//!
+//! The x86 MSVC rows are built and run under wine instead (`msvc.rs`).
 //! - armv7's, musl's and mips64el's compilers (issue 36), whose runs are `--full`'s.
 
 use anyhow::{bail, ensure, Context, Result};
@@ -153,13 +153,6 @@ pub fn run() -> Result<()> {
                     format!("{}/{}, assembled by {}", set.name, target.name, row.tool)
                 })?;
             println!("{}/{}: {checked}", set.name, target.name);
-            let msvc =
-                row.of.triple().env == "msvc" && matches!(target.arch, Arch::X86_64 | Arch::X86);
-            if msvc && !m.asm.is_empty() {
-                let mingw = data::target_for(&format!("{}-pc-windows-gnu", row.of.triple().arch))?;
-                let same = same_as_mingw(&root, set, &m, mingw.name)?;
-                println!("{}/{}: {same}", set.name, target.name);
-            }
             if let Some(twin) = row.twin.filter(|_| !m.asm.is_empty()) {
                 let same = same_as_twin(&root, target, set, &m, twin)?;
                 println!("{}/{}: {same}", set.name, target.name);
@@ -167,22 +160,6 @@ pub fn run() -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// How many `.asm` files equal the mingw target's nasm rendering byte for byte (mingw64's,
-/// or 32-bit mingw's): reported, as it is what a package could share between the two rows,
-/// not a property the build relies on.
-fn same_as_mingw(root: &Path, set: &AsmSet, m: &Manifest, target: &str) -> Result<String> {
-    let mingw = Manifest::load(&generate::set_dir(root, set.name, target))?;
-    let same = m
-        .asm
-        .iter()
-        .filter(|a| {
-            let hash = |m: &Manifest| m.generated(&a.path).map(|f| f.sha256.clone());
-            hash(m).is_some() && hash(m) == hash(&mingw)
-        })
-        .count();
-    Ok(format!("{same} of {} asm files are byte-identical to {target}'s", m.asm.len()))
 }
 
 /// The same asm files as the twin target's manifest (the same perl scripts in another flavour),

@@ -6,6 +6,7 @@
 //! back with `x509 -text` for the extensions the config promises.
 
 use super::apps::{self, Tool};
+use crate::runner::Runner;
 use anyhow::{bail, ensure, Context, Result};
 use std::collections::BTreeMap;
 use std::fs;
@@ -41,7 +42,8 @@ pub fn on_prefix(prefix: &Path, work: &str) -> Result<()> {
         conf.display()
     );
     let work = apps::work_dir(work)?;
-    let tool = Tool { exe: &prefix.join("bin/openssl"), conf: None, cwd: &work };
+    let tool =
+        Tool { runner: Runner::Native, exe: &prefix.join("bin/openssl"), conf: None, cwd: &work };
     run(&tool, &facts.openssl_version)
         .with_context(|| format!("OpenSSL {}'s flows on {}", facts.openssl_version, conf.display()))
 }
@@ -72,7 +74,7 @@ fn run(tool: &Tool, version: &str) -> Result<()> {
         "verify -CAfile ca.pem: {verified}"
     );
     pkcs12_round_trip(tool, "x509-leaf")?;
-    tls13_handshake(tool, "x509-leaf", "ca.pem")?;
+    tls13_handshake(tool, ("x509-leaf.pem", "x509-leaf.key"), "ca.pem")?;
     let with =
         if basic.is_some() { "basicConstraints and key identifiers" } else { "key identifiers" };
     println!(
@@ -231,16 +233,19 @@ fn certificates(text: &str) -> Vec<String> {
     out
 }
 
-/// `s_server` with `NAME.pem` and `NAME.key` on a free loopback port for one connection, and
-/// `s_client` verifying it against `ca` for `localhost` and negotiating TLS 1.3.
-fn tls13_handshake(tool: &Tool, name: &str, ca: &str) -> Result<()> {
-    let (pem, key) = (format!("{name}.pem"), format!("{name}.key"));
+/// `s_server` with the certificate and key of `(pem, key)` on a free loopback port for one
+/// connection, and `s_client` verifying it against `ca` for `localhost` and negotiating TLS
+/// 1.3; returns the ciphersuite line. The server answers in `-www` mode, which never reads its
+/// standard input: a Windows s_server cannot wait on a pipe and a socket at once, and blocks
+/// reading the pipe.
+pub fn tls13_handshake(tool: &Tool, (pem, key): (&str, &str), ca: &str) -> Result<String> {
     let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port().to_string();
     let accept = format!("127.0.0.1:{port}");
     let server = tool
         .command(&[
-            "s_server", "-accept", &accept, "-cert", &pem, "-key", &key, "-tls1_3", "-naccept", "1",
-        ])
+            "s_server", "-accept", &accept, "-cert", pem, "-key", key, "-tls1_3", "-naccept", "1",
+            "-www",
+        ])?
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -262,7 +267,7 @@ fn tls13_handshake(tool: &Tool, name: &str, ca: &str) -> Result<()> {
             "-verify_hostname",
             "localhost",
             "-brief",
-        ])
+        ])?
         .stdin(Stdio::null())
         .output()
         .context("running openssl s_client")?;
@@ -275,7 +280,7 @@ fn tls13_handshake(tool: &Tool, name: &str, ca: &str) -> Result<()> {
         "s_client did not complete a verified TLS 1.3 handshake ({}):\n{report}",
         client.status
     );
-    Ok(())
+    Ok(report.lines().find(|l| l.contains("Ciphersuite")).unwrap_or("").trim().to_string())
 }
 
 /// Reads s_server's output until it says it listens; it exits on its own after one client.

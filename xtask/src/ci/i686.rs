@@ -1,9 +1,9 @@
-//! The `i686` steps of `cargo xtask test`. `i686-full`: i686 Linux built without cargo with
-//! each of its matrix rows and sets, every prefix checked by the C driver on this CPU on every
+//! The `i686` steps of `cargo xtask test`: i686 Linux built without cargo with each of its
+//! matrix rows and sets, every prefix checked by the C driver on this CPU on every
 //! OPENSSL_ia32cap path of the 32-bit asm (`qemu::run`, whose runner for it is the cross C
-//! library's loader). `i686`, in the default run: the bad input a 32-bit target meets, its C
-//! library missing and the nistp C variant, which needs `__uint128_t` (the `assembled` step
-//! assembles its asm).
+//! library's loader): gcc's `auto` by default (Rust's tier 1), its `no_asm` and clang-19's
+//! with `--full` (`i686-full`); then, by default, the bad input a 32-bit target meets: its C
+//! library missing, and the nistp C variant, which needs `__uint128_t`.
 
 use crate::matrix::I686_GCC;
 use anyhow::{bail, Context, Result};
@@ -11,7 +11,8 @@ use crypto_build::data::triples::I686_LINUX;
 use crypto_build::data::NISTP;
 use xshell::Shell;
 
-/// `full`: the rows' `--full` sets (every build, in this matrix); else the bad input.
+/// `full`: the sets only `--full` adds (gcc's no_asm, clang-19's builds); else gcc's `auto`
+/// and the bad input.
 pub fn run(sh: &Shell, full: bool) -> Result<()> {
     super::qemu::run(sh, I686_LINUX, full)?;
     if full {

@@ -13,6 +13,7 @@ mod lanes;
 mod lines;
 mod lint;
 mod lock;
+mod msvc;
 mod native;
 mod package;
 mod patch;
@@ -192,6 +193,9 @@ pub const STEPS: &[Step] = &[
     Step { id: StepName::Windows, covers: "mingw gcc with GNU as and with nasm: the C driver under wine on every code path, every object of each prefix linked",
            tier: Tier::Default, scope: Scope::Triple(triples::X86_64_WINDOWS_GNU), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| windows::run(sh, triples::X86_64_WINDOWS_GNU, false) },
+    Step { id: StepName::MsvcWine, covers: "x86_64 MSVC (VC-WIN64A) as a fresh clone builds it: clang-cl against wine's C runtime, nasm's objects, libcrypto.lib verified; the C driver linked by lld-link, under wine on every code path; openssl.exe under wine (version -a, TLS 1.3); a compiler not in MSVC mode refused",
+           tier: Tier::Default, scope: Scope::Triple(triples::X86_64_WINDOWS_MSVC), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| msvc::run(sh, triples::X86_64_WINDOWS_MSVC) },
     Step { id: StepName::Sanitize, covers: "OpenSSL and the C driver by clang-19 with ASan and UBSan, every code path",
            tier: Tier::Default, scope: Scope::Rows(How::Sanitizer), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| sanitize::run(sh, line()) },
@@ -204,10 +208,13 @@ pub const STEPS: &[Step] = &[
     Step { id: StepName::Riscv64, covers: "gcc: the C driver under qemu-riscv64 on every riscvcap path qemu 7.2 can run",
            tier: Tier::Default, scope: Scope::Triple(triples::RISCV64_LINUX), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| qemu::run(sh, triples::RISCV64_LINUX, false) },
-    Step { id: StepName::I686, covers: "i686 Linux (Rust's tier 1): a missing i686 C library and the nistp variant refused, in one line each (its asm is the assembled step's; i686-full runs its prefixes)",
+    Step { id: StepName::I686, covers: "i686 Linux (Rust's tier 1) by gcc: the C driver on this CPU on every ia32cap path of the 32-bit asm; a missing i686 C library and the nistp variant refused",
            tier: Tier::Default, scope: Scope::Triple(triples::I686_LINUX), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| i686::run(sh, false) },
-    Step { id: StepName::Assembled, covers: "rows the default run only assembles (a cross row's second compiler; 32-bit Windows, armv7, musl and mips64el, which --full runs; Windows on ARM64): every asm file assembled, exports and fast paths checked",
+    Step { id: StepName::MsvcWineI686, covers: "i686 MSVC (VC-WIN32) likewise, under wine's win32 prefix, its import libraries mingw-w64's: clang-cl, libcrypto.lib verified, the C driver on every ia32cap path, openssl.exe",
+           tier: Tier::Default, scope: Scope::Triple(triples::I686_WINDOWS_MSVC), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| msvc::run(sh, triples::I686_WINDOWS_MSVC) },
+    Step { id: StepName::Assembled, covers: "rows the default run only assembles (a cross row's second compiler; 32-bit mingw, armv7, musl and mips64el, which --full runs; Windows on ARM64, the one MSVC row not run here): every asm file assembled, exports and fast paths checked",
            tier: Tier::Default, scope: Scope::Rows(How::Assembled), lane: Lane::Apart,
            lines: Lines::Any, run: |_, _| assembled::run() },
     Step { id: StepName::Package, covers: "the .crate files at another path, no perl, debug and release at once, same bytes",
@@ -231,7 +238,7 @@ pub const STEPS: &[Step] = &[
     Step { id: StepName::WindowsI686, covers: "32-bit mingw gcc with GNU as and with nasm: the C driver under wine (win32 prefix) on every ia32cap path, every object of each prefix linked, openssl.exe",
            tier: Tier::Full, scope: Scope::Triple(triples::I686_WINDOWS_GNU), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| windows::run(sh, triples::I686_WINDOWS_GNU, true) },
-    Step { id: StepName::I686Full, covers: "gcc's and clang-19's i686 builds, auto and no_asm: the C driver on this CPU on every ia32cap path of the 32-bit asm",
+    Step { id: StepName::I686Full, covers: "clang-19's i686 build, and no_asm with gcc and clang-19, on this CPU",
            tier: Tier::Full, scope: Scope::Triple(triples::I686_LINUX), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| i686::run(sh, true) },
     Step { id: StepName::Aarch64Full, covers: "clang-19's aarch64 build, and no_asm with gcc and clang-19, under qemu",
@@ -646,16 +653,17 @@ mod tests {
         }
         let arm64 = names(test(&[], &["aarch64-pc-windows-msvc"], false));
         assert_eq!(arm64, ["assembled"]);
-        let msvc = names(test(&[], &["x86_64-pc-windows-msvc"], false));
-        assert_eq!(msvc, ["assembled"]);
-        // 32-bit x86: Linux runs by default; the rest is assembled, and run by --full.
+        // MSVC runs under wine (aarch64's stays assembled).
+        let msvc = names(test(&[], &[triples::X86_64_WINDOWS_MSVC], false));
+        assert_eq!(msvc, ["msvc-wine"]);
+        // 32-bit x86: Linux and MSVC run by default; mingw is assembled, and run by --full.
         assert_eq!(names(test(&[], &["i686-unknown-linux-gnu"], false)), ["i686", "assembled"]);
         let i686 = names(test(&[], &["i686-unknown-linux-gnu"], true));
         assert_eq!(i686, ["i686", "assembled", "i686-full"]);
         assert_eq!(names(test(&[], &["i686-pc-windows-gnu"], false)), ["assembled"]);
         let mingw32 = names(test(&[], &["i686-pc-windows-gnu"], true));
         assert_eq!(mingw32, ["assembled", "windows-i686"]);
-        assert_eq!(names(test(&[], &["i686-pc-windows-msvc"], true)), ["assembled"]);
+        assert_eq!(names(test(&[], &["i686-pc-windows-msvc"], true)), ["msvc-wine-i686"]);
         let e = test(&["msvc-i686"], &[], false).chosen().unwrap_err().to_string();
         assert!(e.contains("runs on GitHub's `windows-latest` runner"), "{e}");
         assert_eq!(names(test(&["sccache", "sccache"], &[], false)), ["sccache", "sccache"]);

@@ -38,7 +38,8 @@ pub fn run(sh: &Shell, cargo: &str, default: &Path) -> Result<()> {
     );
     installed_as_shipped(&ssl)?;
     let work = apps::work_dir("openssldir-test")?;
-    let tool = Tool { exe: &prefix.join("bin/openssl"), conf: None, cwd: &work };
+    let runner = crate::runner::Runner::Native;
+    let tool = Tool { runner, exe: &prefix.join("bin/openssl"), conf: None, cwd: &work };
     let dir = tool.output(&["version", "-d"])?;
     ensure!(
         dir.trim() == format!("OPENSSLDIR: \"{}\"", ssl.display()),

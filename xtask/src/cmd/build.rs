@@ -270,7 +270,7 @@ fn install_prefix(out_dir: &Path, prefix: &Path, summary: &str, ssl_dir: &Path) 
     fs::create_dir_all(parent)?;
     let tmp = parent.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
     let _ = fs::remove_dir_all(&tmp);
-    copy_dir(&out_dir.join("lib"), &tmp.join("lib"), |n| n.ends_with(".a"))?;
+    copy_dir(&out_dir.join("lib"), &tmp.join("lib"), |n| n.ends_with(".a") || n.ends_with(".lib"))?;
     copy_dir(&out_dir.join("include/openssl"), &tmp.join("include/openssl"), |n| {
         n.ends_with(".h")
     })?;

@@ -24,15 +24,18 @@ impl Detect {
         let mut cc = cc::Build::new();
         let host = crate::cargo::host_triple(sh)?;
         cc.target(&triple).host(&host).opt_level(3).cargo_metadata(false).cargo_warnings(false);
-        let compiler = cc.try_get_compiler().context("finding the C compiler cc would use")?;
         let root = crate::cargo::project_root();
         let cache = root.join("target/crypto-build-probes");
         let assembler = self.selection.assembler;
         std::fs::create_dir_all(&cache)?;
-        // The user's variables (NASM among them), read as the build script reads them.
+        // The user's variables (NASM, CC among them), read as the build script reads them.
         let crate_dir = root.join("crypto-sys");
         let env =
             BuildConfig::for_target(&triple, cache.clone(), &crate_dir, 2, data::DEFAULT_LINE)?;
+        // The compiler the build would use (an MSVC row's in MSVC mode); its C library is
+        // not asked for, as an assembled-only row (macOS) has none here.
+        crypto_build::msvc::choose_compiler(&mut cc, &env)?;
+        let compiler = cc.try_get_compiler().context("finding the C compiler cc would use")?;
         let needed = !matches!(choice, SetChoice::Named(s) if s.allowed.is_empty());
         let asm =
             detect::assembler(assembler, &compiler, target, env.nasm.as_deref(), needed, &cache)?;

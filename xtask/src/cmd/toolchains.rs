@@ -34,14 +34,14 @@ impl Toolchains {
 fn render(sh: &Shell) -> Result<String> {
     let exe = std::env::current_exe()?;
     let mut out = String::from(
-        "# Toolchains and their plans\n\nWritten by `cargo xtask toolchains` from `cargo xtask detect` with each toolchain as\n`CC` (or `CC_<triple>`); `cargo xtask test` builds OpenSSL with each and checks the plan and\nthe known answers as the last column says (the rows are `xtask/src/matrix.rs`).\n\n| target | CC | assembler | probes rejected | plan (`auto`) | C variant | tested |\n| --- | --- | --- | --- | --- | --- | --- |\n",
+        "# Toolchains and their plans\n\nWritten by `cargo xtask toolchains` from `cargo xtask detect` with each toolchain as\n`CC` (or `CC_<triple>`; none for the MSVC rows, built as a fresh clone builds them);\n`cargo xtask test` builds OpenSSL with each and checks the plan and the known answers as the\nlast column says (the rows are `xtask/src/matrix.rs`).\n\n| target | CC | assembler | probes rejected | plan (`auto`) | C variant | tested |\n| --- | --- | --- | --- | --- | --- | --- |\n",
     );
     for row in ROWS {
         // Only assembled, a row's C compiler may be one this host cannot have (MSVC).
         if !(row.how == How::Assembled && row.package.is_empty()) && which::which(row.cc).is_err() {
             bail!("{} is not installed; .ci/run installs it (apt install {})", row.cc, row.package);
         }
-        let _cc = sh.push_env(row.cc_var(), row.cc);
+        let _cc = row.names_cc().then(|| sh.push_env(row.cc_var(), row.cc));
         let cross = row.cc_var() != "CC";
         let target = cross.then_some(["--target", row.target]).into_iter().flatten();
         let asm = row.assembler.map(|a| ["--assembler", a]).into_iter().flatten();
@@ -63,10 +63,13 @@ fn render(sh: &Shell) -> Result<String> {
                 row.c_variant
             );
         }
+        let cc = match row.names_cc() {
+            true => format!("`{}`", row.cc),
+            false => format!("none (`{}` run as {})", row.cc, crypto_build::detect::CLANG_CL),
+        };
         out += &format!(
-            "| {} | `{}` | {} {} | {} | {} | {} | {} |\n",
+            "| {} | {cc} | {} {} | {} | {} | {} | {} |\n",
             if cross { row.target.to_string() } else { format!("host ({})", row.target) },
-            row.cc,
             report.kind,
             report.version.as_deref().unwrap_or_default(),
             rejected(&report),

@@ -7,8 +7,8 @@
 use crate::flags::Verify;
 use anyhow::{bail, Context, Result};
 use crypto_build::data::{self, AsmSet, SetRole};
-use crypto_build::facts::BuildFacts;
-use crypto_build::generate::{scan, set_dir};
+use crypto_build::facts::{stem, BuildFacts};
+use crypto_build::generate::{self, scan, set_dir, Config};
 use crypto_build::manifest::{gen_path, Manifest};
 use std::collections::BTreeMap;
 use std::fs;
@@ -19,30 +19,25 @@ use crypto_build::data::STUB_MAX_BYTES;
 
 impl Verify {
     pub fn run(self, sh: &Shell) -> Result<()> {
-        let triple = crate::cargo::host_triple(sh)?;
-        let target = data::target_for(&triple)?;
         let line = self.openssl.line;
+        if let Some(prefix) = &self.prefix {
+            let facts = crate::prefix::facts(prefix)?;
+            let target = data::target_for(&facts.target)?;
+            let archive = prefix.join("lib").join(target.archive_file("crypto"));
+            check_archive(sh, line, &facts, &archive)?;
+            println!(
+                "verify: every fast path of {} is what the plan says; the C driver checks the \
+                 eligibility functions when it runs (cargo xtask test)",
+                prefix.display()
+            );
+            return Ok(());
+        }
+        let triple = crate::cargo::host_triple(sh)?;
         let no_legacy = self.no_legacy.then(|| "--no-default-features".to_string());
         let features: Vec<String> = no_legacy.into_iter().chain(line.cargo_feature_arg()).collect();
         let out_dir = super::build::build_crypto_sys(sh, Some(&features), None, &triple)?;
         let facts = BuildFacts::read(&out_dir)?;
-        let plan: BTreeMap<String, String> =
-            facts.asm_files.iter().map(|f| (f.path.clone(), f.set.clone())).collect();
-        let sizes = symbol_sizes(sh, &out_dir.join("lib/libcrypto.a"))?;
-        let wide = wide_files(&line.root(&crate::cargo::project_root()), target.name)?;
-        let has_asm = !plan.is_empty();
-        let mut problems = if has_asm {
-            let mut p = check(target.fast_paths, &plan, &sizes);
-            p.extend(check_wide(&wide, &plan, &sizes));
-            p
-        } else {
-            check_no_asm(&wide, &sizes)
-        };
-        problems.extend(check_variant(facts.c_variant_name(), &sizes));
-        problems.extend(check_legacy(!self.no_legacy, &sizes));
-        if !problems.is_empty() {
-            bail!("verify: {}", problems.join("; "));
-        }
+        check_archive(sh, line, &facts, &out_dir.join("lib/libcrypto.a"))?;
         let cargo = crate::cargo::cargo();
         cmd!(sh, "{cargo} test -q -p crypto-sys {features...} --test fast_paths")
             .run()
@@ -50,6 +45,36 @@ impl Verify {
         println!("verify: every fast path is what the plan says, and live where the CPU allows");
         Ok(())
     }
+}
+
+/// The archive's symbols against the build's facts (the sets of `line`): its fast paths, its
+/// wide files' entry points, its C variant's and legacy provider's markers.
+fn check_archive(
+    sh: &Shell,
+    line: &data::OpensslLine,
+    facts: &BuildFacts,
+    archive: &Path,
+) -> Result<()> {
+    let root = line.root(&crate::cargo::project_root());
+    let target = data::target_for(&facts.target)?;
+    // By stem: a fast path is listed by its `.s` name, and a nasm build plans `.asm` files.
+    let plan: BTreeMap<String, String> =
+        facts.asm_files.iter().map(|f| (stem(&f.path).to_string(), f.set.clone())).collect();
+    let sizes = symbol_sizes(sh, facts, archive)?;
+    let wide = wide_files(line, &root, target)?;
+    let mut problems = if plan.is_empty() {
+        check_no_asm(&wide, &sizes)
+    } else {
+        let mut p = check(target.fast_paths, &plan, &sizes);
+        p.extend(check_wide(&wide, &plan, &sizes));
+        p
+    };
+    problems.extend(check_variant(facts.c_variant_name(), &sizes));
+    problems.extend(check_legacy(facts.legacy_provider, &sizes));
+    if !problems.is_empty() {
+        bail!("verify: {}", problems.join("; "));
+    }
+    Ok(())
 }
 
 /// The legacy provider is linked exactly when it was asked for.
@@ -71,7 +96,7 @@ fn check(
 ) -> Vec<String> {
     let mut problems = Vec::new();
     for fp in fast_paths {
-        let Some(set) = plan.get(fp.file) else {
+        let Some(set) = plan.get(stem(fp.file)) else {
             problems.push(format!("{} is not in the plan", fp.file));
             continue;
         };
@@ -100,9 +125,23 @@ struct WideEntry {
 }
 
 /// Every global of every such file, from the manifests' per-file features and globals and
-/// the `asm_avx2` twin's text (hash-checked by the build that read it).
-fn wide_files(root: &Path, target: &str) -> Result<Vec<WideEntry>> {
+/// the `asm_avx2` twin's text (generated where missing, every file equal to the lock).
+fn wide_files(
+    line: &data::OpensslLine,
+    root: &Path,
+    target: &'static data::Target,
+) -> Result<Vec<WideEntry>> {
     let (asm_set, avx2_set) = (AsmSet::avx512(), AsmSet::avx2());
+    // A target without the AVX2 set (32-bit x86) has nothing it leaves out.
+    if !target.has_set(avx2_set.name) {
+        return Ok(Vec::new());
+    }
+    let configs: Vec<Config> =
+        [asm_set, avx2_set].map(|set| Config { target, set, variant: None }).into();
+    let progress = crate::progress::generation;
+    let jobs = crypto_build::jobs::count();
+    generate::ensure_all(root, &generate::Source::of_line(line)?, &configs, jobs, Some(&progress))?;
+    let target = target.name;
     let (asm_dir, avx2_dir) =
         (set_dir(root, asm_set.name, target), set_dir(root, avx2_set.name, target));
     let asm = Manifest::load(&asm_dir)?;
@@ -131,7 +170,7 @@ fn check_wide(
     let mut problems = Vec::new();
     let mut largest: BTreeMap<&str, (&str, u64)> = BTreeMap::new();
     for e in entries {
-        let Some(set) = plan.get(&e.file) else {
+        let Some(set) = plan.get(stem(&e.file)) else {
             problems.push(format!("{} is not in the plan", e.file));
             continue;
         };
@@ -154,7 +193,7 @@ fn check_wide(
         }
     }
     for (file, (symbol, size)) in largest {
-        let set = &plan[file];
+        let set = &plan[stem(file)];
         println!("{file:<40} {symbol:<32} from {set:<8} {size} bytes (largest entry point)");
         if data::is_set(set, SetRole::Avx512) && size <= STUB_MAX_BYTES {
             problems.push(format!("{file} (from {set}) has no entry point of real code"));
@@ -181,7 +220,8 @@ fn check_variant(taken: &str, sizes: &BTreeMap<String, u64>) -> Vec<String> {
     let mut problems = Vec::new();
     for v in data::C_VARIANTS {
         let want = v.name == taken;
-        let linked = sizes.get(v.marker).is_some_and(|s| *s > 0);
+        // Defined is linked: a COFF object gives its C functions no size.
+        let linked = sizes.contains_key(v.marker);
         println!(
             "C variant {:<30} {:<32} {}",
             v.name,
@@ -199,13 +239,83 @@ fn check_variant(taken: &str, sizes: &BTreeMap<String, u64>) -> Vec<String> {
     problems
 }
 
-/// Size of every defined global text symbol in the archive. Where nm gives no size (labels
-/// that share a stub's body), the distance to the next symbol stands in.
-fn symbol_sizes(sh: &Shell, archive: &Path) -> Result<BTreeMap<String, u64>> {
-    let out = cmd!(sh, "nm -S -n --defined-only {archive}")
-        .read()
-        .context("running nm (binutils) on libcrypto.a")?;
-    Ok(parse_nm(&out))
+/// Size of every defined global text symbol in `facts`' archive, by its C name (the object
+/// format's symbol prefix taken off). Where nm gives no size (labels that share a stub's body),
+/// the distance to the next symbol stands in. COFF (Windows) gives no symbol a size, and
+/// nasm's local labels are symbols there: each global's size is read from objdump's symbol
+/// table instead, to the next global of its section or that section's end.
+fn symbol_sizes(sh: &Shell, facts: &BuildFacts, archive: &Path) -> Result<BTreeMap<String, u64>> {
+    let target = data::target_for(&facts.target)?;
+    let coff = crate::triple::Triple::parse(&facts.target)?.is_windows();
+    let sizes = if coff {
+        let out = cmd!(sh, "objdump -t {archive}").quiet().read();
+        parse_coff_symbols(
+            &out.with_context(|| format!("running objdump (binutils) on {}", archive.display()))?,
+        )
+    } else {
+        let out = cmd!(sh, "nm -S -n --defined-only {archive}").read();
+        parse_nm(&out.with_context(|| format!("running nm (binutils) on {}", archive.display()))?)
+    };
+    let prefix = target.symbol_prefix;
+    let unprefixed = |name: String| name.strip_prefix(prefix).map_or(name.clone(), String::from);
+    Ok(sizes.into_iter().map(|(name, size)| (unprefixed(name), size)).collect())
+}
+
+/// One entry of objdump's COFF symbol table: `[ 12](sec  1)(fl 0x00)(ty    0)(scl   2) (nx 0)
+/// 0x0000000000000020 name`.
+struct CoffSymbol<'a> {
+    section: i64,
+    /// Storage class: 2 external, 3 static (sections, local labels).
+    class: u32,
+    value: u64,
+    name: &'a str,
+}
+
+impl<'a> CoffSymbol<'a> {
+    fn parse(line: &'a str) -> Option<CoffSymbol<'a>> {
+        let field = |key: &str| {
+            let rest = &line[line.find(key)? + key.len()..];
+            rest[..rest.find(')')?].trim().parse::<i64>().ok()
+        };
+        let (value, name) = line.rsplit_once(") 0x")?.1.split_once(' ')?;
+        Some(CoffSymbol {
+            section: field("(sec")?,
+            class: u32::try_from(field("(scl")?).ok()?,
+            value: u64::from_str_radix(value, 16).ok()?,
+            name,
+        })
+    }
+}
+
+/// Each external symbol defined in a section, sized to the next one of its section in the
+/// same member, or to the section's end (its `AUX scnlen`).
+fn parse_coff_symbols(out: &str) -> BTreeMap<String, u64> {
+    let mut sizes = BTreeMap::new();
+    for member in out.split("file format ").skip(1) {
+        let (mut lengths, mut globals) = (BTreeMap::new(), Vec::new());
+        let mut section_symbol = None;
+        for line in member.lines() {
+            if let Some(aux) = line.strip_prefix("AUX scnlen 0x") {
+                let len =
+                    aux.split_whitespace().next().and_then(|l| u64::from_str_radix(l, 16).ok());
+                if let (Some(sec), Some(len)) = (section_symbol.take(), len) {
+                    lengths.entry(sec).or_insert(len);
+                }
+                continue;
+            }
+            let Some(sym) = CoffSymbol::parse(line) else { continue };
+            section_symbol = (sym.class == 3 && sym.name.starts_with('.')).then_some(sym.section);
+            if sym.class == 2 && sym.section > 0 {
+                globals.push(sym);
+            }
+        }
+        for g in &globals {
+            let same = globals.iter().filter(|o| o.section == g.section && o.value > g.value);
+            let end = same.map(|o| o.value).min().or(lengths.get(&g.section).copied());
+            sizes.insert(g.name.to_string(), end.unwrap_or(g.value) - g.value);
+        }
+    }
+    sizes
 }
 
 fn parse_nm(out: &str) -> BTreeMap<String, u64> {
@@ -245,7 +355,8 @@ mod tests {
             data::FastPath { file: "gcm.s", symbol: "capable" },
             data::FastPath { file: "ifma.s", symbol: "eligible" },
         ];
-        let plan: BTreeMap<String, String> = [("gcm.s", "asm"), ("ifma.s", "asm_avx2")]
+        // Keyed by stem, as check_archive keys them.
+        let plan: BTreeMap<String, String> = [("gcm", "asm"), ("ifma", "asm_avx2")]
             .iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect();
@@ -275,7 +386,7 @@ mod tests {
             entry("chacha.s", "ctr32", false),
         ];
         let plan = |gcm: &str, chacha: &str| -> BTreeMap<String, String> {
-            [("gcm.s", gcm), ("chacha.s", chacha)]
+            [("gcm", gcm), ("chacha", chacha)]
                 .iter()
                 .map(|(a, b)| (a.to_string(), b.to_string()))
                 .collect()
@@ -320,6 +431,32 @@ mod tests {
         assert!(p.len() == 1 && p[0].contains("should be in libcrypto.a"), "{p:?}");
         let p = check_variant("none", &linked);
         assert!(p.len() == 1 && p[0].contains("should not be"), "{p:?}");
+    }
+
+    /// COFF: to the next global of the section (nasm's local labels are no boundary), or to
+    /// the section's end; a COMDAT function's own section is its size.
+    #[test]
+    fn coff_sizes_come_from_the_next_global_or_the_section_end() {
+        let table = "\nIn archive libcrypto.lib:\n\nghash-x86.obj:     file format pe-i386\n\n\
+            SYMBOL TABLE:\n\
+            [  2](sec  1)(fl 0x00)(ty    0)(scl   3) (nx 1) 0x00000000 .text\n\
+            AUX scnlen 0x1311 nreloc 83 nlnno 0\n\
+            [  4](sec  2)(fl 0x00)(ty    0)(scl   3) (nx 1) 0x00000000 .rdata\n\
+            AUX scnlen 0x386 nreloc 1 nlnno 0\n\
+            [ 11](sec  0)(fl 0x00)(ty    0)(scl   2) (nx 0) 0x00000000 _OPENSSL_ia32cap_P\n\
+            [ 12](sec  1)(fl 0x00)(ty    0)(scl   2) (nx 0) 0x00000000 _gcm_init_clmul\n\
+            [ 13](sec  1)(fl 0x00)(ty    0)(scl   3) (nx 0) 0x0000000d L$000pic\n\
+            [ 14](sec  2)(fl 0x00)(ty    0)(scl   3) (nx 0) 0x00000000 L$bswap\n\
+            [ 15](sec  1)(fl 0x00)(ty    0)(scl   2) (nx 0) 0x00000880 _gcm_gmult_clmul\n\n\
+            ec.obj:     file format pe-i386\n\nSYMBOL TABLE:\n\
+            [  6](sec  3)(fl 0x00)(ty    0)(scl   3) (nx 1) 0x00000000 .text$mn\n\
+            AUX scnlen 0x1c nreloc 2 nlnno 0 checksum 0x0 assoc 0 comdat 1\n\
+            [  8](sec  3)(fl 0x00)(ty   20)(scl   2) (nx 0) 0x00000000 _ossl_ec_GFp_nistp384_method\n";
+        let s = parse_coff_symbols(table);
+        assert_eq!(s["_gcm_init_clmul"], 0x880, "the local label is no end");
+        assert_eq!(s["_gcm_gmult_clmul"], 0x1311 - 0x880, "the last runs to its section's end");
+        assert_eq!(s["_ossl_ec_GFp_nistp384_method"], 0x1c);
+        assert!(!s.contains_key("_OPENSSL_ia32cap_P") && !s.contains_key("L$000pic"), "{s:?}");
     }
 
     #[test]

@@ -9,7 +9,7 @@ pub use crate::runner::{Invocation, RunOutput, Runner};
 pub use report::{diagnostics, hex_words, parse_report, tail, PathReport, Report};
 pub use vectors::{count_names, families, write_vectors};
 
-use crypto_build::data::{Arch, DriverFamilies};
+use crypto_build::data::{Arch, DriverFamilies, WineRuntime};
 use crypto_build::facts::BuildFacts;
 
 use anyhow::{bail, ensure, Context, Result};
@@ -54,6 +54,9 @@ pub struct Toolchain {
     /// Whose asm symbols the driver reports with an asm prefix (`None`: the target has none).
     pub asm: Option<Arch>,
     pub runner: Runner,
+    /// An MSVC-ABI toolchain's C runtime: the driver is compiled by `cc` against it and
+    /// linked by lld-link (`crypto_build::msvc::link`), not by `cc`.
+    pub msvc: Option<&'static WineRuntime>,
 }
 
 /// Strict C99 and no warnings: the driver must build unchanged with every target's compiler.
@@ -90,24 +93,91 @@ pub fn build(sh: &Shell, tc: &Toolchain, name: &str, prefix: &Path, asm: bool) -
     fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     let exe = out_dir.join(tc.exe);
     let (cc, flags) = (tc.cc, &tc.flags);
-    let srcs = sources(&crate::cargo::project_root())?;
+    let facts = crate::prefix::facts(prefix)?;
     let mut define: Vec<String> = tc.asm.filter(|_| asm).map(asm_define).into_iter().collect();
     if asm {
-        define.extend(eligibility_defines(Some(&crate::prefix::facts(prefix)?)));
+        define.extend(eligibility_defines(Some(&facts)));
     }
-    let libcrypto = prefix.join("lib/libcrypto.a");
+    let target = crypto_build::data::target_for(&facts.target)?;
+    let libcrypto = prefix.join("lib").join(target.archive_file("crypto"));
     ensure!(libcrypto.exists(), "{} not found: not an OpenSSL prefix", libcrypto.display());
     // The prefix's own pkg-config files say how to compile and link against it, the system
     // libraries of its target included: the driver is their first consumer.
     let (cflags, libs) = pkg_config(sh, prefix, "libcrypto")?;
-    cmd!(sh, "{cc} {CFLAGS...} {flags...} {define...} {cflags...} {srcs...} {libs...} -o {exe}")
-        .run()
-        .with_context(|| format!("building the driver with {cc} against {}", prefix.display()))?;
+    let built = match tc.msvc {
+        Some(rt) => compile_objects(sh, tc, &[&define[..], &cflags].concat(), &out_dir)
+            .and_then(|objs| link_msvc(rt, &objs, &libs, &exe)),
+        None => {
+            let srcs = sources(&crate::cargo::project_root())?;
+            let cmd = cmd!(
+                sh,
+                "{cc} {CFLAGS...} {flags...} {define...} {cflags...} {srcs...} {libs...} -o {exe}"
+            );
+            cmd.run().map_err(anyhow::Error::from)
+        }
+    };
+    built.with_context(|| format!("building the driver with {cc} against {}", prefix.display()))?;
     if !matches!(tc.runner, Runner::Wine(_)) {
         check_linkage(sh, tc, &exe)?;
     }
     write_vectors(&out_dir.join("vectors"))?;
     Ok(exe)
+}
+
+/// Each of the driver's sources, and for an MSVC toolchain the program's entry point
+/// (`crypto_build::msvc::ENTRY_C`), compiled with `tc` and `words` into objects in `out_dir`.
+fn compile_objects(
+    sh: &Shell,
+    tc: &Toolchain,
+    words: &[String],
+    out_dir: &Path,
+) -> Result<Vec<PathBuf>> {
+    let mut srcs = sources(&crate::cargo::project_root())?;
+    if tc.msvc.is_some() {
+        let entry = out_dir.join("entry.c");
+        fs::write(&entry, crypto_build::msvc::ENTRY_C)?;
+        srcs.push(entry);
+    }
+    let (cc, flags) = (tc.cc, &tc.flags);
+    let mut objs = Vec::new();
+    for src in srcs {
+        let obj =
+            out_dir.join(src.file_stem().context("a source file name")?).with_extension("obj");
+        cmd!(sh, "{cc} {CFLAGS...} {flags...} {words...} -c {src} -o {obj}")
+            .run()
+            .with_context(|| format!("compiling {} with {cc}", src.display()))?;
+        objs.push(obj);
+    }
+    Ok(objs)
+}
+
+/// Links the driver's objects with lld-link, as its prefix's pkg-config `libs` say: each
+/// `-l` a static library of the prefix (`-L`'s `<name>.lib`) or the C runtime's import library.
+fn link_msvc(
+    rt: &'static WineRuntime,
+    objs: &[PathBuf],
+    libs: &[String],
+    exe: &Path,
+) -> Result<()> {
+    let dirs: Vec<&str> = libs.iter().filter_map(|l| l.strip_prefix("-L")).collect();
+    let (mut statics, mut system) = (Vec::new(), Vec::new());
+    for name in libs.iter().filter_map(|l| l.strip_prefix("-l")) {
+        let lib =
+            dirs.iter().map(|d| Path::new(d).join(format!("{name}.lib"))).find(|p| p.exists());
+        match lib {
+            Some(lib) => statics.push(lib),
+            None => system.push(name.to_string()),
+        }
+    }
+    let scratch = exe.parent().context("the driver's directory")?;
+    let program = crypto_build::msvc::Program {
+        runtime: rt,
+        out: exe,
+        objects: objs,
+        libs: &statics,
+        system: &system,
+    };
+    crypto_build::msvc::link(&program, scratch)
 }
 
 /// A Linux driver needs no shared libatomic, whatever its prefix's ex_libs say (its link line
