@@ -22,6 +22,18 @@ pub enum Runner {
     Qemu(&'static QemuUser),
 }
 
+/// What a run's line names: `native`, `wine (win64)`, `qemu-aarch64`, `i686's loader`.
+impl std::fmt::Display for Runner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Runner::Native => write!(f, "native"),
+            Runner::Loader(l) => write!(f, "{}'s loader", l.arch),
+            Runner::Wine(w) => write!(f, "wine ({})", w.winearch),
+            Runner::Qemu(q) => write!(f, "{}", q.program),
+        }
+    }
+}
+
 /// A Linux architecture whose programs this machine's CPU runs itself (32-bit x86 on x86_64),
 /// through its cross C library's dynamic loader, so the host needs no C library of its own
 /// for it (Debian's i386 libc).

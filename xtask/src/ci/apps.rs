@@ -68,7 +68,7 @@ pub fn version(runner: Runner, prefix: &Path) -> Result<()> {
     let (program, text) = crate::prefix::version_output(runner, prefix)?;
     check_version(&text, &facts)?;
     let platform = text.lines().find(|l| l.starts_with("platform: ")).unwrap_or("");
-    println!("{} version -a ({runner:?}): {}", program.display(), platform.trim());
+    println!("{} version -a ({runner}): {}", program.display(), platform.trim());
     Ok(())
 }
 
