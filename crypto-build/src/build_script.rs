@@ -249,7 +249,9 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         asm_needed,
         &config.out_dir,
     )?;
-    let source = Source::of_line(config.line)?;
+    // The line's source crate, every file checked against its list before anything compiles.
+    let tree = crate::source::line_tree(config.line)?;
+    let source = Source { dir: tree.dir.clone(), version: config.line.version.into() };
     let mut facts = SetFacts {
         sets_root: &sets_root,
         source: &source,
@@ -287,16 +289,18 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
     let cflags = openssldir::cflags(&c_manifest, &openssldir)?;
     let manifests = facts.loaded.iter().map(|m| sets_root.join(m.key()));
     let manifests = manifests.map(|dir| dir.join(manifest::FILE_NAME));
-    // The lock vouches for the manifests: a changed or removed lock checks them again; a
-    // tarball line's stamp, for its tree unpacked again.
-    let stamp = crate::source::line_stamp(config.line);
-    let inputs = manifests.chain(std::iter::once(lock_path)).chain(stamp).collect();
+    // The lock vouches for the manifests: a changed or removed lock checks them again; the
+    // source crate's list and tree (cargo scans a directory whole), so that a file changed
+    // there is checked and refused.
+    let list = crate::source::SourceCrate::of_line(config.line)?.list_path();
+    let inputs = manifests.chain([lock_path, list, tree.dir.clone()]).collect();
     let job = compile::Job {
         plan: &plan,
         c_manifest: &c_manifest,
         set_manifests: &facts.loaded,
         sets_root: &sets_root,
         src_root: &source.dir,
+        src_files: &tree.list,
         out_dir: &config.out_dir,
         assembler: &assembler,
         target: config.target,

@@ -6,9 +6,11 @@ use crypto_build::build_script::{self, Request};
 use crypto_build::config::CallerEnv;
 use std::path::{Path, PathBuf};
 
-/// OpenSSL's source tree the build reads (the default line's).
+/// OpenSSL's source tree the build reads (the default line's source crate's, checked; this
+/// function panics where that fails, as it has no way to say why).
 pub fn source_dir() -> PathBuf {
-    crypto_build::openssl_source_dir()
+    crypto_build::line_source_dir(crypto_build::data::DEFAULT_LINE)
+        .unwrap_or_else(|e| panic!("OpenSSL's source: {e:#}"))
 }
 
 /// This crate's version, as openssl-src's `version()`.

@@ -30,6 +30,7 @@ pub enum Command {
     Verify(Verify),
     Toolchains(Toolchains),
     UpdateOpenssl(UpdateOpenssl),
+    Sources(Sources),
     Test(Test),
     Docs(Docs),
 }
@@ -200,6 +201,20 @@ pub struct Bench {
 /// against generate.lock.
 #[derive(Debug, Args)]
 pub struct Package {}
+
+/// Make each OpenSSL line's source crate (sources/openssl-X-Y/) from the archive its
+/// source.lock names, then check every file against its list.
+///
+/// The archive is the registry's openssl-src crate that holds the release (fetched through
+/// cargo, its checksum the lock's), or a release tarball kept in sources/tarballs/ (its SHA-256
+/// the lock's). Every other command makes the crates it lacks first; a plain cargo build makes
+/// the default line's from crypto-build's openssl-src dependency.
+#[derive(Debug, Args)]
+pub struct Sources {
+    /// Only this line's crate (repeat for more); every line's by default
+    #[arg(long = "openssl", value_name = "LINE", value_parser = lines())]
+    pub lines: Vec<&'static OpensslLine>,
+}
 
 /// Build, then check the linked libcrypto.a against the plan.
 ///

@@ -183,6 +183,27 @@ impl OpensslLine {
         }
     }
 
+    /// Its source crate (`crypto-sys-openssl-3-5`): its release's tree, named after its
+    /// series (`crate::source`).
+    pub fn source_crate(&self) -> String {
+        self.source_crate_at(self.version)
+    }
+
+    /// Its source crate's name at `release` (a move to another series renames it).
+    pub fn source_crate_at(&self, release: &str) -> String {
+        format!("crypto-sys-openssl-{}", series_of(release).replace('.', "-"))
+    }
+
+    /// Where its source crate lies under the workspace: `sources/openssl-3-5`.
+    pub fn source_crate_dir(&self) -> String {
+        self.source_crate_dir_at(self.version)
+    }
+
+    /// Where its source crate lies at `release`.
+    pub fn source_crate_dir_at(&self, release: &str) -> String {
+        format!("{}/openssl-{}", crate::source::SOURCES_DIR, series_of(release).replace('.', "-"))
+    }
+
     /// The openssl-src crate it builds from; `None` for a tarball's line.
     pub fn crate_version(&self) -> Option<&'static str> {
         match self.source {
