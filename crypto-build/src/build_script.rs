@@ -170,15 +170,19 @@ pub struct Request<'a> {
     pub legacy: bool,
     /// The calling build script's package, (name, version) ([`CallerEnv`](crate::config::CallerEnv)).
     pub caller: Option<(&'a str, &'a str)>,
+    /// The line the caller's feature chooses, if one does; else [`OPENSSL_LINE_VAR`](crate::config::OPENSSL_LINE_VAR)'s,
+    /// else the default.
+    pub line: Option<&'static data::OpensslLine>,
 }
 
-/// The pipeline for [`Request`]: the default line, the user's `CRYPTO_SYS_*` variables as for
-/// crypto-sys, warnings and inputs reported to cargo the same way.
+/// The pipeline for [`Request`]: its line, the user's `CRYPTO_SYS_*` variables as for crypto-sys,
+/// warnings and inputs reported to cargo the same way.
 pub fn build_for(req: &Request) -> Result<Built> {
+    let (target, out_dir) = (req.target, req.out_dir.to_path_buf());
+    let mut config = BuildConfig::for_caller(target, out_dir, req.legacy, req.line)?;
     if let Some((name, version)) = req.caller {
-        check_caller(name, version, data::DEFAULT_LINE)?;
+        check_caller(name, version, config.line)?;
     }
-    let mut config = BuildConfig::for_caller(req.target, req.out_dir.to_path_buf(), req.legacy)?;
     if let Some(dir) = req.openssldir {
         openssldir::check(dir).context("the OPENSSLDIR asked for")?;
         config.openssldir = Some(dir.to_string());
@@ -213,8 +217,10 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
     let lock_path = config.lock_dir.join(lock::FILE_NAME);
     if config.packaged && !(config.sets_root.exists() && lock_path.exists()) {
         bail!(
-            "this crypto-build package carries no pre-generated asm sets or no {} (expected {}); \
-             packages must be made with `cargo xtask package`",
+            "this crypto-build package carries no pre-generated asm sets of OpenSSL {} or no {} \
+             (expected {}); packages must be made with `cargo xtask package`, which packs every \
+             line's",
+            config.line.version,
             lock::FILE_NAME,
             lock_path.display()
         );

@@ -17,10 +17,15 @@ pub const LINKS_FILE: &str = "links.tsv";
 /// Written last into a restored directory: what it was restored from.
 const STAMP_FILE: &str = ".restored-from";
 
-/// Every file under `dir`, as `/`-separated paths relative to `root`.
+/// Every file under `dir`, as `/`-separated paths relative to `root`, but those of another
+/// line's sets root within it (a directory with a lock of its own, `openssl-3.5/`), which is
+/// packed on its own.
 fn files(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
     for entry in fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
         let path = entry?.path();
+        if path.join(crate::generate::lock::FILE_NAME).is_file() {
+            continue;
+        }
         if path.is_dir() {
             files(root, &path, out)?;
         } else {
@@ -157,10 +162,20 @@ mod tests {
             ("asm/win/gen/h.h", "header"),
             ("asm/linux/gen/h.h", "a target whose name starts like another's"),
         ];
-        let root = tree(&original);
+        let line = [
+            ("openssl-3.5/generate.lock", "its lock"),
+            ("openssl-3.5/asm/lin/gen/a.s", "fast a"),
+            ("openssl-3.5/asm/win/gen/a.asm", "fast a"),
+        ];
+        let root = tree(&[&original[..], &line[..]].concat());
         let root = root.path();
         let (removed, bytes) = pack(root).unwrap();
         assert_eq!((removed, bytes), (4, 3 * 6 + 6));
+        // Another line's sets root is its own: left whole, then packed on its own.
+        assert!(root.join("openssl-3.5/asm/lin/gen/a.s").exists());
+        assert_eq!(pack(&root.join("openssl-3.5")).unwrap(), (1, 6));
+        let links = fs::read_to_string(root.join("openssl-3.5").join(LINKS_FILE)).unwrap();
+        assert_eq!(links, "asm/win/gen/a.asm\tasm/lin/gen/a.s\n");
         assert!(!root.join("asm/win/gen/a.asm").exists() && root.join("asm/lin/gen/a.s").exists());
         let links = fs::read_to_string(root.join(LINKS_FILE)).unwrap();
         assert!(links.contains("asm/win/gen/a.asm\tasm/lin/gen/a.s\n"), "{links}");

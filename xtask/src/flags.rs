@@ -197,10 +197,16 @@ pub struct Bench {
 
 /// Make the .crate files and run `cargo publish --dry-run` on them.
 ///
-/// crypto-build's and crypto-sys's, crypto-sys carrying the pre-generated sets, checked
-/// against generate.lock.
+/// crypto-build's, carrying every OpenSSL line's pre-generated sets (checked against each
+/// line's generate.lock), crypto-sys's, each line's source crate (its tree checked against its
+/// list), and the `openssl-src` patch crate's (not published).
 #[derive(Debug, Args)]
-pub struct Package {}
+pub struct Package {
+    /// Only this line's sets in crypto-build's package (repeat for more): a package that
+    /// builds those lines only, cheaper to make; every line's by default
+    #[arg(long = "openssl", value_name = "LINE", value_parser = lines())]
+    pub lines: Vec<&'static OpensslLine>,
+}
 
 /// Make each OpenSSL line's source crate (sources/openssl-X-Y/) from the archive its
 /// source.lock names, then check every file against its list.

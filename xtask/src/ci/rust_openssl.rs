@@ -2,10 +2,12 @@
 //! a prefix of this workspace through `OPENSSL_DIR`, as a downstream user of openssl-sys would
 //! point it, for each OpenSSL line (`data::OPENSSL_LINES`). The crate is the one the prefix consumer locks, taken from cargo's registry with
 //! its tests and their data (`test/`) as published; its manifest gets an empty `[workspace]`.
-//! Then the same suite through the `openssl-src` patch alone (no `OPENSSL_DIR`): its manifest
-//! gets the patch entry a user adds, and the tests run with openssl's `vendored` feature.
+//! Then the same suite through the `openssl-src` patch alone (no `OPENSSL_DIR`), on each line:
+//! its manifest gets the patch entry a user adds, and the tests run with openssl's `vendored`
+//! feature (another line chosen by `CRYPTO_SYS_OPENSSL_LINE`).
 
 use anyhow::{bail, ensure, Context, Result};
+use crypto_build::data::OpensslLine;
 use std::path::PathBuf;
 use xshell::{cmd, Shell};
 
@@ -16,12 +18,18 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
     for line in crypto_build::data::OPENSSL_LINES {
         suite(sh, cargo, line).with_context(|| format!("OpenSSL {}", line.version))?;
     }
-    through_patch(sh, cargo).context("through the openssl-src patch")
+    for line in crypto_build::data::OPENSSL_LINES {
+        let context = || format!("OpenSSL {} through the openssl-src patch", line.version);
+        through_patch(sh, cargo, line).with_context(context)?;
+    }
+    Ok(())
 }
 
 /// The suite with openssl's `vendored` feature and the patch entry in its manifest, in the
-/// workspace's target directory (its object cache): no prefix, no variable.
-fn through_patch(sh: &Shell, cargo: &str) -> Result<()> {
+/// workspace's target directory (its object cache): no prefix; another line than the default
+/// chosen by `CRYPTO_SYS_OPENSSL_LINE`, as a project that cannot turn on a patched crate's
+/// feature does (the suite's manifest gets no more than the patch entry).
+fn through_patch(sh: &Shell, cargo: &str, line: &OpensslLine) -> Result<()> {
     let root = crate::cargo::project_root();
     let suite = copy_suite(sh, cargo, &root, "suite-patch")?;
     let manifest = suite.join("Cargo.toml");
@@ -33,17 +41,19 @@ fn through_patch(sh: &Shell, cargo: &str) -> Result<()> {
     // (the patch unused, with a warning) until told: the one command a locked project runs.
     cmd!(sh, "{cargo} update -p openssl-src --manifest-path {manifest}").run()?;
     let target_dir = root.join("target");
-    let out = cmd!(
+    let mut test = cmd!(
         sh,
         "{cargo} test --manifest-path {manifest} --target-dir {target_dir} --features vendored"
     )
-    .env_remove("OPENSSL_DIR")
-    .ignore_status()
-    .output()?;
-    check_results(&out, "the openssl-src patch")
+    .env_remove("OPENSSL_DIR");
+    if !line.is_default() {
+        test = test.env(crypto_build::config::OPENSSL_LINE_VAR, line.name());
+    }
+    let out = test.ignore_status().output()?;
+    check_results(&out, &format!("the openssl-src patch on OpenSSL {}", line.version))
 }
 
-fn suite(sh: &Shell, cargo: &str, line: &crypto_build::data::OpensslLine) -> Result<()> {
+fn suite(sh: &Shell, cargo: &str, line: &OpensslLine) -> Result<()> {
     let root = crate::cargo::project_root();
     let work = root.join(WORK);
     let prefix = work.join(format!("prefix-{}", line.name()));

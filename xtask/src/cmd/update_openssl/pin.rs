@@ -251,6 +251,13 @@ pub const LINE_SITES: &[Site] = &[
     Site { path: "crypto-sys/tests/signatures.rs", texts: &["\"openssl-{series_dash}\""] },
     Site { path: "bench/Cargo.toml", texts: &["openssl-{series_dash} = [\"crypto-sys?/openssl-{series_dash}\"]"] },
     Site { path: "xtask/Cargo.toml", texts: &["features = [\"openssl-{series_dash}\"]"] },
+    Site { path: "openssl-src/Cargo.toml",
+           texts: &["# OpenSSL {release} instead of the default line (data::OPENSSL_LINES); without the feature,\n\
+                     # CRYPTO_SYS_OPENSSL_LINE={series} chooses it",
+                    "crate, crypto-sys-openssl-{series_dash}, which", "openssl-{series_dash} = []",
+                    "features = [\"openssl-{series_dash}\"]"] },
+    Site { path: "openssl-src/src/lib.rs",
+           texts: &["(\"openssl-{series_dash}\", cfg!(feature = \"openssl-{series_dash}\"))"] },
     Site { path: ".gitignore",
            texts: &["/openssl-{series}/*/*/", "/openssl-{series}/.gen-staging*", "/openssl-{series}/.gen-lock"] },
     Site { path: ".github/workflows/ci.yml",
