@@ -131,18 +131,23 @@ fn libcrypto(
     line: &OpensslLine,
     env: &[(&str, &str)],
 ) -> Result<Built> {
-    let target_dir = crate::cargo::project_root().join("target");
     let feature = line.feature().context("another line")?;
     let _dir = sh.push_dir(dir);
-    let mut build = cmd!(
-        sh,
-        "{cargo} build --release -p crypto-sys --features {feature} --target-dir {target_dir} --message-format=json-render-diagnostics"
-    );
+    let args = ["-p", "crypto-sys", "--features", &feature].map(String::from);
+    build(sh, cargo, &args, env)
+        .with_context(|| format!("building crypto-sys in {}", dir.display()))
+}
+
+/// `cargo build --release ARGS` in the workspace's target directory, with `env`: what its
+/// crypto-sys build script made.
+fn build(sh: &Shell, cargo: &str, args: &[String], env: &[(&str, &str)]) -> Result<Built> {
+    let target_dir = crate::cargo::project_root().join("target");
+    let json = "--message-format=json-render-diagnostics";
+    let mut build = cmd!(sh, "{cargo} build --release {args...} --target-dir {target_dir} {json}");
     for (k, v) in env {
         build = build.env(k, v);
     }
-    let json = build.read().with_context(|| format!("building crypto-sys in {}", dir.display()))?;
-    let out = json.lines().find_map(crate::cargo::crypto_sys_out_dir);
+    let out = build.read()?.lines().find_map(crate::cargo::crypto_sys_out_dir);
     let out = out.context("cargo reported no crypto-sys build script")?;
     let asm_files = crypto_build::facts::BuildFacts::read(&out)?.asm_files.len();
     Ok(Built { libcrypto: out.join("lib/libcrypto.a"), asm_files })
@@ -236,28 +241,18 @@ fn packaged(
     consumer_libcrypto(sh, cargo, &consumer, &env)
 }
 
-/// The package consumer run (its own checks), and its crypto-sys build's libcrypto.a.
+/// The package consumer built and run (its own checks): its crypto-sys build.
 fn consumer_libcrypto(sh: &Shell, cargo: &str, dir: &Path, env: &[(&str, &str)]) -> Result<Built> {
-    let target_dir = crate::cargo::project_root().join("target");
-    let manifest = dir.join("Cargo.toml");
-    let mut build = cmd!(
-        sh,
-        "{cargo} build --release --manifest-path {manifest} --target-dir {target_dir} --message-format=json-render-diagnostics"
-    );
-    for (k, v) in env {
-        build = build.env(k, v);
-    }
-    let json = build.read().context("building the package consumer")?;
-    let out = json.lines().find_map(crate::cargo::crypto_sys_out_dir);
-    let out = out.context("cargo reported no crypto-sys build script")?;
-    let exe = target_dir.join("release/package-consumer");
+    let manifest = dir.join("Cargo.toml").display().to_string();
+    let built = build(sh, cargo, &["--manifest-path".into(), manifest], env)
+        .context("building the package consumer")?;
+    let exe = crate::cargo::project_root().join("target/release/package-consumer");
     let mut run = cmd!(sh, "{exe}");
     for (k, v) in env {
         run = run.env(k, v);
     }
     println!("tarball-move (packaged): {}", run.read()?.trim());
-    let asm_files = crypto_build::facts::BuildFacts::read(&out)?.asm_files.len();
-    Ok(Built { libcrypto: out.join("lib/libcrypto.a"), asm_files })
+    Ok(built)
 }
 
 /// What the step must leave as it was: git's view of the workspace, and each line's source
