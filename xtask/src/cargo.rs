@@ -253,6 +253,40 @@ pub fn package(metadata: &str, name: &str) -> Result<(String, std::path::PathBuf
 mod tests {
     use super::*;
 
+    /// crypto-build's graph, every feature on, normal and build edges: each line's source
+    /// reaches it through its source crate, no openssl-src 300.x is in it (the patch crate is
+    /// the graph's only one), and no dependency of it is named plain `openssl-src`.
+    #[test]
+    fn crypto_builds_graph_holds_no_openssl_src_300() {
+        let sh = Shell::new().unwrap();
+        let root = project_root();
+        let manifest = root.join("Cargo.toml");
+        let format = "{p}";
+        let tree = cmd!(
+            sh,
+            "cargo tree --locked --offline --manifest-path {manifest} -p crypto-build -e normal,build --all-features --prefix none --format {format}"
+        )
+        .read()
+        .unwrap();
+        assert!(!tree.lines().any(|l| l.starts_with("openssl-src v300.")), "{tree}");
+        for line in crypto_build::data::OPENSSL_LINES {
+            let krate = format!("{} v{} (", line.source_crate(), line.version);
+            assert!(tree.lines().any(|l| l.starts_with(&krate)), "no {krate} in:\n{tree}");
+        }
+        let metadata = cmd!(
+            sh,
+            "cargo metadata --format-version 1 --locked --offline --manifest-path {manifest}"
+        )
+        .read()
+        .unwrap();
+        let m = Metadata::parse(&metadata).unwrap();
+        assert!(
+            m.dependency("crypto-build", "openssl_src").is_err(),
+            "crypto-build names a dependency openssl-src"
+        );
+        assert!(m.dependency("crypto-build", "openssl_src_4_0").is_ok());
+    }
+
     /// The packaged `.crate` file's name follows the patch crate's version.
     #[test]
     fn patch_version_is_the_patch_crates() {
