@@ -319,8 +319,12 @@ impl BuildConfig {
         };
         let today = read_today(vars)?;
         let (lock_dir, packaged) = default_sets_root(manifest_dir);
-        // A package carries each line's sets in its `sets/`, as the workspace at its root.
-        let lock_dir = line.root(&lock_dir);
+        // Packaged, each line's sets are its package's `sets/` (crypto-build's, or the line's
+        // sets crate's); in the workspace, the line's root.
+        let lock_dir = match packaged {
+            true => crate::packed::package_sets(line)?,
+            false => line.root(&lock_dir),
+        };
         let (sets_root, packaged) = match var(SETS_DIR_VAR)?.filter(|d| !d.is_empty()) {
             Some(dir) => (line.root(&existing_sets_dir(&dir)?), false),
             None => (lock_dir.clone(), packaged),
@@ -612,7 +616,7 @@ mod tests {
     use super::*;
 
     /// Another line is refused, in one line that names it, for a target it has no sets
-    /// for; a package holds its sets in `sets/`, as the workspace at its root.
+    /// for; a package holds its sets in its sets crate's `sets/`.
     #[test]
     fn a_line_builds_only_its_targets_and_from_a_package_its_own_sets() {
         let _guard = ENV.lock().unwrap_or_else(|e| e.into_inner());
@@ -638,7 +642,8 @@ mod tests {
         assert!(e.contains(&named) && e.contains("linux-x86_64 only"), "{e}");
         let packaged = tempfile::tempdir().unwrap();
         let p = read("x86_64-unknown-linux-gnu", packaged.path()).unwrap();
-        let sets = packaged.path().join("sets").join(other.dir());
+        let sets = crate::packed::package_sets(other).unwrap();
+        assert!(sets.ends_with(format!("{}/sets", other.dir())), "{}", sets.display());
         assert_eq!((p.packaged, &p.lock_dir, &p.sets_root), (true, &sets, &sets));
         let c = read("x86_64-unknown-linux-gnu", &crate_dir.parent().unwrap().join("crypto-sys"));
         let c = c.unwrap();

@@ -12,20 +12,32 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// Where a package holds `line`'s sets: crypto-build's own `sets/` for the default line,
+/// another line's sets crate's (crypto-build's feature of the line's name brings it).
+pub fn package_sets(line: &crate::data::OpensslLine) -> Result<PathBuf> {
+    let dir = match line.name() {
+        _ if line.default => crate::crate_dir(),
+        #[cfg(feature = "openssl-3-5")]
+        "3.5" => crypto_sys_sets_3_5::crate_dir(),
+        _ => bail!(
+            "OpenSSL {} needs crypto-build's `{}` feature, which brings its sets crate {}",
+            line.version,
+            line.feature().unwrap_or_default(),
+            line.sets_crate()
+        ),
+    };
+    Ok(dir.join("sets"))
+}
+
 /// `<omitted copy>\t<stored file>` per line, both relative to the sets directory.
 pub const LINKS_FILE: &str = "links.tsv";
 /// Written last into a restored directory: what it was restored from.
 const STAMP_FILE: &str = ".restored-from";
 
-/// Every file under `dir`, as `/`-separated paths relative to `root`, but those of another
-/// line's sets root within it (a directory with a lock of its own, `openssl-3.5/`), which is
-/// packed on its own.
+/// Every file under `dir`, as `/`-separated paths relative to `root`.
 fn files(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
     for entry in fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
         let path = entry?.path();
-        if path.join(crate::generate::lock::FILE_NAME).is_file() {
-            continue;
-        }
         if path.is_dir() {
             files(root, &path, out)?;
         } else {
@@ -162,20 +174,10 @@ mod tests {
             ("asm/win/gen/h.h", "header"),
             ("asm/linux/gen/h.h", "a target whose name starts like another's"),
         ];
-        let line = [
-            ("openssl-3.5/generate.lock", "its lock"),
-            ("openssl-3.5/asm/lin/gen/a.s", "fast a"),
-            ("openssl-3.5/asm/win/gen/a.asm", "fast a"),
-        ];
-        let root = tree(&[&original[..], &line[..]].concat());
+        let root = tree(&original);
         let root = root.path();
         let (removed, bytes) = pack(root).unwrap();
         assert_eq!((removed, bytes), (4, 3 * 6 + 6));
-        // Another line's sets root is its own: left whole, then packed on its own.
-        assert!(root.join("openssl-3.5/asm/lin/gen/a.s").exists());
-        assert_eq!(pack(&root.join("openssl-3.5")).unwrap(), (1, 6));
-        let links = fs::read_to_string(root.join("openssl-3.5").join(LINKS_FILE)).unwrap();
-        assert_eq!(links, "asm/win/gen/a.asm\tasm/lin/gen/a.s\n");
         assert!(!root.join("asm/win/gen/a.asm").exists() && root.join("asm/lin/gen/a.s").exists());
         let links = fs::read_to_string(root.join(LINKS_FILE)).unwrap();
         assert!(links.contains("asm/win/gen/a.asm\tasm/lin/gen/a.s\n"), "{links}");

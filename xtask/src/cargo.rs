@@ -133,23 +133,32 @@ pub fn crates(root: &Path) -> Vec<PathBuf> {
     let version = env!("CARGO_PKG_VERSION");
     let ours = ["crypto-build", "crypto-sys"].map(|n| format!("{n}-{version}"));
     let patch = format!("openssl-src-{PATCH_VERSION}");
-    let lines = crypto_build::data::OPENSSL_LINES.iter();
-    let sources = lines.map(|l| format!("{}-{}", l.source_crate(), l.version));
     ours.into_iter()
         .chain(std::iter::once(patch))
-        .chain(sources)
+        .chain(line_crates().into_iter().map(|(name, v)| format!("{name}-{v}")))
         .map(|n| root.join(format!("target/package/{n}.crate")))
         .collect()
 }
 
-/// `[patch.crates-io]` lines that take each crate `cargo xtask package` publishes from its
-/// unpacked `.crate` under `dir` (unpublished, a consumer outside the workspace finds them so).
+/// Each line's source crate, and each other line's sets crate: (name, version).
+fn line_crates() -> Vec<(String, String)> {
+    let mut crates = vec![];
+    for l in crypto_build::data::OPENSSL_LINES {
+        crates.push((l.source_crate(), l.version.to_string()));
+        if !l.is_default() {
+            crates.push((l.sets_crate(), crate::sets_crate::VERSION.to_string()));
+        }
+    }
+    crates
+}
+
+/// `[patch.crates-io]` lines that take each crate `cargo xtask package` publishes but crypto-sys
+/// from its unpacked `.crate` under `dir` (unpublished, a consumer outside the workspace finds
+/// them so).
 pub fn unpacked_patches(dir: &Path) -> Vec<String> {
     let version = env!("CARGO_PKG_VERSION");
-    let lines = crypto_build::data::OPENSSL_LINES.iter();
-    let sources = lines.map(|l| (l.source_crate(), l.version.to_string()));
     std::iter::once(("crypto-build".to_string(), version.to_string()))
-        .chain(sources)
+        .chain(line_crates())
         .map(|(name, v)| {
             let path = dir.join(format!("{name}-{v}")).display().to_string();
             format!("{name} = {{ path = {path:?} }}")

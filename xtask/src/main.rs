@@ -14,6 +14,7 @@ mod matrix;
 mod prefix;
 mod progress;
 mod runner;
+mod sets_crate;
 mod sources;
 mod triple;
 

@@ -194,6 +194,12 @@ impl OpensslLine {
         format!("crypto-sys-openssl-{}", series_of(release).replace('.', "-"))
     }
 
+    /// The crate that carries its pre-generated sets in a package (`crypto-sys-sets-3-5`, at
+    /// its sets root): crypto-build's own for the default line.
+    pub fn sets_crate(&self) -> String {
+        format!("crypto-sys-sets-{}", self.series_dashed())
+    }
+
     /// Where its source crate lies under the workspace: `sources/openssl-3-5`.
     pub fn source_crate_dir(&self) -> String {
         self.source_crate_dir_at(self.version)

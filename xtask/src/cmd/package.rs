@@ -1,8 +1,9 @@
-//! `cargo xtask package`: crypto-build, crypto-sys, each OpenSSL line's source crate and
-//! `openssl-src` (the patch crate) `.crate` files, crypto-build carrying every line's
-//! pre-generated sets (generated where missing, checked against each line's generate.lock), each
-//! source crate its tree (checked against its list), so that crypto-sys and the patch both
-//! build without perl, on every line.
+//! `cargo xtask package`: crypto-build, crypto-sys, each OpenSSL line's source crate, each
+//! other line's sets crate and `openssl-src` (the patch crate) `.crate` files, crypto-build
+//! carrying the default line's pre-generated sets and each sets crate its line's (generated
+//! where missing, checked against each line's generate.lock), each source crate its tree
+//! (checked against its list), so that crypto-sys and the patch both build without perl, on
+//! every line.
 
 use crate::flags::Package;
 use crate::sources::krate::MAX_CRATE_BYTES;
@@ -21,18 +22,29 @@ impl Package {
             true => OPENSSL_LINES.iter().collect(),
             false => self.lines,
         };
-        let mut source_crates = vec![];
+        let mut line_crates = vec![];
         for line in OPENSSL_LINES {
             let krate = SourceCrate::in_workspace(&root, line);
             krate.checked(line).with_context(|| format!("packaging {}", krate.name))?;
-            source_crates.extend(["-p".to_string(), format!("{}@{}", krate.name, line.version)]);
+            line_crates.extend(["-p".to_string(), format!("{}@{}", krate.name, line.version)]);
+            if !line.is_default() {
+                line_crates.extend(["-p".to_string(), line.sets_crate()]);
+            }
         }
         for line in &lines {
             check_sets(&root, line)?;
         }
-        let sets = root.join("crypto-build/sets");
-        let _cleanup = RemoveOnDrop(sets.clone());
-        install_sets(&root, &sets, &lines)?;
+        // Each line's sets into its package's `sets/`: crypto-build's, or its sets crate's.
+        let sets_dir = |l: &OpensslLine| match l.is_default() {
+            true => root.join("crypto-build/sets"),
+            false => l.root(&root).join("sets"),
+        };
+        let _cleanup: Vec<RemoveOnDrop> =
+            OPENSSL_LINES.iter().map(|l| RemoveOnDrop(sets_dir(l))).collect();
+        for line in &lines {
+            install_sets(&root, &sets_dir(line), line)?;
+        }
+        let source_crates = line_crates;
         let cargo = crate::cargo::cargo();
         let pkgs = ["-p", "crypto-build", "-p", "crypto-sys"];
         let sources = &source_crates;
@@ -67,29 +79,24 @@ fn check_sets(root: &Path, line: &OpensslLine) -> Result<()> {
         })
 }
 
-/// Each line's sets and lock, under the line's directory of `sets` (the default line's at its
-/// root): the packaged build checks every set against the lock it carries. Each line's root is
-/// packed on its own.
-fn install_sets(root: &Path, sets: &Path, lines: &[&'static OpensslLine]) -> Result<()> {
+/// `line`'s sets and lock in `sets`: the packaged build checks every set against the lock it
+/// carries.
+fn install_sets(root: &Path, sets: &Path, line: &OpensslLine) -> Result<()> {
     let _ = fs::remove_dir_all(sets);
-    for line in lines {
-        for config in all_configs(line) {
-            let from = config.dir(&line.root(root));
-            copy_tree(&from, &config.dir(&line.root(sets)))
-                .with_context(|| format!("copying {}", from.display()))?;
-        }
-        let lock = line.root(root).join(lock::FILE_NAME);
-        fs::copy(&lock, line.root(sets).join(lock::FILE_NAME))
-            .with_context(|| format!("copying {}", lock.display()))?;
+    for config in all_configs(line) {
+        let from = config.dir(&line.root(root));
+        copy_tree(&from, &config.dir(sets))
+            .with_context(|| format!("copying {}", from.display()))?;
     }
-    for line in lines {
-        let (files, bytes) = crypto_build::packed::pack(&line.root(sets))?;
-        println!(
-            "sets of OpenSSL {}: {files} repeated files ({:.1} MiB) stored once",
-            line.version,
-            bytes as f64 / 1048576.0
-        );
-    }
+    let lock = line.root(root).join(lock::FILE_NAME);
+    fs::copy(&lock, sets.join(lock::FILE_NAME))
+        .with_context(|| format!("copying {}", lock.display()))?;
+    let (files, bytes) = crypto_build::packed::pack(sets)?;
+    println!(
+        "sets of OpenSSL {}: {files} repeated files ({:.1} MiB) stored once",
+        line.version,
+        bytes as f64 / 1048576.0
+    );
     Ok(())
 }
 

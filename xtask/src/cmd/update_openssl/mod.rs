@@ -286,6 +286,7 @@ impl Plan {
             report: report.to_vec(),
             aside: scratch.join(format!("aside-{}", std::process::id())),
             source_crate,
+            sets_crate: !line.is_default(),
         };
         step.apply(sh)?;
         let moved = format!(

@@ -217,11 +217,15 @@ pub const DEFAULT_SITES: &[Site] = &[
 pub const LINE_SITES: &[Site] = &[
     Site { path: "Cargo.toml",
            texts: &["# OpenSSL {release}, the line crypto-sys's `openssl-{series_dash}` feature chooses:\n\
-                     crypto-sys-openssl-{series_dash} = { path = \"sources/openssl-{series_dash}\", version = \"={release}\" }"] },
+                     crypto-sys-openssl-{series_dash} = { path = \"sources/openssl-{series_dash}\", version = \"={release}\" }",
+                    "crypto-sys-sets-{series_dash} = { path = \"openssl-{series}\", version ="] },
     Site { path: "crypto-build/Cargo.toml",
-           texts: &["crypto-sys-openssl-{series_dash} = { workspace = true, optional = true }",
-                    "# OpenSSL {series}'s source crate, for the line crypto-sys's `openssl-{series_dash}` feature selects.\n\
-                     openssl-{series_dash} = [\"dep:crypto-sys-openssl-{series_dash}\"]"] },
+           texts: &["crypto-sys-openssl-{series_dash} = { workspace = true, optional = true }\n\
+                     crypto-sys-sets-{series_dash} = { workspace = true, optional = true }",
+                    "# OpenSSL {series}'s source crate and sets crate, for the line crypto-sys's `openssl-{series_dash}` feature selects.\n\
+                     openssl-{series_dash} = [\"dep:crypto-sys-openssl-{series_dash}\", \"dep:crypto-sys-sets-{series_dash}\"]"] },
+    Site { path: "crypto-build/src/packed.rs",
+           texts: &["#[cfg(feature = \"openssl-{series_dash}\")]\n        \"{series}\" => crypto_sys_sets_{series_ident}::crate_dir(),"] },
     Site { path: "crypto-build/src/data/lines.rs",
            texts: &["OpensslLine { version: \"{release}\", source: {source}, default: false,"] },
     Site { path: "crypto-build/src/source/mod.rs",
@@ -259,7 +263,8 @@ pub const LINE_SITES: &[Site] = &[
     Site { path: "openssl-src/src/lib.rs",
            texts: &["(\"openssl-{series_dash}\", cfg!(feature = \"openssl-{series_dash}\"))"] },
     Site { path: ".gitignore",
-           texts: &["/openssl-{series}/*/*/", "/openssl-{series}/.gen-staging*", "/openssl-{series}/.gen-lock"] },
+           texts: &["/openssl-{series}/*/*/", "/openssl-{series}/.gen-staging*", "/openssl-{series}/.gen-lock",
+                    "/openssl-{series}/sets/"] },
     Site { path: ".github/workflows/ci.yml",
            texts: &["- name: openssl-{series}-tests", "- name: openssl-{series}-windows",
                     "- name: openssl-{series}-cross", "--openssl {series} --step"] },
@@ -317,6 +322,8 @@ pub struct Move<'a> {
     pub aside: PathBuf,
     /// The line's source crate at the release moved to.
     pub source_crate: NewCrate<'a>,
+    /// Whether the sets root is another line's, whose sets crate a new root gets written.
+    pub sets_crate: bool,
 }
 
 /// A line's source crate, written anew for the release moved to.
@@ -405,7 +412,9 @@ impl Move<'_> {
         for (_, to) in &self.report {
             undo.keep(to, &self.aside)?;
         }
+        // The crates Cargo.toml will name exist before cargo reads it.
         self.install_crate(undo)?;
+        let mut lock = self.sets_root(undo)?;
         for e in &self.edits {
             write_atomic(&e.path, e.text.as_bytes())?;
         }
@@ -418,16 +427,6 @@ impl Move<'_> {
             .ignore_stdout()
             .run()
             .context("moving Cargo.lock to the new source crate")?;
-        let mut lock = if old_root == new_root {
-            Lock::load(old_root)?
-        } else {
-            // Another series: a directory of its own, its lock made of the new sets alone.
-            self.move_aside(old_root, undo)?;
-            fs::create_dir_all(new_root)
-                .with_context(|| format!("creating {}", new_root.display()))?;
-            undo.sets.push((new_root.clone(), None));
-            Lock::default()
-        };
         for (m, dir) in &self.sets {
             let dest = new_root.join(m.key());
             if dest.exists() {
@@ -445,8 +444,32 @@ impl Move<'_> {
             fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
             fs::copy(from, to).with_context(|| format!("writing {}", to.display()))?;
         }
-        // Cargo.lock and Cargo.toml agree on the release moved to. cargo tree, unlike cargo
-        // metadata, resolves for the host only, so it needs no other platform's crates.
+        self.check_cargo_lock(sh)
+    }
+
+    /// The line's sets root and its lock: the same, or for another series a directory of its
+    /// own (another line's with its sets crate), its lock made of the new sets alone.
+    fn sets_root(&self, undo: &mut Undo) -> Result<Lock> {
+        let (old_root, new_root) = &self.sets_roots;
+        if old_root == new_root {
+            return Lock::load(old_root);
+        }
+        self.move_aside(old_root, undo)?;
+        fs::create_dir_all(new_root).with_context(|| format!("creating {}", new_root.display()))?;
+        undo.sets.push((new_root.clone(), None));
+        if self.sets_crate {
+            let release = &self.to.openssl;
+            fs::create_dir_all(new_root.join("src"))?;
+            fs::write(new_root.join("Cargo.toml"), crate::sets_crate::manifest(release))?;
+            fs::write(new_root.join("src/lib.rs"), crate::sets_crate::LIB)?;
+        }
+        Ok(Lock::default())
+    }
+
+    /// Cargo.lock and Cargo.toml agree on the release moved to. cargo tree, unlike cargo
+    /// metadata, resolves for the host only, so it needs no other platform's crates.
+    fn check_cargo_lock(&self, sh: &Shell) -> Result<()> {
+        let cargo = crate::cargo::cargo();
         let name = crate::sources::krate::name(&self.to.openssl);
         let spec = format!("{name}@{}", self.to.openssl);
         let tree = cmd!(sh, "{cargo} tree --locked --offline -i {spec} --depth 0 -e normal")
@@ -687,7 +710,9 @@ mod tests {
             if !line.default {
                 let krate = edits.iter().find(|e| e.path.ends_with("crypto-build/Cargo.toml"));
                 let text = &krate.unwrap().text;
-                assert!(text.contains("openssl-9-1 = [\"dep:crypto-sys-openssl-9-1\"]"), "{text}");
+                let feature =
+                    "openssl-9-1 = [\"dep:crypto-sys-openssl-9-1\", \"dep:crypto-sys-sets-9-1\"]";
+                assert!(text.contains(feature), "{text}");
                 let ci = edits.iter().find(|e| e.path.ends_with("ci.yml")).unwrap();
                 assert!(
                     ci.text.contains("--openssl 9.1 --step") && !ci.text.contains("--openssl 4.0")
