@@ -18,6 +18,12 @@ const BOTH: &str = "xtask/tests/patch-both";
 const CROSS: &str = "xtask/tests/patch-cross";
 const WORK: &str = "target/patch-test";
 const LINES_WORK: &str = "target/patch-lines-test";
+/// Where each step unpacks the packaged crates: beside its projects, never inside one. cargo
+/// names a path dependency inside a project by its path relative to it, so the same relative
+/// path from two steps' projects would share compiled crates in the one target directory, each
+/// with the other's directory compiled in (`env!("CARGO_MANIFEST_DIR")`, seen here: a 3.5 build
+/// read the `patch` step's unpacked sets).
+const CRATES: &str = "crates";
 
 /// A scratch project: the consumer's manifest, with these lines added.
 struct Project<'a> {
@@ -43,7 +49,7 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
     let line = crypto_build::data::DEFAULT_LINE;
     let name = line.name();
     cmd!(sh, "{cargo} xtask package --openssl {name}").run()?;
-    let unpacked = work.join("packaged");
+    let unpacked = work.join(CRATES);
     super::package::unpack(sh, &root, &unpacked)?;
     projects(sh, cargo, (&work, &unpacked), line, None)?;
     bad_input(sh, cargo, &work.join("path"))?;
@@ -60,7 +66,7 @@ pub fn lines(sh: &Shell, cargo: &str) -> Result<()> {
     let root = project_root();
     let work = fresh(&root.join(LINES_WORK))?;
     cmd!(sh, "{cargo} xtask package").run()?;
-    let unpacked = work.join("packaged");
+    let unpacked = work.join(CRATES);
     super::package::unpack(sh, &root, &unpacked)?;
     for line in crypto_build::data::OPENSSL_LINES.iter().filter(|l| !l.is_default()) {
         let feature = line.feature().context("another line has a feature")?;
