@@ -22,15 +22,7 @@ impl Package {
             true => OPENSSL_LINES.iter().collect(),
             false => self.lines,
         };
-        let mut line_crates = vec![];
-        for line in OPENSSL_LINES {
-            let krate = SourceCrate::in_workspace(&root, line);
-            krate.checked(line).with_context(|| format!("packaging {}", krate.name))?;
-            line_crates.extend(["-p".to_string(), format!("{}@{}", krate.name, line.version)]);
-            if !line.is_default() {
-                line_crates.extend(["-p".to_string(), line.sets_crate()]);
-            }
-        }
+        let source_crates = line_crates(&root)?;
         for line in &lines {
             check_sets(&root, line)?;
         }
@@ -44,7 +36,6 @@ impl Package {
         for line in &lines {
             install_sets(&root, &sets_dir(line), line)?;
         }
-        let source_crates = line_crates;
         let cargo = crate::cargo::cargo();
         let pkgs = ["-p", "crypto-build", "-p", "crypto-sys"];
         let sources = &source_crates;
@@ -64,6 +55,21 @@ impl Package {
         }
         Ok(())
     }
+}
+
+/// cargo's `-p` arguments for each line's source crate (its tree checked against its list
+/// first) and each other line's sets crate.
+fn line_crates(root: &Path) -> Result<Vec<String>> {
+    let mut args = vec![];
+    for line in OPENSSL_LINES {
+        let krate = SourceCrate::in_workspace(root, line);
+        krate.checked(line).with_context(|| format!("packaging {}", krate.name))?;
+        args.extend(["-p".to_string(), format!("{}@{}", krate.name, line.version)]);
+        if !line.is_default() {
+            args.extend(["-p".to_string(), line.sets_crate()]);
+        }
+    }
+    Ok(args)
 }
 
 /// Every set of `line` on disk and equal to its lock: a package never ships unchecked outputs.
