@@ -562,6 +562,9 @@ fn build_info_rs(f: &BuildFacts, include_dir: &str) -> Result<String> {
         ("TARGET", "&str", format!("{:?}", f.target)),
         ("REQUESTED_SET", "&str", format!("{:?}", f.requested_set)),
         ("EFFECTIVE_SET", "&str", format!("{:?}", f.effective_set)),
+        // The set whose files hold the AVX-512 fast paths, for `fast_paths()`: asked of the
+        // table here, so that crypto-sys never spells a set's name.
+        ("AVX512_SET", "&str", format!("{:?}", data::AsmSet::avx512().name)),
         ("REQUESTED_C_VARIANT", "&str", format!("{:?}", f.requested_c_variant)),
         ("C_VARIANT", "Option<&str>", format!("{:?}", f.c_variant)),
         ("C_VARIANT_REFUSED", "Option<&str>", format!("{:?}", f.c_variant_refused)),

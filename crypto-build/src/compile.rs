@@ -1,7 +1,7 @@
 //! Compiles libcrypto and libssl with cc, from openssl-src's tree plus the chosen sets'
 //! generated files, at OpenSSL's own flags whatever the cargo profile, and archives them.
 
-use crate::data::{AsmSyntax, Target, NASM_FLAGS};
+use crate::data::{self, AsmSyntax, Target, NASM_FLAGS};
 use crate::detect::{self, Assembler};
 use crate::generate::set_dir;
 use crate::manifest::{self, Lib, Manifest};
@@ -383,7 +383,7 @@ impl ObjectCache {
             let tmp = self.dir.join(unique_name("nasm"));
             let mut nasm = nasm_rs::Build::new();
             nasm.nasm(&asm.driver)
-                .target(nasm_target(format))
+                .target(nasm_target(format)?)
                 .out_dir(&tmp)
                 .debug(false)
                 .files(batch.iter().map(|(u, _)| &u.path));
@@ -417,15 +417,12 @@ fn unique_name(what: &str) -> String {
     format!(".{what}-tmp-{}-{n}", std::process::id())
 }
 
-/// A triple that makes nasm-rs pick the `-f` format we want (it derives it from the triple).
-fn nasm_target(format: &str) -> &'static str {
-    match format {
-        "win64" => "x86_64-pc-windows-msvc",
-        // 32-bit x86: nasm-rs's x86 triples give `-fwin32` and `-felf32`.
-        "win32" => "i686-pc-windows-msvc",
-        "elf32" => "i686-unknown-linux-gnu",
-        _ => "x86_64-unknown-linux-gnu",
-    }
+/// A triple that makes nasm-rs pick the `-f` format we want (it derives it from the triple's
+/// arch and OS): the first triple of the first target row of that nasm format.
+fn nasm_target(format: &str) -> Result<&'static str> {
+    let row = data::TARGETS.iter().find(|t| t.nasm_format == format);
+    row.and_then(|t| t.triples.first().copied())
+        .with_context(|| format!("no target row assembles nasm's `-f {format}`"))
 }
 
 fn is_nasm_group(units: &[Source]) -> bool {
@@ -572,19 +569,17 @@ mod tests {
     /// assembles for the 32-bit formats, and would not in a 64-bit one.
     #[test]
     fn nasm_rs_is_told_each_targets_format() {
-        if which::which("nasm").is_err() {
-            let _ = std::io::Write::write_all(&mut std::io::stderr(), b"skipped: no nasm\n");
-            return;
-        }
-        let dir = std::env::temp_dir().join(format!("crypto-build-nasm-rs-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
+        let nasm_path = crate::installed("nasm", "nasm");
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let src = dir.join("x86.asm");
         fs::write(&src, "section .text\npusha\npopa\nret\n").unwrap();
         let assembles = |format: &str| {
             let out = dir.join(format);
             fs::create_dir_all(&out).unwrap();
             let mut nasm = nasm_rs::Build::new();
-            nasm.target(nasm_target(format)).out_dir(&out).debug(false).file(&src);
+            nasm.nasm(&nasm_path).target(nasm_target(format).unwrap());
+            nasm.out_dir(&out).debug(false).file(&src);
             // nasm-rs logs a failed file and returns the others' objects.
             nasm.compile_objects().is_ok_and(|objs| objs.len() == 1)
         };
@@ -595,7 +590,6 @@ mod tests {
             .collect();
         assert!(!x86.is_empty() && x86.iter().all(|f| assembles(f)), "{x86:?}");
         assert!(!assembles("win64"), "pusha is no 64-bit instruction");
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     /// A gcc whose banner is read from a file, as a compiler upgraded in place at one path;

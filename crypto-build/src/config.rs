@@ -622,15 +622,10 @@ mod tests {
         let _guard = ENV.lock().unwrap_or_else(|e| e.into_inner());
         let other = data::OPENSSL_LINES.iter().find(|l| !l.default).expect("a second line");
         let crate_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let out = tempfile::tempdir().unwrap();
         let read = |triple: &str, manifest_dir: &std::path::Path| {
-            BuildConfig::read(
-                Vars::ENV,
-                triple.into(),
-                std::env::temp_dir(),
-                manifest_dir,
-                1,
-                other,
-            )
+            let out_dir = out.path().to_path_buf();
+            BuildConfig::read(Vars::ENV, triple.into(), out_dir, manifest_dir, 1, other)
         };
         // Every line has every target's sets; a line naming its targets refuses the others.
         let arm =

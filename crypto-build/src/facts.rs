@@ -174,40 +174,6 @@ pub fn stem(path: &str) -> &str {
 }
 
 impl BuildFacts {
-    /// The facts of a gcc `auto` build of x86_64 Linux with one downgrade, for the tests of
-    /// their readers (here, in the fuzz targets and in xtask).
-    #[doc(hidden)]
-    pub fn sample() -> BuildFacts {
-        let file = |path: &str, set: &str| PlannedFile { path: path.into(), set: set.into() };
-        BuildFacts {
-            target: "x86_64-unknown-linux-gnu".into(),
-            openssl_version: "3.6.3".into(),
-            requested_set: "auto".into(),
-            effective_set: "asm".into(),
-            requested_c_variant: "auto".into(),
-            c_variant: Some("ec_nistp_64_gcc_128".into()),
-            c_variant_refused: None,
-            legacy_provider: true,
-            apps: true,
-            openssldir: "/usr/local/ssl".into(),
-            assembler_kind: "GNU as".into(),
-            assembler_version: Some("2.40".into()),
-            units: 1117,
-            compiled: 40,
-            asm_files: vec![
-                file("crypto/aes/aesni-x86_64.s", "asm"),
-                file("crypto/modes/aes-gcm-avx512.s", "asm_avx2"),
-                file("crypto/x86_64cpuid.s", "asm"),
-            ],
-            downgrades: vec![Downgrade {
-                path: "crypto/modes/aes-gcm-avx512.s".into(),
-                from: "asm".into(),
-                to: "asm_avx2".into(),
-                missing: vec!["vaes-zmm".into(), "vpclmulqdq-zmm".into()],
-            }],
-        }
-    }
-
     /// The build summary: `set asm (requested auto), C ec_nistp_64_gcc_128, GNU as 2.40,
     /// 1117 units (25 asm, 1117 compiled), 0 downgraded`.
     pub fn summary(&self) -> String {
@@ -370,8 +336,43 @@ fn parse(text: &str, origin: &Path) -> Result<BuildFacts> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::data::{triples, AsmSet, DEFAULT_LINE, NISTP};
+
+    /// The facts of a gcc `auto` build of x86_64 Linux on the default line with one
+    /// downgrade, for the tests of their readers (here and in the fuzz targets).
+    pub(crate) fn sample() -> BuildFacts {
+        let (asm, avx2) = (AsmSet::avx512().name, AsmSet::avx2().name);
+        let file = |path: &str, set: &str| PlannedFile { path: path.into(), set: set.into() };
+        BuildFacts {
+            target: triples::X86_64_LINUX.into(),
+            openssl_version: DEFAULT_LINE.version.into(),
+            requested_set: "auto".into(),
+            effective_set: asm.into(),
+            requested_c_variant: "auto".into(),
+            c_variant: Some(NISTP.into()),
+            c_variant_refused: None,
+            legacy_provider: true,
+            apps: true,
+            openssldir: "/usr/local/ssl".into(),
+            assembler_kind: "GNU as".into(),
+            assembler_version: Some("2.40".into()),
+            units: 1117,
+            compiled: 40,
+            asm_files: vec![
+                file("crypto/aes/aesni-x86_64.s", asm),
+                file("crypto/modes/aes-gcm-avx512.s", avx2),
+                file("crypto/x86_64cpuid.s", asm),
+            ],
+            downgrades: vec![Downgrade {
+                path: "crypto/modes/aes-gcm-avx512.s".into(),
+                from: asm.into(),
+                to: avx2.into(),
+                missing: vec!["vaes-zmm".into(), "vpclmulqdq-zmm".into()],
+            }],
+        }
+    }
 
     /// A no_asm build of OpenSSL's default C, without the legacy provider, by an assembler
     /// that printed no version, whose C variant was refused.
@@ -390,15 +391,8 @@ mod tests {
             compiled: 1050,
             asm_files: vec![],
             downgrades: vec![],
-            ..BuildFacts::sample()
+            ..sample()
         }
-    }
-
-    fn scratch(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("facts-{}-{name}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
     }
 
     fn parse_err(text: &str) -> String {
@@ -407,31 +401,31 @@ mod tests {
 
     #[test]
     fn write_then_read_gives_the_same_facts() {
-        let dir = scratch("round-trip");
-        for facts in [BuildFacts::sample(), plain()] {
-            facts.write(&dir).unwrap();
-            assert_eq!(BuildFacts::read(&dir).unwrap(), facts);
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        for facts in [sample(), plain()] {
+            facts.write(dir).unwrap();
+            assert_eq!(BuildFacts::read(dir).unwrap(), facts);
         }
         let text = fs::read_to_string(dir.join(FACTS_FILE)).unwrap();
         assert!(text.starts_with("crypto-sys-facts 2\ntarget\tx86_64-unknown-linux-gnu\n"));
         assert!(text.contains("\nc_variant\tnone\nc_variant_refused\tec_nistp_64_gcc_128\n"));
         assert!(text.contains("\nassembler_version\tnone\n"), "{text}");
         assert!(text.ends_with("\ncompiled\t1050\nend\n"), "{text}");
-        let written = BuildFacts::sample().to_text().unwrap();
+        let written = sample().to_text().unwrap();
         assert!(written.contains(
             "\nfile\tcrypto/modes/aes-gcm-avx512.s\tasm_avx2\n\
              file\tcrypto/x86_64cpuid.s\tasm\n\
              downgrade\tcrypto/modes/aes-gcm-avx512.s\tasm\tasm_avx2\tvaes-zmm+vpclmulqdq-zmm\n\
              end\n"
         ));
-        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1, "no temporary file is left");
-        fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(fs::read_dir(dir).unwrap().count(), 1, "no temporary file is left");
     }
 
     #[test]
     fn summary_names_set_variant_provider_assembler_and_counts() {
         assert_eq!(
-            BuildFacts::sample().summary(),
+            sample().summary(),
             "set asm (requested auto), C ec_nistp_64_gcc_128, GNU as 2.40, 1117 units \
              (3 asm, 40 compiled), 1 downgraded"
         );
@@ -445,7 +439,7 @@ mod tests {
 
     #[test]
     fn helpers_answer_by_stem_set_and_default_c() {
-        let f = BuildFacts::sample();
+        let f = sample();
         assert_eq!(f.set_of("crypto/modes/aes-gcm-avx512"), Some("asm_avx2"));
         // Another syntax's rendering of the same file.
         assert_eq!(f.set_of("crypto/aes/aesni-x86_64.asm"), Some("asm"));
@@ -460,7 +454,7 @@ mod tests {
 
     #[test]
     fn read_rejects_a_truncated_file() {
-        let text = BuildFacts::sample().to_text().unwrap();
+        let text = sample().to_text().unwrap();
         // Header, 14 keys and the first file: the plan would read as one file long.
         let cut: String = text.lines().take(16).map(|l| format!("{l}\n")).collect();
         let e = parse_err(&cut);
@@ -472,7 +466,7 @@ mod tests {
 
     #[test]
     fn read_rejects_unknown_missing_repeated_and_malformed_keys() {
-        let text = BuildFacts::sample().to_text().unwrap();
+        let text = sample().to_text().unwrap();
         let e = parse_err(&text.replace("apps\ttrue\n", "apps\ttrue\ncolour\tblue\n"));
         assert_eq!(e, "out/facts.txt:11: unknown key `colour`");
         assert_eq!(parse_err(&text.replace("units\t1117\n", "")), "out/facts.txt: no `units` line");
@@ -491,10 +485,8 @@ mod tests {
 
     #[test]
     fn read_rejects_another_format_version() {
-        let text = BuildFacts::sample()
-            .to_text()
-            .unwrap()
-            .replace("crypto-sys-facts 2\n", "crypto-sys-facts 3\n");
+        let text =
+            sample().to_text().unwrap().replace("crypto-sys-facts 2\n", "crypto-sys-facts 3\n");
         let e = parse_err(&text);
         assert!(
             e.starts_with(
@@ -508,10 +500,10 @@ mod tests {
 
     #[test]
     fn write_refuses_values_that_would_not_read_back() {
-        let tab = BuildFacts { target: "x86_64\tlinux".into(), ..BuildFacts::sample() };
+        let tab = BuildFacts { target: "x86_64\tlinux".into(), ..sample() };
         let e = tab.to_text().unwrap_err().to_string();
         assert_eq!(e, "`target` value \"x86_64\\tlinux\" holds a tab or a line break");
-        let none = BuildFacts { assembler_version: Some("none".into()), ..BuildFacts::sample() };
+        let none = BuildFacts { assembler_version: Some("none".into()), ..sample() };
         let e = none.to_text().unwrap_err().to_string();
         assert_eq!(e, "assembler_version `none` would read back as absent");
     }

@@ -4,6 +4,7 @@
 //! each, so `cargo test` runs them in a few seconds.
 
 use crate::config::{BuildConfig, Vars};
+use crate::data::triples::X86_64_LINUX;
 use crate::facts::{BuildFacts, FACTS_FILE};
 use crate::generate::lock::Lock;
 use crate::manifest::Manifest;
@@ -96,11 +97,16 @@ const FACTS_WORDS: &[&str] = &[
     "none",
     "true",
     "false",
-    "asm",
     "*",
     "crypto-sys-facts 2",
     "",
 ];
+
+/// `words` and every set's name, from the table.
+fn with_set_names(words: &[&'static str]) -> &'static [&'static str] {
+    let all = [crate::data::set_names(), words.to_vec()].concat();
+    Box::leak(all.into_boxed_slice())
+}
 const PATH_WORDS: &[&str] = &["asm", "lin", "gen", "a.s", "..", ".", "", "C:", "\\\\h", "/etc"];
 
 /// `links.tsv`'s lines: two paths of a few components each, or any line.
@@ -122,7 +128,7 @@ fn sample_manifest() -> String {
 
 /// A facts file as a build writes it.
 fn sample_facts() -> String {
-    let facts = BuildFacts::sample();
+    let facts = crate::facts::tests::sample();
     let dir = tempfile::tempdir().unwrap();
     facts.write(dir.path()).unwrap();
     std::fs::read_to_string(dir.path().join(FACTS_FILE)).unwrap()
@@ -152,21 +158,20 @@ fn check_facts(text: &str) -> Result<(), TestCaseError> {
 fn check_vars(values: &[String]) -> Result<(), TestCaseError> {
     use crate::config::*;
     let user = VARS.iter().filter(|v| v.set_by == SetBy::User).map(|v| v.name);
-    let names: Vec<&str> = user.chain(["CRYPTO_SYS_ASM_SET_x86_64_unknown_linux_gnu"]).collect();
+    let per_target = per_target_var(ASM_SET_VAR, X86_64_LINUX);
+    let names: Vec<&str> = user.chain([per_target.as_str()]).collect();
     let table: Vec<(&str, &str)> =
         names.iter().zip(values.iter().cycle()).map(|(n, v)| (*n, v.as_str())).collect();
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().join("crypto-sys");
     let vars = Vars::table(&table);
-    let (triple, out) = ("x86_64-unknown-linux-gnu".to_string(), std::env::temp_dir());
-    one_line(BuildConfig::read(vars, triple, out, &crate_dir, 1, crate::data::DEFAULT_LINE))?;
+    let out = tempfile::tempdir().unwrap();
+    let (triple, out_dir) = (X86_64_LINUX.to_string(), out.path().to_path_buf());
+    one_line(BuildConfig::read(vars, triple, out_dir, &crate_dir, 1, crate::data::DEFAULT_LINE))?;
     Ok(())
 }
 
 const VALUE_WORDS: &[&str] = &[
     "auto",
-    "asm",
-    "asm_avx2",
-    "no_asm",
     "none",
     "ec_nistp_64_gcc_128",
     "gas",
@@ -203,13 +208,13 @@ proptest! {
     }
 
     #[test]
-    fn facts_read_or_fail_in_one_line(text in text("crypto-sys-facts 2", FACTS_WORDS)) {
+    fn facts_read_or_fail_in_one_line(text in text("crypto-sys-facts 2", with_set_names(FACTS_WORDS))) {
         check_facts(&text)?;
     }
 
     #[test]
     fn facts_changed_here_and_there_read_or_fail_in_one_line(
-        text in mutated(sample_facts(), FACTS_WORDS)
+        text in mutated(sample_facts(), with_set_names(FACTS_WORDS))
     ) {
         check_facts(&text)?;
     }
@@ -226,7 +231,7 @@ proptest! {
 
     #[test]
     fn crypto_sys_variables_read_or_fail_in_one_line(
-        values in prop::collection::vec(field(VALUE_WORDS), 1..4)
+        values in prop::collection::vec(field(with_set_names(VALUE_WORDS)), 1..4)
     ) {
         check_vars(&values)?;
     }
@@ -243,9 +248,10 @@ fn found_cases_fail_in_one_line() {
     assert!(e.contains("is not a path inside the sets directory"), "{e}");
     let table = [(crate::config::ASM_SET_VAR, "asm\nx")];
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().join("crypto-sys");
-    let (triple, out) = ("x86_64-unknown-linux-gnu".to_string(), std::env::temp_dir());
+    let out = tempfile::tempdir().unwrap();
+    let (triple, out_dir) = (X86_64_LINUX.to_string(), out.path().to_path_buf());
     let line = crate::data::DEFAULT_LINE;
-    let r = BuildConfig::read(Vars::table(&table), triple, out, &crate_dir, 1, line);
+    let r = BuildConfig::read(Vars::table(&table), triple, out_dir, &crate_dir, 1, line);
     let e = format!("{:#}", r.unwrap_err());
     assert_eq!(e, "CRYPTO_SYS_ASM_SET=\"asm\\nx\" holds a control character");
 }

@@ -41,3 +41,12 @@ pub fn par_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R +
     });
     results.into_iter().map(|r| r.into_inner().unwrap().expect("every item was mapped")).collect()
 }
+
+/// A tool a test needs, from `PATH`, or a failure naming the Debian package that installs it
+/// (`.ci/install` does): a missing tool fails the test, never passes it as a skip.
+#[cfg(test)]
+pub(crate) fn installed(tool: &str, package: &str) -> std::path::PathBuf {
+    which::which(tool).unwrap_or_else(|e| {
+        panic!("{tool}: {e}; install it with `apt-get install {package}` (.ci/install does)")
+    })
+}

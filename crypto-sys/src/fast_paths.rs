@@ -115,7 +115,7 @@ pub fn fast_paths() -> Vec<FastPath> {
     PATHS
         .iter()
         .map(|p| {
-            let built = asm_set_of(p.file) == Some("asm");
+            let built = asm_set_of(p.file) == Some(crate::facts::AVX512_SET);
             let cpu = cap.is_some_and(|c| p.bits.iter().all(|&(w, b)| c[w] & (1 << b) != 0));
             let status = match (built, cpu) {
                 (false, _) => Status::NotBuilt,

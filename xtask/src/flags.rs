@@ -3,7 +3,7 @@
 //! table defines (sets, OpenSSL lines, C variants, assemblers, test steps) is parsed against
 //! that table, so the commands get typed values and a name the table lacks is refused here.
 
-use crate::ci::{Step, STEPS};
+use crate::step_names::StepName;
 use clap::builder::{PossibleValue, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use crypto_build::config::{AssemblerChoice, SetChoice, VariantChoice};
@@ -352,7 +352,7 @@ pub struct Test {
     /// Run only this step (repeat for more; a step named twice runs twice); the names are
     /// `--list`'s
     #[arg(long = "step", value_name = "NAME", value_parser = steps(), hide_possible_values = true)]
-    pub steps: Vec<&'static Step>,
+    pub steps: Vec<StepName>,
     /// Only the steps that check this triple's toolchain rows (repeat for more)
     #[arg(long = "target", value_name = "TRIPLE")]
     pub targets: Vec<String>,
@@ -448,8 +448,8 @@ fn assemblers() -> Table<AssemblerChoice> {
     Table::new("assembler", AssemblerChoice::ALL, |a| a.name())
 }
 
-fn steps() -> Table<&'static Step> {
-    Table::new("step", STEPS, |s| s.name)
+fn steps() -> Table<StepName> {
+    Table::new("step", StepName::ALL.iter().copied(), |s| s.name())
 }
 
 #[cfg(test)]
@@ -479,7 +479,7 @@ mod tests {
         else {
             panic!("not test")
         };
-        let names: Vec<&str> = t.steps.iter().map(|s| s.name).collect();
+        let names: Vec<&str> = t.steps.iter().map(|s| s.name()).collect();
         assert_eq!(names, ["lock", "lint"]);
         assert_eq!(t.openssl.line.version, data::DEFAULT_LINE.version);
         let Command::Build(b) =
@@ -512,7 +512,7 @@ mod tests {
         let set_names = data::set_names();
         let variant_names: Vec<&str> = data::C_VARIANTS.iter().map(|v| v.name).collect();
         let line_names: Vec<&str> = data::OPENSSL_LINES.iter().map(|l| l.name()).collect();
-        let step_names: Vec<&str> = STEPS.iter().map(|s| s.name).collect();
+        let step_names: Vec<&str> = StepName::ALL.iter().map(|s| s.name()).collect();
         let cases: [(&str, Vec<&str>); 6] = [
             ("build --asm-set", [&["auto"][..], &set_names].concat()),
             ("generate --set", set_names.clone()),

@@ -16,6 +16,7 @@ mod progress;
 mod runner;
 mod sets_crate;
 mod sources;
+mod step_names;
 mod triple;
 
 use clap::Parser;

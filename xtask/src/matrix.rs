@@ -6,7 +6,12 @@ use crate::driver::Toolchain;
 use crate::runner::Runner;
 pub use crate::triple::Triple;
 use anyhow::{bail, Context, Result};
-use crypto_build::data::{ARM_SETS, ASM_AVX2, NISTP, NO_ASM, NO_C_VARIANT, X86_64_SETS, X86_SETS};
+use crypto_build::data::triples::{
+    AARCH64_LINUX, AARCH64_MACOS, AARCH64_WINDOWS_MSVC, ARMV7_LINUX, I686_LINUX, I686_WINDOWS_GNU,
+    I686_WINDOWS_MSVC, MIPS64EL_LINUX, PPC64LE_LINUX, RISCV64_LINUX, S390X_LINUX, X86_64_LINUX,
+    X86_64_LINUX_MUSL, X86_64_MACOS, X86_64_WINDOWS_GNU, X86_64_WINDOWS_MSVC,
+};
+use crypto_build::data::{AsmSet, ARM_SETS, NISTP, NO_C_VARIANT, X86_64_SETS, X86_SETS};
 
 /// How a row is checked; each kind is one step of `cargo xtask test`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,35 +69,17 @@ pub struct Row {
     pub why: &'static str,
 }
 
-pub const HOST: &str = "x86_64-unknown-linux-gnu";
-/// mingw's triple, and its gcc: the wine rows, the windows step and bench, the C driver's
-/// Windows toolchain.
-pub const WINDOWS_GNU: &str = "x86_64-pc-windows-gnu";
+/// This machine's triple: its rows build through cargo here, their C compiler in plain `CC`.
+pub const HOST: &str = X86_64_LINUX;
+/// mingw's gcc: the wine rows, the windows step and bench, the C driver's Windows toolchain.
 pub const MINGW_GCC: &str = "x86_64-w64-mingw32-gcc";
-const MSVC: &str = "x86_64-pc-windows-msvc";
-/// The triples qemu-user runs, each a step of its own (`ci::qemu`).
-pub const AARCH64: &str = "aarch64-unknown-linux-gnu";
-pub const PPC64LE: &str = "powerpc64le-unknown-linux-gnu";
-pub const S390X: &str = "s390x-unknown-linux-gnu";
-pub const RISCV64: &str = "riscv64gc-unknown-linux-gnu";
-/// issue 36's other rows: armv7 and mips64el under qemu, musl's static build run here, Windows
-/// on ARM64 with asm.
-pub const ARMV7: &str = "armv7-unknown-linux-gnueabihf";
-pub const MIPS64EL: &str = "mips64el-unknown-linux-gnuabi64";
-pub const MUSL: &str = "x86_64-unknown-linux-musl";
-pub const WIN_ARM64: &str = "aarch64-pc-windows-msvc";
-const MAC_X86: &str = "x86_64-apple-darwin";
-const MAC_ARM: &str = "aarch64-apple-darwin";
-/// The 32-bit x86 rows' triples and cross compilers, which their steps name.
-pub const I686_LINUX: &str = "i686-unknown-linux-gnu";
+/// The 32-bit x86 rows' cross compilers, which their steps name.
 pub const I686_GCC: &str = "i686-linux-gnu-gcc";
-pub const WINDOWS_GNU_I686: &str = "i686-pc-windows-gnu";
 pub const MINGW_GCC_I686: &str = "i686-w64-mingw32-gcc";
-pub const MSVC_I686: &str = "i686-pc-windows-msvc";
 const AUTO: &[&str] = &["auto"];
-const AUTO_AVX2: &[&str] = &["auto", ASM_AVX2];
-const AUTO_NO_ASM: &[&str] = &["auto", NO_ASM];
-const ONLY_NO_ASM: &[&str] = &[NO_ASM];
+const AUTO_AVX2: &[&str] = &["auto", AsmSet::avx2().name];
+const AUTO_NO_ASM: &[&str] = &["auto", AsmSet::plain_c().name];
+const ONLY_NO_ASM: &[&str] = &[AsmSet::plain_c().name];
 const CLANG14_AVXIFMA: &[&str] =
     &["crypto/bn/rsaz-2k-avxifma.s", "crypto/bn/rsaz-3k-avxifma.s", "crypto/bn/rsaz-4k-avxifma.s"];
 
@@ -115,7 +102,7 @@ const fn row(target: &'static str, cc: &'static str, package: &'static str, how:
 
 pub const ROWS: &[Row] = &[
     Row {
-        sets: &["auto", ASM_AVX2, NO_ASM],
+        sets: &["auto", AsmSet::avx2().name, AsmSet::plain_c().name],
         apps: true,
         why: "`no_asm` by a compiler that fails the C variant's probe",
         ..row(HOST, "gcc", "gcc", How::Workspace)
@@ -142,72 +129,72 @@ pub const ROWS: &[Row] = &[
         full_sets: ONLY_NO_ASM,
         apps: true,
         why: "no_asm's own mingw C compile is about 265 core-seconds of CI",
-        ..row(WINDOWS_GNU, MINGW_GCC, "gcc-mingw-w64-x86-64", How::Wine)
+        ..row(X86_64_WINDOWS_GNU, MINGW_GCC, "gcc-mingw-w64-x86-64", How::Wine)
     },
     Row {
         assembler: Some("nasm"),
         sets: AUTO_AVX2,
-        ..row(WINDOWS_GNU, MINGW_GCC, "gcc-mingw-w64-x86-64", How::Wine)
+        ..row(X86_64_WINDOWS_GNU, MINGW_GCC, "gcc-mingw-w64-x86-64", How::Wine)
     },
     Row {
         sets: X86_64_SETS,
         why: "mingw's C compile takes about 400 s with clang here",
-        ..row(WINDOWS_GNU, "clang-19", "clang-19", How::Assembled)
+        ..row(X86_64_WINDOWS_GNU, "clang-19", "clang-19", How::Assembled)
     },
     Row {
         assembler: Some("nasm"),
         sets: X86_64_SETS,
         c_variant: NO_C_VARIANT,
         why: "no MSVC here",
-        ..row(MSVC, "cl.exe", "", How::Assembled)
+        ..row(X86_64_WINDOWS_MSVC, "cl.exe", "", How::Assembled)
     },
     Row {
         full_sets: ONLY_NO_ASM,
         why: "each aarch64 C compile is ~150 s of CI",
-        ..row(AARCH64, "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", How::Qemu)
+        ..row(AARCH64_LINUX, "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", How::Qemu)
     },
     Row {
         sets: &[],
         full_sets: AUTO_NO_ASM,
         why: "gcc's build is linked and run; a second aarch64 C compile costs ~330 s of CI",
-        ..row(AARCH64, "clang-19", "clang-19", How::Qemu)
+        ..row(AARCH64_LINUX, "clang-19", "clang-19", How::Qemu)
     },
     Row {
         full_sets: ONLY_NO_ASM,
         c_variant: NO_C_VARIANT,
         why: "each ppc64le C compile is ~250 s of CI",
-        ..row(PPC64LE, "powerpc64le-linux-gnu-gcc", "gcc-powerpc64le-linux-gnu", How::Qemu)
+        ..row(PPC64LE_LINUX, "powerpc64le-linux-gnu-gcc", "gcc-powerpc64le-linux-gnu", How::Qemu)
     },
     Row {
         sets: &[],
         full_sets: AUTO_NO_ASM,
         c_variant: NO_C_VARIANT,
         why: "gcc's build is linked and run; a second ppc64le C compile costs ~300 s of CI",
-        ..row(PPC64LE, "clang-19", "clang-19", How::Qemu)
+        ..row(PPC64LE_LINUX, "clang-19", "clang-19", How::Qemu)
     },
     Row {
         full_sets: ONLY_NO_ASM,
         c_variant: NO_C_VARIANT,
         why: "each s390x C compile is ~80 s alone here, more beside other steps",
-        ..row(S390X, "s390x-linux-gnu-gcc", "gcc-s390x-linux-gnu", How::Qemu)
+        ..row(S390X_LINUX, "s390x-linux-gnu-gcc", "gcc-s390x-linux-gnu", How::Qemu)
     },
     Row {
         sets: &[],
         full_sets: AUTO_NO_ASM,
         c_variant: NO_C_VARIANT,
         why: "gcc's build is linked and run; a second s390x C compile is another ~130 s",
-        ..row(S390X, "clang-19", "clang-19", How::Qemu)
+        ..row(S390X_LINUX, "clang-19", "clang-19", How::Qemu)
     },
     Row {
         full_sets: ONLY_NO_ASM,
         why: "each riscv64 C compile is ~90 s alone here, more beside other steps",
-        ..row(RISCV64, "riscv64-linux-gnu-gcc", "gcc-riscv64-linux-gnu", How::Qemu)
+        ..row(RISCV64_LINUX, "riscv64-linux-gnu-gcc", "gcc-riscv64-linux-gnu", How::Qemu)
     },
     Row {
         sets: &[],
         full_sets: AUTO_NO_ASM,
         why: "gcc's build is linked and run; a second riscv64 C compile is another ~90 s",
-        ..row(RISCV64, "clang-19", "clang-19", How::Qemu)
+        ..row(RISCV64_LINUX, "clang-19", "clang-19", How::Qemu)
     },
     // issue 36's rows: their runs are `--full`'s (the default run has no room for three
     // more C compiles); the default run assembles their asm.
@@ -216,32 +203,32 @@ pub const ROWS: &[Row] = &[
         full_sets: AUTO_NO_ASM,
         c_variant: NO_C_VARIANT,
         why: "each armv7 C compile took 390-490 s here beside other steps: no room in the default run",
-        ..row(ARMV7, "arm-linux-gnueabihf-gcc", "gcc-arm-linux-gnueabihf", How::Qemu)
+        ..row(ARMV7_LINUX, "arm-linux-gnueabihf-gcc", "gcc-arm-linux-gnueabihf", How::Qemu)
     },
     Row {
         sets: &[],
         full_sets: AUTO,
         c_variant: NO_C_VARIANT,
         why: "a second armv7 C compile (~500 s here), in Arm rather than Thumb-2 code",
-        ..row(ARMV7, "clang-19", "clang-19", How::Qemu)
+        ..row(ARMV7_LINUX, "clang-19", "clang-19", How::Qemu)
     },
     Row {
         sets: &[],
         full_sets: AUTO_NO_ASM,
         why: "its C compile is the host's again, with musl's headers and the host's Linux headers; its asm is linux-x86_64's",
-        ..row(MUSL, "musl-gcc", "musl-tools", How::Static)
+        ..row(X86_64_LINUX_MUSL, "musl-gcc", "musl-tools", How::Static)
     },
     Row {
         sets: &[],
         full_sets: AUTO_NO_ASM,
         why: "each mips64el C compile took ~490 s here beside other steps; its asm has one code path",
-        ..row(MIPS64EL, "mips64el-linux-gnuabi64-gcc", "gcc-mips64el-linux-gnuabi64", How::Qemu)
+        ..row(MIPS64EL_LINUX, "mips64el-linux-gnuabi64-gcc", "gcc-mips64el-linux-gnuabi64", How::Qemu)
     },
     Row {
         sets: ARM_SETS,
         c_variant: NO_C_VARIANT,
         why: "no MSVC here; the windows-arm64 step builds and runs it on windows-11-arm",
-        ..row(WIN_ARM64, "clang-19", "clang-19", How::Assembled)
+        ..row(AARCH64_WINDOWS_MSVC, "clang-19", "clang-19", How::Assembled)
     },
     // 32-bit x86: no __uint128_t, so no C variant. Every row is assembled by default and run
     // by `--full`; the default run's `i686` step keeps the bad input a 32-bit target meets.
@@ -265,7 +252,7 @@ pub const ROWS: &[Row] = &[
         c_variant: NO_C_VARIANT,
         apps: true,
         why: "32-bit mingw's C compile is ~250 core-seconds, more than the default run has left",
-        ..row(WINDOWS_GNU_I686, MINGW_GCC_I686, "gcc-mingw-w64-i686", How::Wine)
+        ..row(I686_WINDOWS_GNU, MINGW_GCC_I686, "gcc-mingw-w64-i686", How::Wine)
     },
     Row {
         assembler: Some("nasm"),
@@ -273,24 +260,24 @@ pub const ROWS: &[Row] = &[
         full_sets: AUTO,
         c_variant: NO_C_VARIANT,
         why: "its C objects are GNU as's row's, from the object cache",
-        ..row(WINDOWS_GNU_I686, MINGW_GCC_I686, "gcc-mingw-w64-i686", How::Wine)
+        ..row(I686_WINDOWS_GNU, MINGW_GCC_I686, "gcc-mingw-w64-i686", How::Wine)
     },
     Row {
         assembler: Some("nasm"),
         sets: X86_SETS,
         c_variant: NO_C_VARIANT,
         why: "no MSVC here; the workflow's msvc job runs crypto-sys's tests for it",
-        ..row(MSVC_I686, "cl.exe", "", How::Assembled)
+        ..row(I686_WINDOWS_MSVC, "cl.exe", "", How::Assembled)
     },
     Row {
         sets: X86_64_SETS,
         why: "no macOS SDK here",
-        ..row(MAC_X86, "clang-19", "clang-19", How::Assembled)
+        ..row(X86_64_MACOS, "clang-19", "clang-19", How::Assembled)
     },
     Row {
         sets: ARM_SETS,
         why: "no macOS SDK here",
-        ..row(MAC_ARM, "clang-19", "clang-19", How::Assembled)
+        ..row(AARCH64_MACOS, "clang-19", "clang-19", How::Assembled)
     },
 ];
 
@@ -434,7 +421,7 @@ impl Row {
     /// and its C variant.
     pub fn check_prefix_plan(&self, prefix: &std::path::Path) -> Result<()> {
         let facts = crate::prefix::facts(prefix)?;
-        let from_avx2 = facts.files_from(ASM_AVX2);
+        let from_avx2 = facts.files_from(AsmSet::avx2().name);
         let variant = facts.c_variant_name();
         let want_variant = self.c_variant;
         if from_avx2 != self.downgraded || variant != want_variant {
@@ -463,10 +450,10 @@ mod tests {
             }
         }
         assert_eq!(rows(How::Workspace).count(), 1);
-        let mingw = Row::find(WINDOWS_GNU, MINGW_GCC, None).unwrap().driver().unwrap();
+        let mingw = Row::find(X86_64_WINDOWS_GNU, MINGW_GCC, None).unwrap().driver().unwrap();
         let x86 = Some(crypto_build::data::Arch::X86_64);
         assert_eq!((mingw.exe, mingw.asm, mingw.flags.len()), ("driver.exe", x86, 0));
-        let clang = Row::find(AARCH64, "clang-19", None).unwrap().driver().unwrap();
+        let clang = Row::find(AARCH64_LINUX, "clang-19", None).unwrap().driver().unwrap();
         assert_eq!(clang.flags, ["--target=aarch64-linux-gnu"]);
     }
 

@@ -99,18 +99,29 @@ pub fn write_pkg_config(out_dir: &Path, dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The facts of a gcc `auto` build of x86_64 Linux, for tests of their readers.
+/// The facts of a gcc `auto` build of x86_64 Linux on the default line, nothing downgraded,
+/// for tests of their readers.
 #[cfg(test)]
 pub fn sample_facts() -> BuildFacts {
+    use crypto_build::data::{triples, AsmSet, DEFAULT_LINE, NISTP};
     use crypto_build::facts::PlannedFile;
-    let file = |path: &str| PlannedFile { path: path.into(), set: "asm".into() };
+    let asm = AsmSet::avx512().name;
+    let file = |path: &str| PlannedFile { path: path.into(), set: asm.into() };
+    // What no reader here looks at keeps its default (no downgrade, no apps, none refused).
     BuildFacts {
-        openssl_version: crypto_build::data::OPENSSL_VERSION.into(),
-        apps: false,
+        target: triples::X86_64_LINUX.into(),
+        openssl_version: DEFAULT_LINE.version.into(),
+        asm_files: vec![file("crypto/aes/aesni-x86_64.s"), file("crypto/modes/aes-gcm-avx512.s")],
+        requested_set: "auto".into(),
+        effective_set: asm.into(),
+        requested_c_variant: "auto".into(),
+        c_variant: Some(NISTP.into()),
+        legacy_provider: true,
+        assembler_kind: "GNU as".into(),
+        assembler_version: Some("2.40".into()),
+        openssldir: "/usr/local/ssl".into(),
         units: 1127,
         compiled: 1127,
-        asm_files: vec![file("crypto/aes/aesni-x86_64.s"), file("crypto/modes/aes-gcm-avx512.s")],
-        downgrades: Vec::new(),
-        ..BuildFacts::sample()
+        ..BuildFacts::default()
     }
 }

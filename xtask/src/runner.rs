@@ -287,7 +287,7 @@ mod tests {
     use crate::matrix::Row;
 
     fn mingw() -> Toolchain {
-        Row::find(crate::matrix::WINDOWS_GNU, crate::matrix::MINGW_GCC, None)
+        Row::find(crypto_build::data::triples::X86_64_WINDOWS_GNU, crate::matrix::MINGW_GCC, None)
             .unwrap()
             .driver()
             .unwrap()
@@ -391,8 +391,10 @@ int main(int argc, char **argv)
     /// (OPENSSL_ia32cap reaches OpenSSL this way) and returns its exit code.
     #[test]
     fn wine_runner_runs_a_mingw_program() {
-        let wine =
-            required(Runner::for_triple(crate::matrix::WINDOWS_GNU).map_err(anyhow::Error::msg));
+        let wine = required(
+            Runner::for_triple(crypto_build::data::triples::X86_64_WINDOWS_GNU)
+                .map_err(anyhow::Error::msg),
+        );
         required(require_cc(&mingw()));
         let exe = build_echo(mingw().cc, &scratch("wine"), "echo.exe");
         // The first start creates the wine prefix, which takes a while.
@@ -437,7 +439,10 @@ int main(int argc, char **argv)
         let e = Runner::for_triple("loongarch64-unknown-linux-gnu").unwrap_err();
         assert_eq!(e, "no way to run loongarch64-unknown-linux-gnu programs on this machine");
         let wine64 = &WINE_ARCHES[0];
-        match (wine64.program(), Runner::for_triple(crate::matrix::WINDOWS_GNU)) {
+        match (
+            wine64.program(),
+            Runner::for_triple(crypto_build::data::triples::X86_64_WINDOWS_GNU),
+        ) {
             (Ok(_), runner) => assert_eq!(runner, Ok(Runner::Wine(wine64))),
             (Err(_), runner) => assert!(runner.unwrap_err().contains("install wine64")),
         }

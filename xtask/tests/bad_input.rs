@@ -435,22 +435,21 @@ fn tarball(dir: &Path, name: &str, entries: &[(&str, &str)]) -> (PathBuf, String
 /// openssl-sources/).
 #[test]
 fn update_openssl_refuses_a_bad_tarball_before_touching_anything() {
-    let dir = std::env::temp_dir().join(format!("xtask-bad-tarball-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     // A release that does not exist, so that nothing of it can be left by another run.
     let dat = "MAJOR=3\nMINOR=9\nPATCH=7\nPRE_RELEASE_TAG=\n";
     let old_dat = "MAJOR=3\nMINOR=4\nPATCH=7\nPRE_RELEASE_TAG=\n";
     let (good, sha) = tarball(
-        &dir,
+        dir,
         "good.tar.gz",
         &[("openssl-3.9.7/Configure", ""), ("openssl-3.9.7/VERSION.dat", dat)],
     );
     let (no_configure, no_configure_sha) =
-        tarball(&dir, "a.tar.gz", &[("openssl-3.9.7/VERSION.dat", dat)]);
-    let (no_dat, no_dat_sha) = tarball(&dir, "b.tar.gz", &[("openssl-3.9.7/Configure", "")]);
+        tarball(dir, "a.tar.gz", &[("openssl-3.9.7/VERSION.dat", dat)]);
+    let (no_dat, no_dat_sha) = tarball(dir, "b.tar.gz", &[("openssl-3.9.7/Configure", "")]);
     let (old, old_sha) = tarball(
-        &dir,
+        dir,
         "c.tar.gz",
         &[("openssl-3.4.7/Configure", ""), ("openssl-3.4.7/VERSION.dat", old_dat)],
     );
@@ -483,5 +482,4 @@ fn update_openssl_refuses_a_bad_tarball_before_touching_anything() {
     {
         assert!(!root().join(unpacked).exists(), "{unpacked} was written");
     }
-    fs::remove_dir_all(&dir).unwrap();
 }

@@ -67,13 +67,17 @@ fn every_line_on_its_newest_release_passes_and_lists_each_line() {
     assert!(!out.contains("newest of its series"), "{out}");
 }
 
+/// The status with crates.io's current answer and OpenSSL's list `name`, on the default
+/// line's last supported day.
+fn with_releases(name: &str) -> (bool, String, String) {
+    status_with(&fixture("current.jsonl"), Some(&releases(name)), days().0)
+}
+
 /// crates.io stopped at 3.5.5 while OpenSSL went on to 3.5.9: one line says so, with the
 /// tarball move that closes the gap.
 #[test]
 fn a_registry_behind_openssl_fails_naming_both_and_the_move() {
-    let (last, _) = days();
-    let file = releases("newer-than-crates.json");
-    let (ok, out, err) = status_with(&fixture("current.jsonl"), Some(&file), last);
+    let (ok, out, err) = with_releases("newer-than-crates.json");
     assert!(!ok, "{out}{err}");
     let row = |name: &str| out.lines().find(|l| l.trim_start().starts_with(name)).unwrap();
     assert!(row("3.5").contains("newest on crates.io: 3.5.5 (openssl-src 300.5.5)"), "{out}");
@@ -93,9 +97,7 @@ fn a_registry_behind_openssl_fails_naming_both_and_the_move() {
 /// OpenSSL's newest of each line's series is the line's: it passes, and says so.
 #[test]
 fn lines_on_openssls_newest_pass() {
-    let (last, _) = days();
-    let file = releases("in-step.json");
-    let (ok, out, err) = status_with(&fixture("current.jsonl"), Some(&file), last);
+    let (ok, out, err) = with_releases("in-step.json");
     assert!(ok, "{out}{err}");
     for line in OPENSSL_LINES {
         assert!(out.contains(&format!("OpenSSL's newest: {} (", line.version)), "{out}");
@@ -111,12 +113,16 @@ fn a_releases_file_that_is_not_the_list_cannot_tell() {
         (releases("no-such-list.json"), "reading"),
         (fixture("current.jsonl"), "not GitHub's JSON list of releases"),
     ] {
-        let (ok, out, err) = status_with(&fixture("current.jsonl"), Some(&file), last);
-        assert!(!ok && out.is_empty(), "{}: {out}{err}", file.display());
-        let lines: Vec<&str> = err.lines().collect();
-        assert_eq!(lines.len(), 1, "one line: {err}");
-        assert!(lines[0].contains("cannot tell") && lines[0].contains(why), "{err}");
+        cannot_tell(status_with(&fixture("current.jsonl"), Some(&file), last), why);
     }
+}
+
+/// A status that failed before any row, in one line saying it cannot tell and `why`.
+fn cannot_tell((ok, out, err): (bool, String, String), why: &str) {
+    assert!(!ok && out.is_empty(), "{out}{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "one line: {err}");
+    assert!(lines[0].contains("cannot tell") && lines[0].contains(why), "{err}");
 }
 
 #[test]
@@ -158,10 +164,6 @@ fn without_a_registry_answer_it_cannot_tell() {
         (empty.clone(), "lists no version"),
         (fixture("not-the-index.jsonl"), "not JSON"),
     ] {
-        let (ok, out, err) = status(&answer, last);
-        assert!(!ok && out.is_empty(), "{}: {out}{err}", answer.display());
-        let lines: Vec<&str> = err.lines().collect();
-        assert_eq!(lines.len(), 1, "one line: {err}");
-        assert!(lines[0].contains("cannot tell") && lines[0].contains(why), "{err}");
+        cannot_tell(status(&answer, last), why);
     }
 }

@@ -273,14 +273,7 @@ fn write_cache(path: &Path, probes: &[(Feature, bool)]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A tool `.ci/install` installs: a test that needs one fails, naming its package, rather
-    /// than passing without it.
-    fn installed(tool: &str, package: &str) -> PathBuf {
-        which::which(tool).unwrap_or_else(|e| {
-            panic!("{tool}: {e}; install it with `apt-get install {package}` (.ci/install does)")
-        })
-    }
+    use crate::installed;
 
     /// Probe results of a real toolchain this project supports.
     fn real(driver: &str, package: &str) -> Assembler {

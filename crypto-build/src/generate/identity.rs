@@ -170,10 +170,10 @@ mod tests {
     #[test]
     fn answers_the_mips_endianness_probe_and_refuses_what_it_does_not_know() {
         let target = TARGETS.iter().find(|t| t.name == "linux64-mips64").unwrap();
-        let dir =
-            std::env::temp_dir().join(format!("crypto-build-fake-mips-{}", std::process::id()));
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let fake =
-            FakeTools::write(&dir, Path::new("/usr/bin/perl"), target, &SETS[0].identity).unwrap();
+            FakeTools::write(dir, Path::new("/usr/bin/perl"), target, &SETS[0].identity).unwrap();
         let out = Command::new("sh")
             .arg("-c")
             .arg(format!("echo MIPSEB __mips | perl {} -E -", dir.join("cc").display()))
@@ -185,7 +185,6 @@ mod tests {
         assert!(!out.unwrap().status.success());
         let e = fake.check_no_unexpected().unwrap_err().to_string();
         assert!(e.contains("was asked `cc -dumpmachine`"), "{e}");
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     /// A clang target's `__clang_major__` is its set's, and asking it is a probe of the

@@ -11,7 +11,7 @@ pub mod scan;
 
 pub use openssl::{copy_tree, ConfigData, HostTools};
 
-use crate::data::{Arch, AsmSet, AsmSyntax, CVariant, Target, LEGACY};
+use crate::data::{Arch, AsmSet, AsmSyntax, CVariant, SetRole, Target, LEGACY};
 use crate::manifest::{self, AsmFile, FileHash, Lib, Manifest, Unit};
 use crate::sha256;
 use anyhow::{bail, Context, Result};
@@ -411,7 +411,7 @@ fn groups(configs: &[Config]) -> Vec<Vec<usize>> {
 }
 
 fn checks_legacy(config: &Config) -> bool {
-    config.variant.is_none() && config.set.name == LEGACY_CHECKED_SET
+    config.variant.is_none() && config.set.role == LEGACY_CHECKED_SET
 }
 
 /// A variant keeps no asm; `no_asm` has none.
@@ -629,7 +629,7 @@ fn scan_asm(config: &Config, out: &Path, asm_paths: &[String]) -> Result<Vec<Asm
 
 /// The set on which each target's generation proves `data::LEGACY` right: the one with the
 /// most asm, in case the provider ever brought asm of its own.
-const LEGACY_CHECKED_SET: &str = "asm";
+const LEGACY_CHECKED_SET: SetRole = SetRole::Avx512;
 
 /// What a build leaves out without the legacy provider (`Manifest::with_legacy`) must be what
 /// Configure's `no-legacy` leaves out.

@@ -64,22 +64,18 @@ mod tests {
     /// without the `endbr32` bytes.
     #[test]
     fn nasm_assembles_the_translated_rendering_only() {
-        if which::which("nasm").is_err() {
-            let _ = std::io::Write::write_all(&mut std::io::stderr(), b"skipped: no nasm\n");
-            return;
-        }
-        let dir = std::env::temp_dir().join(format!("crypto-build-nasm-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let nasm = crate::installed("nasm", "nasm");
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let assemble = |name: &str, text: &str| {
             let (src, obj) = (dir.join(format!("{name}.asm")), dir.join(format!("{name}.o")));
             std::fs::write(&src, text).unwrap();
-            let out = Command::new("nasm").args(["-f", "win32", "-o"]).arg(&obj).arg(&src).output();
+            let out = Command::new(&nasm).args(["-f", "win32", "-o"]).arg(&obj).arg(&src).output();
             let ok = out.unwrap().status.success();
             (ok, std::fs::read(&obj).unwrap_or_default())
         };
         let (raw, _) = assemble("raw", DES);
         let (fixed, obj) = assemble("fixed", &conditionals_for_nasm(DES).unwrap());
-        std::fs::remove_dir_all(&dir).unwrap();
         assert!(!raw, "nasm should refuse `#ifdef`");
         assert!(fixed, "nasm should take `%ifdef`");
         let endbr32 = [0xf3, 0x0f, 0x1e, 0xfb];
@@ -93,15 +89,13 @@ mod tests {
     /// below the image base; from the rendering without it, none.
     #[test]
     fn gnu_ld_links_a_sound_image_without_safeseh() {
-        let gcc = "i686-w64-mingw32-gcc";
-        if which::which("nasm").is_err() || which::which(gcc).is_err() {
-            let _ = std::io::Write::write_all(&mut std::io::stderr(), b"skipped: no nasm or gcc\n");
-            return;
-        }
+        let nasm = crate::installed("nasm", "nasm");
+        let gcc = crate::installed("i686-w64-mingw32-gcc", "gcc-mingw-w64-i686");
+        let objdump = crate::installed("i686-w64-mingw32-objdump", "binutils-mingw-w64-i686");
         assert!(!without_safeseh(PADLOCK).contains("safeseh"));
         assert_eq!(without_safeseh(PADLOCK).lines().count(), PADLOCK.lines().count() - 1);
-        let dir = std::env::temp_dir().join(format!("crypto-build-sxdata-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         std::fs::write(dir.join("main.c"), "int f(void);\nint main(void) { return f(); }\n")
             .unwrap();
         let sections = |name: &str, text: &str| {
@@ -112,14 +106,13 @@ mod tests {
             );
             std::fs::write(&src, text).unwrap();
             let run = |c: &mut Command| assert!(c.status().unwrap().success(), "{c:?}");
-            run(Command::new("nasm").args(["-f", "win32", "-o"]).arg(&obj).arg(&src));
-            run(Command::new(gcc).arg(dir.join("main.c")).arg(&obj).arg("-o").arg(&exe));
-            let out = Command::new("i686-w64-mingw32-objdump").arg("-h").arg(&exe).output();
+            run(Command::new(&nasm).args(["-f", "win32", "-o"]).arg(&obj).arg(&src));
+            run(Command::new(&gcc).arg(dir.join("main.c")).arg(&obj).arg("-o").arg(&exe));
+            let out = Command::new(&objdump).arg("-h").arg(&exe).output();
             String::from_utf8(out.unwrap().stdout).unwrap()
         };
         let raw = sections("raw", PADLOCK);
         let fixed = sections("fixed", &without_safeseh(PADLOCK));
-        std::fs::remove_dir_all(&dir).unwrap();
         assert!(raw.contains(".sxdata"), "{raw}");
         assert!(!fixed.contains(".sxdata"), "{fixed}");
     }

@@ -2,9 +2,10 @@
 //! a tampered vector fails, and each code path the CPU or emulator can run is proved taken.
 
 use crate::driver::{self, build, compile_only, parse_report, Report, RunOutput, Toolchain};
-use crate::matrix::{Row, MINGW_GCC, WINDOWS_GNU};
+use crate::matrix::{Row, MINGW_GCC};
 use anyhow::{ensure, Context, Result};
-use crypto_build::data::{Arch, CapVar, CodePath, DriverFamilies, Eligibility};
+use crypto_build::data::triples::X86_64_WINDOWS_GNU;
+use crypto_build::data::{is_set, Arch, CapVar, CodePath, DriverFamilies, Eligibility, SetRole};
 use crypto_build::facts::BuildFacts;
 use std::fs;
 use std::path::Path;
@@ -13,14 +14,14 @@ use xshell::Shell;
 
 /// Whether the prefix's build took `file` (any syntax's extension) from `asm`.
 fn took_from_asm(facts: &BuildFacts, file: &str) -> bool {
-    facts.set_of(file) == Some("asm")
+    facts.set_of(file).is_some_and(|set| is_set(set, SetRole::Avx512))
 }
 
 /// `cargo xtask test`'s driver step: `check_prefix` with the host's cc, then the driver's
 /// sources compiled for Windows (there is no Windows prefix to link against yet).
 pub fn native_step(sh: &Shell, prefix: &Path) -> Result<()> {
     check_prefix(sh, &crate::matrix::workspace_row().driver()?, prefix)?;
-    let mingw = Row::find(WINDOWS_GNU, MINGW_GCC, None)?.driver()?;
+    let mingw = Row::find(X86_64_WINDOWS_GNU, MINGW_GCC, None)?.driver()?;
     compile_only(sh, &mingw, &prefix.join("include"), true)
         .context("the driver's sources for Windows (compile only)")?;
     println!("driver: its sources compile for Windows");
@@ -82,7 +83,7 @@ fn dir_name(prefix: &Path, set: &str) -> String {
 
 fn prefix_checks(sh: &Shell, tc: &Toolchain, prefix: &Path) -> Result<()> {
     let plan = crate::prefix::facts(prefix)?;
-    let asm = tc.asm.filter(|_| plan.effective_set != "no_asm");
+    let asm = tc.asm.filter(|_| !is_set(&plan.effective_set, SetRole::PlainC));
     let exe = build(sh, tc, &dir_name(prefix, &plan.effective_set), prefix, asm.is_some())?;
     let timeout = tc.runner.driver_timeout();
     let set = plan.effective_set.as_str();

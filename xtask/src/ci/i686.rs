@@ -5,8 +5,9 @@
 //! library missing and the nistp C variant, which needs `__uint128_t` (the `assembled` step
 //! assembles its asm).
 
-use crate::matrix::{I686_GCC, I686_LINUX};
+use crate::matrix::I686_GCC;
 use anyhow::{bail, Context, Result};
+use crypto_build::data::triples::I686_LINUX;
 use crypto_build::data::NISTP;
 use xshell::Shell;
 

@@ -40,7 +40,7 @@ pub fn run(chosen: &[&'static Step]) -> Result<Vec<Outcome>> {
     let exe = crate::cargo::xtask_binary()?;
     let dir = crate::cargo::xtask_test_dir()?;
     for l in Lane::ALL {
-        let names: Vec<&str> = chosen.iter().filter(|s| s.lane == l).map(|s| s.name).collect();
+        let names: Vec<&str> = chosen.iter().filter(|s| s.lane == l).map(|s| s.name()).collect();
         let then = if l == Lane::Cargo { " (then the next Apart step)" } else { "" };
         println!("lane {l:?}: {}{then}", names.join(", "));
     }
@@ -111,16 +111,16 @@ fn schedule(
 /// One step as a child process given the lanes' jobserver, each line of its standard output
 /// and error tagged.
 fn child(exe: &Path, dir: &Path, step: &Step, pool: Option<&Client>, jobs: Jobs) -> Outcome {
-    let result_file = dir.join(format!("{}.result", step.name));
+    let result_file = dir.join(format!("{}.result", step.name()));
     let started = Instant::now();
-    let result = spawn_and_tag(exe, step.name, &result_file, pool);
+    let result = spawn_and_tag(exe, step.name(), &result_file, pool);
     let took = started.elapsed();
     let (took, cores) = match (&result, read_result(&result_file)) {
         (Ok(()), Some(r)) => r,
         _ => (took, None),
     };
-    let result = result.with_context(|| format!("step `{}`", step.name));
-    Outcome { name: step.name, took, cores, jobs, result }
+    let result = result.with_context(|| format!("step `{}`", step.name()));
+    Outcome { name: step.name(), took, cores, jobs, result }
 }
 
 fn spawn_and_tag(exe: &Path, name: &str, result_file: &Path, pool: Option<&Client>) -> Result<()> {
@@ -194,10 +194,13 @@ mod tests {
     use super::super::{Lines, Scope, Tier};
     use std::sync::atomic::AtomicUsize;
 
-    fn step(name: &'static str, lane: Lane) -> &'static Step {
+    /// A step in `lane` that does nothing, named as the `n`th of the registry (the schedule
+    /// reads its lane alone).
+    fn step(n: usize, lane: Lane) -> &'static Step {
         let (tier, scope, lines) = (Tier::Default, Scope::Workspace, Lines::Any);
         let run = |_: &xshell::Shell, _: &str| Ok(());
-        Box::leak(Box::new(Step { name, covers: "", tier, scope, lane, lines, run }))
+        let id = super::super::StepName::ALL[n];
+        Box::leak(Box::new(Step { id, covers: "", tier, scope, lane, lines, run }))
     }
 
     /// What a scheduled run did: the most steps at once, the most Cargo steps at once, the
@@ -218,7 +221,7 @@ mod tests {
         let outcomes = schedule(chosen, 4, pool, |step| {
             most.fetch_max(now.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
             if step.lane == Lane::Cargo {
-                cargo_order.lock().unwrap().push(step.name);
+                cargo_order.lock().unwrap().push(step.name());
                 most_cargo
                     .fetch_max(cargo_now.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
             }
@@ -227,9 +230,10 @@ mod tests {
                 cargo_now.fetch_sub(1, Ordering::SeqCst);
             }
             now.fetch_sub(1, Ordering::SeqCst);
-            let result = if step.name == failing { Err(anyhow::anyhow!("failed")) } else { Ok(()) };
+            let result =
+                if step.name() == failing { Err(anyhow::anyhow!("failed")) } else { Ok(()) };
             let took = Duration::ZERO;
-            Outcome { name: step.name, took, cores: None, jobs: Jobs::Own(1), result }
+            Outcome { name: step.name(), took, cores: None, jobs: Jobs::Own(1), result }
         });
         Seen {
             most: most.into_inner(),
@@ -244,24 +248,17 @@ mod tests {
     #[test]
     fn the_pool_bounds_the_lanes_and_cargo_steps_run_in_turn() {
         let (c, a) = (Lane::Cargo, Lane::Apart);
-        let chosen = [
-            step("c1", c),
-            step("a1", a),
-            step("c2", c),
-            step("a2", a),
-            step("a3", a),
-            step("c3", c),
-            step("a4", a),
-            step("a5", a),
-        ];
-        let names: Vec<&str> = chosen.iter().map(|s| s.name).collect();
+        let lanes = [c, a, c, a, a, c, a, a];
+        let chosen: Vec<&Step> = lanes.iter().enumerate().map(|(n, l)| step(n, *l)).collect();
+        let names: Vec<&str> = chosen.iter().map(|s| s.name()).collect();
+        let cargo_order: Vec<&str> = [0, 2, 5].map(|n| names[n]).to_vec();
         let pool = Client::new(2).unwrap();
         for (pool, most) in [(None, 5), (Some(&pool), 2)] {
             let seen = scheduled(&chosen, pool, "");
             let want = Seen {
                 most,
                 most_cargo: 1,
-                cargo_order: vec!["c1", "c2", "c3"],
+                cargo_order: cargo_order.clone(),
                 outcomes: names.clone(),
             };
             assert_eq!(seen, want);
@@ -272,7 +269,8 @@ mod tests {
     /// A failure lets the running steps finish and starts no more.
     #[test]
     fn a_failed_step_starts_no_more() {
-        let chosen = [step("c1", Lane::Cargo), step("c2", Lane::Cargo), step("c3", Lane::Cargo)];
-        assert_eq!(scheduled(&chosen, None, "c2").outcomes, ["c1", "c2"]);
+        let chosen = [0, 1, 2].map(|n| step(n, Lane::Cargo));
+        let names = chosen.map(|s| s.name());
+        assert_eq!(scheduled(&chosen, None, names[1]).outcomes, names[..2]);
     }
 }

@@ -30,8 +30,9 @@ mod workflow;
 
 use crate::flags::Test;
 use crate::matrix::{How, ROWS};
+pub use crate::step_names::StepName;
 use anyhow::{bail, Context, Result};
-use crypto_build::data::{OpensslLine, DEFAULT_LINE};
+use crypto_build::data::{triples, OpensslLine, DEFAULT_LINE};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -83,7 +84,7 @@ pub enum Lines {
 }
 
 pub struct Step {
-    pub name: &'static str,
+    pub id: StepName,
     pub covers: &'static str,
     pub tier: Tier,
     pub scope: Scope,
@@ -126,11 +127,20 @@ pub fn line_target_dir(base: &str, line: &OpensslLine) -> std::path::PathBuf {
 
 impl std::fmt::Debug for Step {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "step `{}`", self.name)
+        write!(f, "step `{}`", self.name())
     }
 }
 
 impl Step {
+    /// The row of `id`.
+    pub fn of(id: StepName) -> &'static Step {
+        STEPS.iter().find(|s| s.id == id).expect("each step name has its row (a test holds it)")
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.id.name()
+    }
+
     /// The triples of the rows it checks.
     pub fn targets(&self) -> Vec<&'static str> {
         let mut t: Vec<&str> = match self.scope {
@@ -155,130 +165,130 @@ impl Step {
 /// side by side, the two compiled most of them twice).
 #[rustfmt::skip]
 pub const STEPS: &[Step] = &[
-    Step { name: "lint", covers: "cargo fmt --check, clippy -D warnings", tier: Tier::Default,
+    Step { id: StepName::Lint, covers: "cargo fmt --check, clippy -D warnings", tier: Tier::Default,
            scope: Scope::Workspace, lane: Lane::Cargo,
            lines: Lines::Default("fmt and clippy read the same source whatever the line"), run: |sh, cargo| lint::run(sh, cargo) },
-    Step { name: "lock", covers: "every configuration of every target of the run's OpenSSL line (of the others, the host's) generated and equal to its generate.lock; on the default line, a tarball packed from its tree with one perlasm file changed, through update-openssl --source: the host's asm and no_asm configurations byte for byte but that file, which the report names with its new entry point and class",
+    Step { id: StepName::Lock, covers: "every configuration of every target of the run's OpenSSL line (of the others, the host's) generated and equal to its generate.lock; on the default line, a tarball packed from its tree with one perlasm file changed, through update-openssl --source: the host's asm and no_asm configurations byte for byte but that file, which the report names with its new entry point and class",
            tier: Tier::Default, scope: Scope::Workspace, lane: Lane::Apart,
            lines: Lines::Any, run: |_, _| lock::run() },
-    Step { name: "aarch64", covers: "gcc: the C driver under qemu-aarch64 on every armcap path",
-           tier: Tier::Default, scope: Scope::Triple(qemu::AARCH64), lane: Lane::Apart,
-           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::AARCH64, false) },
-    Step { name: "workflow", covers: "actionlint on .github/workflows/ci.yml; its jobs run exactly these steps",
+    Step { id: StepName::Aarch64, covers: "gcc: the C driver under qemu-aarch64 on every armcap path",
+           tier: Tier::Default, scope: Scope::Triple(triples::AARCH64_LINUX), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, triples::AARCH64_LINUX, false) },
+    Step { id: StepName::Workflow, covers: "actionlint on .github/workflows/ci.yml; its jobs run exactly these steps",
            tier: Tier::Default, scope: Scope::Workspace, lane: Lane::Cargo,
            lines: Lines::Default("the workflow file is the same whatever the line"), run: |_, _| check_workflow() },
-    Step { name: "auto", covers: "set auto: verify, a build past the line's support date warns once and builds the same bytes, crypto-sys's suites on every x86_64 code path",
+    Step { id: StepName::Auto, covers: "set auto: verify, a build past the line's support date warns once and builds the same bytes, crypto-sys's suites on every x86_64 code path",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Any, run: sets::auto },
-    Step { name: "asm_avx2", covers: "set asm_avx2: crypto-sys's tests, verify, every code path",
+    Step { id: StepName::AsmAvx2, covers: "set asm_avx2: crypto-sys's tests, verify, every code path",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Any, run: sets::asm_avx2 },
-    Step { name: "prefix", covers: "xtask build --prefix --apps: openssl-sys, pkg-config, CMake, bin/openssl with the installed config, --openssldir, the C driver natively",
+    Step { id: StepName::Prefix, covers: "xtask build --prefix --apps: openssl-sys, pkg-config, CMake, bin/openssl with the installed config, --openssldir, the C driver natively",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("the lines step builds a prefix of the other lines and runs the C driver on it; rust-openssl, openssl-sys through it"), run: prefix::run },
-    Step { name: "no_asm", covers: "set no_asm by a C compiler that fails the C variant's probe: tests, verify, every mask ignored, --strict",
+    Step { id: StepName::NoAsm, covers: "set no_asm by a C compiler that fails the C variant's probe: tests, verify, every mask ignored, --strict",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Any, run: sets::no_asm },
-    Step { name: "windows", covers: "mingw gcc with GNU as and with nasm: the C driver under wine on every code path, every object of each prefix linked",
-           tier: Tier::Default, scope: Scope::Triple(crate::matrix::WINDOWS_GNU), lane: Lane::Apart,
-           lines: Lines::Any, run: |sh, _| windows::run(sh, crate::matrix::WINDOWS_GNU, false) },
-    Step { name: "sanitize", covers: "OpenSSL and the C driver by clang-19 with ASan and UBSan, every code path",
+    Step { id: StepName::Windows, covers: "mingw gcc with GNU as and with nasm: the C driver under wine on every code path, every object of each prefix linked",
+           tier: Tier::Default, scope: Scope::Triple(triples::X86_64_WINDOWS_GNU), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| windows::run(sh, triples::X86_64_WINDOWS_GNU, false) },
+    Step { id: StepName::Sanitize, covers: "OpenSSL and the C driver by clang-19 with ASan and UBSan, every code path",
            tier: Tier::Default, scope: Scope::Rows(How::Sanitizer), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| sanitize::run(sh, line()) },
-    Step { name: "ppc64le", covers: "gcc: the C driver under qemu-ppc64le on every ppccap path",
-           tier: Tier::Default, scope: Scope::Triple(qemu::PPC64LE), lane: Lane::Apart,
-           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::PPC64LE, false) },
-    Step { name: "s390x", covers: "gcc: the C driver under qemu-s390x (big-endian) on every s390xcap path",
-           tier: Tier::Default, scope: Scope::Triple(qemu::S390X), lane: Lane::Apart,
-           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::S390X, false) },
-    Step { name: "riscv64", covers: "gcc: the C driver under qemu-riscv64 on every riscvcap path qemu 7.2 can run",
-           tier: Tier::Default, scope: Scope::Triple(qemu::RISCV64), lane: Lane::Apart,
-           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::RISCV64, false) },
-    Step { name: "i686", covers: "i686 Linux (Rust's tier 1): a missing i686 C library and the nistp variant refused, in one line each (its asm is the assembled step's; i686-full runs its prefixes)",
-           tier: Tier::Default, scope: Scope::Triple(qemu::I686_LINUX), lane: Lane::Apart,
+    Step { id: StepName::Ppc64le, covers: "gcc: the C driver under qemu-ppc64le on every ppccap path",
+           tier: Tier::Default, scope: Scope::Triple(triples::PPC64LE_LINUX), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, triples::PPC64LE_LINUX, false) },
+    Step { id: StepName::S390x, covers: "gcc: the C driver under qemu-s390x (big-endian) on every s390xcap path",
+           tier: Tier::Default, scope: Scope::Triple(triples::S390X_LINUX), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, triples::S390X_LINUX, false) },
+    Step { id: StepName::Riscv64, covers: "gcc: the C driver under qemu-riscv64 on every riscvcap path qemu 7.2 can run",
+           tier: Tier::Default, scope: Scope::Triple(triples::RISCV64_LINUX), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, triples::RISCV64_LINUX, false) },
+    Step { id: StepName::I686, covers: "i686 Linux (Rust's tier 1): a missing i686 C library and the nistp variant refused, in one line each (its asm is the assembled step's; i686-full runs its prefixes)",
+           tier: Tier::Default, scope: Scope::Triple(triples::I686_LINUX), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| i686::run(sh, false) },
-    Step { name: "assembled", covers: "rows the default run only assembles (a cross row's second compiler; 32-bit Windows, armv7, musl and mips64el, which --full runs; Windows on ARM64): every asm file assembled, exports and fast paths checked",
+    Step { id: StepName::Assembled, covers: "rows the default run only assembles (a cross row's second compiler; 32-bit Windows, armv7, musl and mips64el, which --full runs; Windows on ARM64): every asm file assembled, exports and fast paths checked",
            tier: Tier::Default, scope: Scope::Rows(How::Assembled), lane: Lane::Apart,
            lines: Lines::Any, run: |_, _| assembled::run() },
-    Step { name: "package", covers: "the .crate files at another path, no perl, debug and release at once, same bytes",
+    Step { id: StepName::Package, covers: "the .crate files at another path, no perl, debug and release at once, same bytes",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("its package carries the default line's sets; `patch-lines` packs and builds every line's"), run: package::run },
-    Step { name: "patch", covers: "the openssl crate (vendored) on crypto-sys's build by one [patch] of openssl-src: path, file:// git, the packaged crates without perl (version line, TLS 1.3); crypto-sys beside it, one libcrypto; bad variables refused through it; the patch's Build for aarch64, the C driver under qemu",
+    Step { id: StepName::Patch, covers: "the openssl crate (vendored) on crypto-sys's build by one [patch] of openssl-src: path, file:// git, the packaged crates without perl (version line, TLS 1.3); crypto-sys beside it, one libcrypto; bad variables refused through it; the patch's Build for aarch64, the C driver under qemu",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("`patch-lines` takes every other line through the patch"), run: patch::run },
-    Step { name: "sccache", covers: "RUSTC_WRAPPER=sccache routes OpenSSL's C through sccache",
+    Step { id: StepName::Sccache, covers: "RUSTC_WRAPPER=sccache routes OpenSSL's C through sccache",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("what sccache is given does not depend on the line"), run: sccache::run },
-    Step { name: "toolchains", covers: "the other host rows built and tested (clang-14, without legacy); docs/toolchains.md against detect",
+    Step { id: StepName::Toolchains, covers: "the other host rows built and tested (clang-14, without legacy); docs/toolchains.md against detect",
            tier: Tier::Default, scope: Scope::Rows(How::Rust), lane: Lane::Cargo,
            lines: Lines::Any, run: sets::toolchains },
-    Step { name: "workspace", covers: "cargo test --workspace (xtask's tests, crypto-sys's suites)",
+    Step { id: StepName::Workspace, covers: "cargo test --workspace (xtask's tests, crypto-sys's suites)",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("xtask's and crypto-build's tests cover every line in one run"), run: sets::workspace },
-    Step { name: "windows-no-asm", covers: "no_asm for Windows (OpenSSL's plain C on LLP64) under wine",
-           tier: Tier::Full, scope: Scope::Triple(crate::matrix::WINDOWS_GNU), lane: Lane::Apart,
-           lines: Lines::Any, run: |sh, _| windows::run(sh, crate::matrix::WINDOWS_GNU, true) },
-    Step { name: "windows-i686", covers: "32-bit mingw gcc with GNU as and with nasm: the C driver under wine (win32 prefix) on every ia32cap path, every object of each prefix linked, openssl.exe",
-           tier: Tier::Full, scope: Scope::Triple(crate::matrix::WINDOWS_GNU_I686), lane: Lane::Apart,
-           lines: Lines::Any, run: |sh, _| windows::run(sh, crate::matrix::WINDOWS_GNU_I686, true) },
-    Step { name: "i686-full", covers: "gcc's and clang-19's i686 builds, auto and no_asm: the C driver on this CPU on every ia32cap path of the 32-bit asm",
-           tier: Tier::Full, scope: Scope::Triple(qemu::I686_LINUX), lane: Lane::Apart,
+    Step { id: StepName::WindowsNoAsm, covers: "no_asm for Windows (OpenSSL's plain C on LLP64) under wine",
+           tier: Tier::Full, scope: Scope::Triple(triples::X86_64_WINDOWS_GNU), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| windows::run(sh, triples::X86_64_WINDOWS_GNU, true) },
+    Step { id: StepName::WindowsI686, covers: "32-bit mingw gcc with GNU as and with nasm: the C driver under wine (win32 prefix) on every ia32cap path, every object of each prefix linked, openssl.exe",
+           tier: Tier::Full, scope: Scope::Triple(triples::I686_WINDOWS_GNU), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| windows::run(sh, triples::I686_WINDOWS_GNU, true) },
+    Step { id: StepName::I686Full, covers: "gcc's and clang-19's i686 builds, auto and no_asm: the C driver on this CPU on every ia32cap path of the 32-bit asm",
+           tier: Tier::Full, scope: Scope::Triple(triples::I686_LINUX), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| i686::run(sh, true) },
-    Step { name: "aarch64-full", covers: "clang-19's aarch64 build, and no_asm with gcc and clang-19, under qemu",
-           tier: Tier::Full, scope: Scope::Triple(qemu::AARCH64), lane: Lane::Apart,
-           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::AARCH64, true) },
-    Step { name: "ppc64le-full", covers: "clang-19's ppc64le build, and no_asm with gcc and clang-19, under qemu",
-           tier: Tier::Full, scope: Scope::Triple(qemu::PPC64LE), lane: Lane::Apart,
-           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::PPC64LE, true) },
-    Step { name: "s390x-full", covers: "clang-19's s390x build, and no_asm with gcc and clang-19, under qemu",
-           tier: Tier::Full, scope: Scope::Triple(qemu::S390X), lane: Lane::Apart,
-           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::S390X, true) },
-    Step { name: "riscv64-full", covers: "clang-19's riscv64 build, and no_asm with gcc and clang-19, under qemu",
-           tier: Tier::Full, scope: Scope::Triple(qemu::RISCV64), lane: Lane::Apart,
-           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::RISCV64, true) },
+    Step { id: StepName::Aarch64Full, covers: "clang-19's aarch64 build, and no_asm with gcc and clang-19, under qemu",
+           tier: Tier::Full, scope: Scope::Triple(triples::AARCH64_LINUX), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, triples::AARCH64_LINUX, true) },
+    Step { id: StepName::Ppc64leFull, covers: "clang-19's ppc64le build, and no_asm with gcc and clang-19, under qemu",
+           tier: Tier::Full, scope: Scope::Triple(triples::PPC64LE_LINUX), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, triples::PPC64LE_LINUX, true) },
+    Step { id: StepName::S390xFull, covers: "clang-19's s390x build, and no_asm with gcc and clang-19, under qemu",
+           tier: Tier::Full, scope: Scope::Triple(triples::S390X_LINUX), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, triples::S390X_LINUX, true) },
+    Step { id: StepName::Riscv64Full, covers: "clang-19's riscv64 build, and no_asm with gcc and clang-19, under qemu",
+           tier: Tier::Full, scope: Scope::Triple(triples::RISCV64_LINUX), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, triples::RISCV64_LINUX, true) },
     // issue 36's rows: each a C compile the default run has no room for (it assembles their
     // asm); their CI jobs run side by side.
-    Step { name: "armv7", covers: "gcc and clang-19 (Arm code): the C driver under qemu-arm on every armcap path (max: NEON and ARMv8 crypto in AArch32, NEON, none), no_asm with gcc; no shared libatomic",
-           tier: Tier::Full, scope: Scope::Triple(qemu::ARMV7), lane: Lane::Apart,
-           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::ARMV7, true) },
-    Step { name: "musl", covers: "musl-gcc: a fully static C driver run natively on every x86_64 code path, no_asm too",
-           tier: Tier::Full, scope: Scope::Triple(qemu::MUSL), lane: Lane::Apart,
-           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::MUSL, true) },
-    Step { name: "mips64el", covers: "gcc: the C driver under qemu-mips64el on the one code path of its asm (no capability variable), no_asm too",
-           tier: Tier::Full, scope: Scope::Triple(qemu::MIPS64EL), lane: Lane::Apart,
-           lines: Lines::Any, run: |sh, _| qemu::run(sh, qemu::MIPS64EL, true) },
-    Step { name: "lines", covers: "every OpenSSL line but the default (data::OPENSSL_LINES, each by its crypto-sys feature): crypto-sys's tests and the C driver, every x86_64 code path",
+    Step { id: StepName::Armv7, covers: "gcc and clang-19 (Arm code): the C driver under qemu-arm on every armcap path (max: NEON and ARMv8 crypto in AArch32, NEON, none), no_asm with gcc; no shared libatomic",
+           tier: Tier::Full, scope: Scope::Triple(triples::ARMV7_LINUX), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, triples::ARMV7_LINUX, true) },
+    Step { id: StepName::Musl, covers: "musl-gcc: a fully static C driver run natively on every x86_64 code path, no_asm too",
+           tier: Tier::Full, scope: Scope::Triple(triples::X86_64_LINUX_MUSL), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, triples::X86_64_LINUX_MUSL, true) },
+    Step { id: StepName::Mips64el, covers: "gcc: the C driver under qemu-mips64el on the one code path of its asm (no capability variable), no_asm too",
+           tier: Tier::Full, scope: Scope::Triple(triples::MIPS64EL_LINUX), lane: Lane::Apart,
+           lines: Lines::Any, run: |sh, _| qemu::run(sh, triples::MIPS64EL_LINUX, true) },
+    Step { id: StepName::Lines, covers: "every OpenSSL line but the default (data::OPENSSL_LINES, each by its crypto-sys feature): crypto-sys's tests and the C driver, every x86_64 code path",
            tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("it tests every other line itself"), run: lines::run },
-    Step { name: "patch-lines", covers: "every OpenSSL line but the default from outside the workspace: the openssl crate through the patch by its feature (path, file:// git, the packaged crates of every line without perl, beside crypto-sys) and by CRYPTO_SYS_OPENSSL_LINE; crypto-sys on it from the packaged crates without perl",
+    Step { id: StepName::PatchLines, covers: "every OpenSSL line but the default from outside the workspace: the openssl crate through the patch by its feature (path, file:// git, the packaged crates of every line without perl, beside crypto-sys) and by CRYPTO_SYS_OPENSSL_LINE; crypto-sys on it from the packaged crates without perl",
            tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("it takes every other line itself"), run: patch::lines },
-    Step { name: "tarball-move", covers: "a line moved to a release tarball ships: the other line's tree packed as its tarball, a scratch workspace moved to it (update-openssl --source), packaged; a fresh clone of it (one line naming the tarball, then made from it) and its packaged crates without perl build libcrypto.a as the registry-sourced line; the workspace unchanged",
+    Step { id: StepName::TarballMove, covers: "a line moved to a release tarball ships: the other line's tree packed as its tarball, a scratch workspace moved to it (update-openssl --source), packaged; a fresh clone of it (one line naming the tarball, then made from it) and its packaged crates without perl build libcrypto.a as the registry-sourced line; the workspace unchanged",
            tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("it moves the other line itself"), run: tarball_move::run },
-    Step { name: "rust-openssl", covers: "the openssl crate's own tests, unmodified, against a prefix through OPENSSL_DIR",
+    Step { id: StepName::RustOpenssl, covers: "the openssl crate's own tests, unmodified, against a prefix through OPENSSL_DIR",
            tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("it tests a prefix of each line itself"), run: rust_openssl::run },
-    Step { name: "msvc", covers: "MSVC with nasm: crypto-sys's tests on every code path, the prefix and openssl.exe",
-           tier: Tier::Runner("windows-latest"), scope: Scope::Triple("x86_64-pc-windows-msvc"),
+    Step { id: StepName::Msvc, covers: "MSVC with nasm: crypto-sys's tests on every code path, the prefix and openssl.exe",
+           tier: Tier::Runner("windows-latest"), scope: Scope::Triple(triples::X86_64_WINDOWS_MSVC),
            lane: Lane::Cargo,
-           lines: Lines::Default("its runner builds the default line"), run: |sh, cargo| native::run(sh, cargo, "x86_64-pc-windows-msvc") },
-    Step { name: "msvc-i686", covers: "32-bit MSVC with nasm (VC-WIN32): crypto-sys's tests on every ia32cap path of the 32-bit asm, the prefix and openssl.exe",
-           tier: Tier::Runner("windows-latest"), scope: Scope::Triple(crate::matrix::MSVC_I686),
+           lines: Lines::Default("its runner builds the default line"), run: |sh, cargo| native::run(sh, cargo, triples::X86_64_WINDOWS_MSVC) },
+    Step { id: StepName::MsvcI686, covers: "32-bit MSVC with nasm (VC-WIN32): crypto-sys's tests on every ia32cap path of the 32-bit asm, the prefix and openssl.exe",
+           tier: Tier::Runner("windows-latest"), scope: Scope::Triple(triples::I686_WINDOWS_MSVC),
            lane: Lane::Cargo,
-           lines: Lines::Default("its runner builds the default line"), run: |sh, cargo| native::run(sh, cargo, crate::matrix::MSVC_I686) },
-    Step { name: "windows-arm64", covers: "Windows on ARM64 with asm (cl.exe, clang-cl assembling the ARMv8 perlasm): crypto-sys's tests, the prefix",
-           tier: Tier::Runner("windows-11-arm"), scope: Scope::Triple(crate::matrix::WIN_ARM64),
+           lines: Lines::Default("its runner builds the default line"), run: |sh, cargo| native::run(sh, cargo, triples::I686_WINDOWS_MSVC) },
+    Step { id: StepName::WindowsArm64, covers: "Windows on ARM64 with asm (cl.exe, clang-cl assembling the ARMv8 perlasm): crypto-sys's tests, the prefix",
+           tier: Tier::Runner("windows-11-arm"), scope: Scope::Triple(triples::AARCH64_WINDOWS_MSVC),
            lane: Lane::Cargo,
-           lines: Lines::Default("its runner builds the default line"), run: |sh, cargo| native::run(sh, cargo, crate::matrix::WIN_ARM64) },
-    Step { name: "macos-arm64", covers: "macOS arm64 natively: crypto-sys's tests, the prefix and bin/openssl",
-           tier: Tier::Runner("macos-14"), scope: Scope::Triple("aarch64-apple-darwin"),
+           lines: Lines::Default("its runner builds the default line"), run: |sh, cargo| native::run(sh, cargo, triples::AARCH64_WINDOWS_MSVC) },
+    Step { id: StepName::MacosArm64, covers: "macOS arm64 natively: crypto-sys's tests, the prefix and bin/openssl",
+           tier: Tier::Runner("macos-14"), scope: Scope::Triple(triples::AARCH64_MACOS),
            lane: Lane::Cargo,
-           lines: Lines::Default("its runner builds the default line"), run: |sh, cargo| native::run(sh, cargo, "aarch64-apple-darwin") },
-    Step { name: "macos-x86_64", covers: "macOS x86_64 natively: crypto-sys's tests on every code path, the prefix and bin/openssl",
-           tier: Tier::Runner("macos-15-intel"), scope: Scope::Triple("x86_64-apple-darwin"),
+           lines: Lines::Default("its runner builds the default line"), run: |sh, cargo| native::run(sh, cargo, triples::AARCH64_MACOS) },
+    Step { id: StepName::MacosX86_64, covers: "macOS x86_64 natively: crypto-sys's tests on every code path, the prefix and bin/openssl",
+           tier: Tier::Runner("macos-15-intel"), scope: Scope::Triple(triples::X86_64_MACOS),
            lane: Lane::Cargo,
-           lines: Lines::Default("its runner builds the default line"), run: |sh, cargo| native::run(sh, cargo, "x86_64-apple-darwin") },
+           lines: Lines::Default("its runner builds the default line"), run: |sh, cargo| native::run(sh, cargo, triples::X86_64_MACOS) },
 ];
 
 /// Each step's time in the last run on this machine.
@@ -335,7 +345,7 @@ impl Test {
                 if !parse(triple)?.runs_natively_on(&parse(&host)?) {
                     bail!(
                         "step `{}` runs on GitHub's `{runner}` runner ({triple}); this host is {host}",
-                        s.name
+                        s.name()
                     );
                 }
             }
@@ -353,7 +363,7 @@ impl Test {
                 .filter(|s| s.tier == Tier::Default || (self.full && s.tier == Tier::Full))
                 .collect()
         } else {
-            self.steps.clone()
+            self.steps.iter().map(|id| Step::of(*id)).collect()
         };
         for t in &self.targets {
             let known = STEPS.iter().any(|s| s.targets().contains(&t.as_str()));
@@ -389,9 +399,14 @@ fn on_line(
         match s.lines {
             Lines::Any => kept.push(s),
             Lines::Default(why) if named => {
-                bail!("step `{}` tests the default OpenSSL line only, not {version}: {why}", s.name)
+                bail!(
+                    "step `{}` tests the default OpenSSL line only, not {version}: {why}",
+                    s.name()
+                )
             }
-            Lines::Default(why) => println!("not on OpenSSL {version}: step `{}` ({why})", s.name),
+            Lines::Default(why) => {
+                println!("not on OpenSSL {version}: step `{}` ({why})", s.name())
+            }
         }
     }
     Ok(kept)
@@ -407,7 +422,7 @@ fn list(times: &BTreeMap<String, f64>) -> String {
             Tier::Runner(r) => format!("runner {r}"),
         };
         let last =
-            times.get(s.name).map_or("not run here yet".into(), |t| format!("{t:.0} s last run"));
+            times.get(s.name()).map_or("not run here yet".into(), |t| format!("{t:.0} s last run"));
         let targets = s.targets();
         let targets = if targets.is_empty() { "workspace".into() } else { targets.join(", ") };
         let lines = match s.lines {
@@ -417,7 +432,9 @@ fn list(times: &BTreeMap<String, f64>) -> String {
         let _ = writeln!(
             out,
             "{:<15} {tier:<22} {last:<18} {targets}\n{:<15} {}{lines}",
-            s.name, "", s.covers
+            s.name(),
+            "",
+            s.covers
         );
     }
     out
@@ -464,10 +481,10 @@ fn check_workflow() -> Result<()> {
 fn workflow_registry() -> Vec<(String, Option<&'static str>)> {
     let runner = |s: &Step| if let Tier::Runner(r) = s.tier { Some(r) } else { None };
     let mut out: Vec<(String, Option<&str>)> =
-        STEPS.iter().map(|s| (s.name.to_string(), runner(s))).collect();
+        STEPS.iter().map(|s| (s.name().to_string(), runner(s))).collect();
     for line in crypto_build::data::OPENSSL_LINES.iter().filter(|l| !l.is_default()) {
         for s in STEPS.iter().filter(|s| s.tier == Tier::Default && s.lines == Lines::Any) {
-            out.push((workflow::on_line(s.name, line.name()), runner(s)));
+            out.push((workflow::on_line(s.name(), line.name()), runner(s)));
         }
     }
     out
@@ -528,7 +545,7 @@ fn run_step(sh: &Shell, step: &'static Step) -> Outcome {
     let cargo = crate::cargo::cargo();
     let started = std::time::Instant::now();
     let cpu_before = children_cpu_seconds();
-    let result = (step.run)(sh, &cargo).with_context(|| format!("step `{}`", step.name));
+    let result = (step.run)(sh, &cargo).with_context(|| format!("step `{}`", step.name()));
     let took = started.elapsed();
     let cores = cpu_before
         .zip(children_cpu_seconds())
@@ -536,8 +553,8 @@ fn run_step(sh: &Shell, step: &'static Step) -> Outcome {
     let outcome = if result.is_ok() { "done" } else { "FAILED" };
     let jobs = Jobs::here();
     let (secs, busy) = (took.as_secs_f64(), cores_text(cores, jobs));
-    println!("step `{}`: {outcome} in {secs:.0} s{busy}", step.name);
-    Outcome { name: step.name, took, cores, jobs, result }
+    println!("step `{}`: {outcome} in {secs:.0} s{busy}", step.name());
+    Outcome { name: step.name(), took, cores, jobs, result }
 }
 
 /// Each step's time, again at the end, so that CI's time budget can be read from one run's
@@ -603,7 +620,7 @@ mod tests {
     }
 
     fn names(t: Test) -> Vec<&'static str> {
-        t.chosen().unwrap().iter().map(|s| s.name).collect()
+        t.chosen().unwrap().iter().map(|s| s.name()).collect()
     }
 
     #[test]
@@ -625,9 +642,11 @@ mod tests {
         assert_eq!(s390x, ["s390x", "assembled", "s390x-full"]);
         let riscv64 = names(test(&[], &["riscv64gc-unknown-linux-gnu"], true));
         assert_eq!(riscv64, ["riscv64", "assembled", "riscv64-full"]);
-        for (triple, step) in
-            [(qemu::ARMV7, "armv7"), (qemu::MUSL, "musl"), (qemu::MIPS64EL, "mips64el")]
-        {
+        for (triple, step) in [
+            (triples::ARMV7_LINUX, "armv7"),
+            (triples::X86_64_LINUX_MUSL, "musl"),
+            (triples::MIPS64EL_LINUX, "mips64el"),
+        ] {
             assert_eq!(names(test(&[], &[triple], false)), ["assembled"], "{triple}");
             assert_eq!(names(test(&[], &[triple], true)), ["assembled", step], "{triple}");
         }
@@ -657,14 +676,14 @@ mod tests {
         let line = crypto_build::data::OPENSSL_LINES.iter().find(|l| !l.is_default()).unwrap();
         let default: Vec<&Step> = STEPS.iter().filter(|s| s.tier == Tier::Default).collect();
         let kept: Vec<&str> =
-            on_line(default.clone(), line, false).unwrap().iter().map(|s| s.name).collect();
+            on_line(default.clone(), line, false).unwrap().iter().map(|s| s.name()).collect();
         for name in ["lock", "windows", "aarch64", "s390x", "sanitize", "toolchains", "asm_avx2"] {
             assert!(kept.contains(&name), "{name} should run on {}: {kept:?}", line.name());
         }
         for name in ["lint", "package", "prefix"] {
             assert!(!kept.contains(&name), "{name} tests the default line only");
         }
-        let lint = default.iter().copied().filter(|s| s.name == "lint").collect();
+        let lint = default.iter().copied().filter(|s| s.id == StepName::Lint).collect();
         let e = on_line(lint, line, true).unwrap_err().to_string();
         let only = format!("step `lint` tests the default OpenSSL line only, not {}", line.version);
         assert!(e.contains(&only), "{e}");
@@ -673,15 +692,18 @@ mod tests {
 
     #[test]
     fn every_step_has_a_unique_name_and_the_list_shows_each() {
-        let mut names: Vec<&str> = STEPS.iter().map(|s| s.name).collect();
+        let mut names: Vec<&str> = STEPS.iter().map(|s| s.name()).collect();
         names.sort();
         names.dedup();
         assert_eq!(names.len(), STEPS.len());
+        // Each name of the enum `--step` parses into has its row, in the registry's order.
+        let ids: Vec<StepName> = STEPS.iter().map(|s| s.id).collect();
+        assert_eq!(ids, StepName::ALL);
         let times = [("lock".to_string(), 184.0)].into_iter().collect();
         let text = list(&times);
         assert!(text.contains("184 s last run"), "{text}");
         for s in STEPS {
-            assert!(text.contains(s.name) && text.contains(s.covers), "{}", s.name);
+            assert!(text.contains(s.name()) && text.contains(s.covers), "{}", s.name());
         }
     }
 

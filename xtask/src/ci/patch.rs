@@ -7,7 +7,7 @@
 use crate::cargo::project_root;
 use anyhow::{bail, ensure, Context, Result};
 use crypto_build::config::OPENSSL_LINE_VAR;
-use crypto_build::data::OpensslLine;
+use crypto_build::data::{AsmSet, OpensslLine};
 use crypto_build::facts::BuildFacts;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -372,7 +372,7 @@ fn one_openssl(
 /// The patch's `Build` for aarch64 Linux from a host program, as openssl-sys's build script
 /// calls it; the C driver checks the result under qemu on every armcap path.
 fn cross(sh: &Shell, cargo: &str, root: &Path, patch: &Path) -> Result<()> {
-    let triple = crate::matrix::AARCH64;
+    let triple = crypto_build::data::triples::AARCH64_LINUX;
     let row = crate::matrix::rows(crate::matrix::How::Qemu)
         .find(|r| r.target == triple && !r.cc.starts_with("clang"))
         .context("no gcc row for aarch64")?;
@@ -397,9 +397,10 @@ fn cross(sh: &Shell, cargo: &str, root: &Path, patch: &Path) -> Result<()> {
     .run()
     .context("the patch's Build for aarch64")?;
     let facts = BuildFacts::read(&out)?;
-    if facts.target != triple || facts.effective_set == "no_asm" || !facts.legacy_provider {
+    let asm = AsmSet::avx512().name;
+    if facts.target != triple || facts.effective_set != asm || !facts.legacy_provider {
         bail!(
-            "the aarch64 build took {} for {} (legacy provider: {}), expected asm with it",
+            "the aarch64 build took {} for {} (legacy provider: {}), expected {asm} with it",
             facts.effective_set,
             facts.target,
             facts.legacy_provider

@@ -10,12 +10,11 @@
 use crate::matrix::{How, Row};
 use crate::runner::Runner;
 use anyhow::{bail, ensure, Context, Result};
+use crypto_build::data::{is_set, AsmSet, SetRole};
 use crypto_build::facts::BuildFacts;
 use std::path::PathBuf;
 use std::time::Instant;
 use xshell::Shell;
-
-pub use crate::matrix::{AARCH64, ARMV7, I686_LINUX, MIPS64EL, MUSL, PPC64LE, RISCV64, S390X};
 
 fn rows(triple: &str) -> impl Iterator<Item = &'static Row> + '_ {
     let run = |r: &&Row| matches!(r.how, How::Qemu | How::ThisCpu | How::Static);
@@ -104,7 +103,8 @@ fn prefix_dir(name: &str) -> PathBuf {
 /// The set asked for taken whole (asm: nothing downgraded), with the row's C variant and the
 /// compiler's own assembler.
 fn check_facts(row: &Row, set: &str, facts: &BuildFacts) -> Result<()> {
-    let taken = if set == "no_asm" { "no_asm" } else { "asm" };
+    let role = if is_set(set, SetRole::PlainC) { SetRole::PlainC } else { SetRole::Avx512 };
+    let taken = AsmSet::of(role).name;
     let assembler =
         if row.cc.starts_with("clang") { "clang integrated assembler" } else { "GNU as" };
     let got = (
@@ -122,26 +122,27 @@ fn check_facts(row: &Row, set: &str, facts: &BuildFacts) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crypto_build::data::triples::AARCH64_LINUX;
 
     #[test]
     fn ci_runs_gcc_and_assembles_clang() {
-        let ci: Vec<_> = rows(AARCH64).map(|r| (r.cc, r.sets, r.full_sets)).collect();
+        let ci: Vec<_> = rows(AARCH64_LINUX).map(|r| (r.cc, r.sets, r.full_sets)).collect();
         let (auto, no_asm): (&[&str], &[&str]) = (&["auto"], &["no_asm"]);
         let both: &[&str] = &["auto", "no_asm"];
         assert_eq!(ci, [("aarch64-linux-gnu-gcc", auto, no_asm), ("clang-19", &[][..], both)]);
-        let clang = rows(AARCH64).nth(1).unwrap();
+        let clang = rows(AARCH64_LINUX).nth(1).unwrap();
         assert!(
             clang.assembled_by_default() && clang.assembles("asm") && clang.assembles("no_asm")
         );
-        assert!(!rows(AARCH64).next().unwrap().assembled_by_default());
+        assert!(!rows(AARCH64_LINUX).next().unwrap().assembled_by_default());
     }
 
     /// Facts as the build writes them: each departure from the plan is refused.
     #[test]
     fn the_facts_must_show_the_set_variant_and_assembler_asked_for() {
-        let gcc = rows(AARCH64).next().unwrap();
+        let gcc = rows(AARCH64_LINUX).next().unwrap();
         let good = BuildFacts {
-            target: AARCH64.into(),
+            target: AARCH64_LINUX.into(),
             assembler_kind: "GNU as".into(),
             ..crate::prefix::sample_facts()
         };
@@ -161,7 +162,7 @@ mod tests {
             let e = check_facts(gcc, "auto", &bad).unwrap_err().to_string();
             assert!(e.contains("the build took"), "{e}");
         }
-        let clang = rows(AARCH64).nth(1).unwrap();
+        let clang = rows(AARCH64_LINUX).nth(1).unwrap();
         let no_asm = BuildFacts {
             requested_set: "no_asm".into(),
             effective_set: "no_asm".into(),

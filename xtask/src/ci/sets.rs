@@ -5,7 +5,7 @@
 use crate::matrix::{workspace_row, How, Row};
 use anyhow::{bail, ensure, Context, Result};
 use crypto_build::config::ASM_SET_VAR;
-use crypto_build::data::{Arch, ASM_AVX2, IA32CAP, NISTP, NO_ASM, NO_C_VARIANT};
+use crypto_build::data::{is_set, Arch, AsmSet, SetRole, IA32CAP, NISTP, NO_C_VARIANT};
 use crypto_build::facts::BuildFacts;
 use xshell::{cmd, Shell};
 
@@ -46,14 +46,14 @@ pub fn auto(sh: &Shell, cargo: &str) -> Result<()> {
 /// `asm_avx2`: crypto-sys's tests, verify (the wide entry points are stubs), every code path.
 pub fn asm_avx2(sh: &Shell, cargo: &str) -> Result<()> {
     let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, workspace_row().c_variant);
-    let _env = sh.push_env(ASM_SET_VAR, ASM_AVX2);
+    let _env = sh.push_env(ASM_SET_VAR, AsmSet::avx2().name);
     let _expect = sh.push_env(EXPECT_VAR, "");
     let (line, features): (_, &[&str]) = (super::line_args(), &super::line_features());
     cmd!(sh, "{cargo} test -p crypto-sys {features...} {WITH_EXPECTATIONS...}")
         .run()
         .context("crypto-sys tests with the asm_avx2 set")?;
     cmd!(sh, "{cargo} xtask verify {line...}").run().context("verify, set asm_avx2")?;
-    known_answers_on_every_path(sh, cargo, ASM_AVX2, features)
+    known_answers_on_every_path(sh, cargo, AsmSet::avx2().name, features)
 }
 
 /// The host rows of the matrix built with their own C compiler, then the docs of the
@@ -92,7 +92,7 @@ pub fn known_answers_on_every_path_of(
     arch: Arch,
 ) -> Result<()> {
     let features = args;
-    let no_asm = crypto_build::data::SETS.iter().any(|s| s.name == set && s.allowed.is_empty());
+    let no_asm = is_set(set, SetRole::PlainC);
     let suites: &[&str] = if no_asm { &["paths"] } else { PATH_SUITES };
     if no_asm {
         println!("set {set}: no asm reads OPENSSL_ia32cap, so each mask runs the paths test alone");
@@ -156,13 +156,13 @@ fn toolchain(sh: &Shell, cargo: &str, row: &Row) -> Result<()> {
 /// no_asm's C configuration, compiled once, by a compiler that fails the C variant's probe:
 /// the build also shows OpenSSL's default C configuration.
 pub fn no_asm(sh: &Shell, cargo: &str) -> Result<()> {
-    let _env = sh.push_env(ASM_SET_VAR, NO_ASM);
+    let _env = sh.push_env(ASM_SET_VAR, AsmSet::plain_c().name);
     let _variant = sh.push_env(EXPECT_C_VARIANT_VAR, NO_C_VARIANT);
     // Its verify also proves that none of the wide entry points is linked.
     c_probe_refused(sh, cargo).context("a C compiler that fails the __uint128_t probe")?;
     let _cc = sh.push_env("CC", crate::cargo::project_root().join(CC_WITHOUT_INT128));
     let _expect = sh.push_env(EXPECT_VAR, "");
-    known_answers_on_every_path(sh, cargo, NO_ASM, &super::line_features())
+    known_answers_on_every_path(sh, cargo, AsmSet::plain_c().name, &super::line_features())
 }
 
 /// The default C configuration, reported once, when the C compiler fails the variant's probe;

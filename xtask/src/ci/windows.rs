@@ -3,10 +3,11 @@
 //! Windows Rust std) with each toolchain row that runs under wine and its sets, every prefix
 //! checked by the C driver under wine (win64 or win32) on every code path.
 
-use crate::matrix::{How, Row, MINGW_GCC, WINDOWS_GNU};
+use crate::matrix::{How, Row, MINGW_GCC};
 use anyhow::{bail, ensure, Context, Result};
+use crypto_build::data::triples::X86_64_WINDOWS_GNU;
+use crypto_build::data::AsmSet;
 use crypto_build::data::Feature::{self, Avx512, Avx512Ifma, Vaes512, Vpclmul512};
-use crypto_build::data::ASM_AVX2;
 use crypto_build::facts::Downgrade;
 use std::path::{Path, PathBuf};
 use xshell::{cmd, Shell};
@@ -60,7 +61,7 @@ pub fn run(sh: &Shell, triple: &str, full: bool) -> Result<()> {
             );
         }
     }
-    if full || triple != WINDOWS_GNU {
+    if full || triple != X86_64_WINDOWS_GNU {
         return Ok(());
     }
     nasm_without_zmm(sh).context("a nasm that cannot assemble zmm")?;
@@ -113,7 +114,7 @@ fn build_with(
 fn nasm_without_zmm(sh: &Shell) -> Result<()> {
     let nasm = crate::cargo::project_root().join(NASM_WITHOUT_ZMM);
     let _nasm = sh.push_env("NASM", &nasm);
-    let row = Row::find(WINDOWS_GNU, MINGW_GCC, Some("nasm"))?;
+    let row = Row::find(X86_64_WINDOWS_GNU, MINGW_GCC, Some("nasm"))?;
     let prefix = prefix_dir("nasm-without-zmm");
     let stderr = build(sh, row, &[], &prefix)?;
     let w = crate::cargo::warnings(&stderr);
@@ -124,14 +125,14 @@ fn nasm_without_zmm(sh: &Shell) -> Result<()> {
     let zmm = [Avx512, Vaes512, Vpclmul512, Avx512Ifma].map(Feature::name);
     let wide = |d: &Downgrade| {
         let for_zmm = d.missing.iter().all(|m| zmm.contains(&m.as_str()));
-        d.to == ASM_AVX2 && !d.missing.is_empty() && for_zmm
+        d.to == AsmSet::avx2().name && !d.missing.is_empty() && for_zmm
     };
     ensure!(
         !facts.downgrades.is_empty() && facts.downgrades.iter().all(wide),
         "expected downgrades to asm_avx2 for want of AVX-512 only, got {:?}",
         facts.downgrades
     );
-    let downgraded = facts.files_from(ASM_AVX2);
+    let downgraded = facts.files_from(AsmSet::avx2().name);
     for file in ["crypto/modes/aes-gcm-avx512.asm", "crypto/bn/rsaz-2k-avx512.asm"] {
         ensure!(downgraded.contains(&file), "{file} should come from asm_avx2: {downgraded:?}");
     }
@@ -151,7 +152,7 @@ fn nasm_without_zmm(sh: &Shell) -> Result<()> {
 /// prefix.
 fn bad_input(sh: &Shell) -> Result<()> {
     let missing_gcc = format!("/nonexistent/{MINGW_GCC}");
-    let package = Row::find(WINDOWS_GNU, MINGW_GCC, None)?.package;
+    let package = Row::find(X86_64_WINDOWS_GNU, MINGW_GCC, None)?.package;
     let cases = [
         ("NASM=/nonexistent/nasm", MINGW_GCC, Some("nasm"), "nasm not found"),
         ("a missing mingw gcc", missing_gcc.as_str(), None, package),
@@ -164,7 +165,7 @@ fn bad_input(sh: &Shell) -> Result<()> {
             std::fs::remove_dir_all(&prefix)
                 .with_context(|| format!("removing {}", prefix.display()))?;
         }
-        match build_with(sh, (WINDOWS_GNU, cc, assembler), &[], &prefix) {
+        match build_with(sh, (X86_64_WINDOWS_GNU, cc, assembler), &[], &prefix) {
             Err(e) if format!("{e:#}").contains(want) && !prefix.exists() => {
                 println!("{case}: refused, naming `{want}`");
             }

@@ -297,8 +297,8 @@ pub fn command_steps(command: &str) -> Result<Vec<String>> {
     );
     let line = test.openssl.line;
     let name = |s: &&Step| match line.is_default() {
-        true => s.name.to_string(),
-        false => on_line(s.name, line.name()),
+        true => s.name().to_string(),
+        false => on_line(s.name(), line.name()),
     };
     Ok(test.selected()?.iter().map(name).collect())
 }

@@ -6,7 +6,7 @@
 
 use crate::flags::Verify;
 use anyhow::{bail, Context, Result};
-use crypto_build::data;
+use crypto_build::data::{self, AsmSet, SetRole};
 use crypto_build::facts::BuildFacts;
 use crypto_build::generate::{scan, set_dir};
 use crypto_build::manifest::{gen_path, Manifest};
@@ -76,7 +76,7 @@ fn check(
             continue;
         };
         let size = sizes.get(fp.symbol).copied();
-        let want_real = set == "asm";
+        let want_real = data::is_set(set, SetRole::Avx512);
         let shown = size.map_or("missing".into(), |s| format!("{s} bytes"));
         println!("{:<40} {:<32} from {set:<8} {shown}", fp.file, fp.symbol);
         if size.is_none_or(|s| (s > STUB_MAX_BYTES) != want_real) {
@@ -102,8 +102,9 @@ struct WideEntry {
 /// Every global of every such file, from the manifests' per-file features and globals and
 /// the `asm_avx2` twin's text (hash-checked by the build that read it).
 fn wide_files(root: &Path, target: &str) -> Result<Vec<WideEntry>> {
-    let avx2_set = data::set_by_name("asm_avx2")?;
-    let (asm_dir, avx2_dir) = (set_dir(root, "asm", target), set_dir(root, "asm_avx2", target));
+    let (asm_set, avx2_set) = (AsmSet::avx512(), AsmSet::avx2());
+    let (asm_dir, avx2_dir) =
+        (set_dir(root, asm_set.name, target), set_dir(root, avx2_set.name, target));
     let asm = Manifest::load(&asm_dir)?;
     let mut entries = Vec::new();
     for f in asm.asm.iter().filter(|f| f.features.iter().any(|x| !avx2_set.allowed.contains(x))) {
@@ -142,7 +143,8 @@ fn check_wide(
         // From `asm`, some real entry points (eligibility checks) are tiny: only the file's
         // largest is judged, below.
         let want_real = !e.twin_is_stub;
-        if size.is_none() || (set != "asm" && (size > Some(STUB_MAX_BYTES)) != want_real) {
+        let from_asm = data::is_set(set, SetRole::Avx512);
+        if size.is_none() || (!from_asm && (size > Some(STUB_MAX_BYTES)) != want_real) {
             let shown = size.map_or("missing".into(), |s| format!("{s} bytes"));
             let want = if want_real { "real code" } else { "a stub" };
             problems.push(format!(
@@ -154,8 +156,8 @@ fn check_wide(
     for (file, (symbol, size)) in largest {
         let set = &plan[file];
         println!("{file:<40} {symbol:<32} from {set:<8} {size} bytes (largest entry point)");
-        if set == "asm" && size <= STUB_MAX_BYTES {
-            problems.push(format!("{file} (from asm) has no entry point of real code"));
+        if data::is_set(set, SetRole::Avx512) && size <= STUB_MAX_BYTES {
+            problems.push(format!("{file} (from {set}) has no entry point of real code"));
         }
     }
     problems

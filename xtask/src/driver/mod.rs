@@ -305,7 +305,8 @@ mod tests {
     /// `ex_lib_flag` names it, libatomic is no shared dependency, which the check would refuse.
     #[test]
     fn libatomic_from_the_prefixs_link_line_is_no_shared_dependency() {
-        let row = crate::matrix::Row::find(crate::matrix::ARMV7, "clang-19", None);
+        let row =
+            crate::matrix::Row::find(crypto_build::data::triples::ARMV7_LINUX, "clang-19", None);
         let tc = row.unwrap().driver().unwrap();
         require_cc(&tc).unwrap_or_else(|e| panic!("{e} (.ci/install installs it)"));
         let libc = Path::new("/usr/arm-linux-gnueabihf/lib/libc.so.6");

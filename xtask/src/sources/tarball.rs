@@ -193,30 +193,24 @@ pub(super) mod tests {
         (path, crypto_build::sha256::hex(&bytes))
     }
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("xtask-tarball-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
     #[test]
     fn a_release_is_read_and_unpacked() {
-        let dir = scratch("good");
-        let (path, sha) = written(&dir, "openssl-3.6.3.tar.gz", &release(VERSION_DAT));
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let (path, sha) = written(dir, "openssl-3.6.3.tar.gz", &release(VERSION_DAT));
         let t = Tarball::check(&path, &sha.to_uppercase()).unwrap();
         assert_eq!((t.version.as_str(), t.sha256.as_str()), ("3.6.3", sha.as_str()));
         let tree = t.unpack(&dir.join("out")).unwrap();
         assert_eq!(tree, dir.join("out/openssl-3.6.3"));
         assert_eq!(fs::read_to_string(tree.join("VERSION.dat")).unwrap(), VERSION_DAT);
         assert!(tree.join("crypto/x86_64cpuid.pl").is_file());
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     /// Each bad tarball is refused in one line, by its check alone (nothing unpacked).
     #[test]
     fn bad_tarballs_are_refused_in_one_line() {
-        let dir = scratch("bad");
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let good = release(VERSION_DAT);
         let without = |name: &str| -> Vec<(&'static str, String)> {
             good.iter().filter(|(p, _)| !p.ends_with(name)).cloned().collect()
@@ -237,11 +231,11 @@ pub(super) mod tests {
             ("two", two, "beside openssl-3.6.3"),
         ];
         for (name, entries, want) in cases {
-            let (path, sha) = written(&dir, &format!("{name}.tar.gz"), &entries);
+            let (path, sha) = written(dir, &format!("{name}.tar.gz"), &entries);
             let e = format!("{:#}", Tarball::check(&path, &sha).err().expect(name));
             assert!(e.contains(want) && !e.contains('\n'), "{name}: {e}");
         }
-        let (path, sha) = written(&dir, "good.tar.gz", &good);
+        let (path, sha) = written(dir, "good.tar.gz", &good);
         let other = sha.replace(&sha[..1], if sha.starts_with('0') { "1" } else { "0" });
         let e = format!("{:#}", Tarball::check(&path, &other).err().unwrap());
         assert!(e.contains(&format!("SHA-256 is {sha}, not {other}")), "{e}");
@@ -252,9 +246,8 @@ pub(super) mod tests {
         let e = format!("{:#}", Tarball::check(&dir.join("plain.tar.gz"), &sha).err().unwrap());
         assert!(e.contains("no gzip'd tar"), "{e}");
         assert_eq!(
-            fs::read_dir(&dir).unwrap().filter(|e| e.as_ref().unwrap().path().is_dir()).count(),
+            fs::read_dir(dir).unwrap().filter(|e| e.as_ref().unwrap().path().is_dir()).count(),
             0
         );
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

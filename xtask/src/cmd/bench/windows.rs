@@ -4,8 +4,9 @@
 //! assembler and the Windows ABI cost.
 
 use crate::driver::{self, Invocation, Toolchain};
-use crate::matrix::{Row, MINGW_GCC, WINDOWS_GNU};
+use crate::matrix::{Row, MINGW_GCC};
 use anyhow::{bail, Context, Result};
+use crypto_build::data::triples::X86_64_WINDOWS_GNU;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -26,11 +27,11 @@ pub fn run(sh: &Shell, rounds: usize, seconds: f64) -> Result<()> {
     let (gas, nasm) =
         (root.join("target/bench-windows/gas"), root.join("target/bench-windows/nasm"));
     cmd!(sh, "{cargo} xtask build --release --prefix {native}").run()?;
-    cmd!(sh, "{cargo} xtask build --target {WINDOWS_GNU} --prefix {gas}").run()?;
-    cmd!(sh, "{cargo} xtask build --target {WINDOWS_GNU} --assembler nasm --prefix {nasm}")
+    cmd!(sh, "{cargo} xtask build --target {X86_64_WINDOWS_GNU} --prefix {gas}").run()?;
+    cmd!(sh, "{cargo} xtask build --target {X86_64_WINDOWS_GNU} --assembler nasm --prefix {nasm}")
         .run()?;
     let host = crate::matrix::workspace_row().driver()?;
-    let mingw = Row::find(WINDOWS_GNU, MINGW_GCC, None)?.driver()?;
+    let mingw = Row::find(X86_64_WINDOWS_GNU, MINGW_GCC, None)?.driver()?;
     let contenders = [
         contender(sh, "linux (native)", host, &native)?,
         contender(sh, "wine, GNU as", mingw.clone(), &gas)?,

@@ -630,7 +630,8 @@ mod tests {
     /// its lock with it, and the new root goes.
     #[test]
     fn undo_puts_back_a_moved_sets_root() {
-        let dir = std::env::temp_dir().join(format!("update-openssl-root-{}", std::process::id()));
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let (old, new, aside) =
             (dir.join("openssl-4.0"), dir.join("openssl-3.5"), dir.join("aside"));
         fs::create_dir_all(old.join("asm/x")).unwrap();
@@ -646,7 +647,6 @@ mod tests {
         assert_eq!(undo.put_back(), Vec::<String>::new());
         assert_eq!(fs::read_to_string(old.join("generate.lock")).unwrap(), "old lock");
         assert!(old.join("asm/x").is_dir() && !new.exists());
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     /// The moves in the order cargo allows (openssl-src 300.x once in a graph): the default
@@ -656,7 +656,8 @@ mod tests {
     fn a_line_moves_off_the_default_lines_release_leaving_the_defaults_texts() {
         let root = crate::cargo::project_root();
         let sh = Shell::new().unwrap();
-        let tmp = std::env::temp_dir().join(format!("update-openssl-sites-{}", std::process::id()));
+        let scratch = tempfile::tempdir().unwrap();
+        let tmp = scratch.path();
         for site in DEFAULT_SITES.iter().chain(LINE_SITES) {
             let to = tmp.join(site.path);
             fs::create_dir_all(to.parent().unwrap()).unwrap();
@@ -666,7 +667,7 @@ mod tests {
         let (default, shared) =
             (pinned(&sh, &root, data::DEFAULT_LINE).unwrap(), pinned(&sh, &root, other).unwrap());
         let apply = |sites, from, to| {
-            for e in plan(&tmp, sites, from, to).unwrap() {
+            for e in plan(tmp, sites, from, to).unwrap() {
                 fs::write(&e.path, e.text).unwrap();
             }
         };
@@ -679,7 +680,6 @@ mod tests {
                 assert!(text.contains(&t), "{}: the default line's `{t}` was moved too", site.path);
             }
         }
-        fs::remove_dir_all(&tmp).unwrap();
     }
 
     /// The tables are this workspace's: every text of each line's sites is found for its

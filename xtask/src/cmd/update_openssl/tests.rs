@@ -10,7 +10,7 @@ use crypto_build::data::Feature::{self, *};
 use crypto_build::generate::Config;
 use crypto_build::manifest::{FileHash, Manifest};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// An asm file: path, classes, entry points, and its text.
 type File = (&'static str, &'static [Feature], &'static [&'static str], String);
@@ -169,9 +169,10 @@ fn removed(name: &str) -> Removed {
     }
 }
 
-fn compared(name: &str, avx512: bool) -> (Comparison, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("update-openssl-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
+/// The comparison of two made sides, with the directory that holds them.
+fn compared(avx512: bool) -> (Comparison, tempfile::TempDir) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let (old, new) = (side(&dir.join("old"), false, avx512), side(&dir.join("new"), true, avx512));
     let mut c = compare::compare(&configs(), &old, &new, vec![]);
     sides::text_facts(&mut c, &old, &new);
@@ -184,12 +185,12 @@ fn compared(name: &str, avx512: bool) -> (Comparison, PathBuf) {
         built_in: "asm/linux-x86_64".into(),
         libs: vec![crypto, ssl],
     };
-    (c, dir)
+    (c, tmp)
 }
 
 #[test]
 fn the_summary_says_what_changed_in_plain_words() {
-    let (c, dir) = compared("summary", false);
+    let (c, _dir) = compared(false);
     let s = summary::sentences(&c);
     let has = |piece: &str| {
         assert!(s.iter().any(|l| l.contains(piece)), "`{piece}` not in:\n{}", s.join("\n"))
@@ -212,12 +213,11 @@ fn the_summary_says_what_changed_in_plain_words() {
     has("Configure, on every configuration: defines removed `-DENGINESDIR`; now disabled `engine`; \
          30 generated headers added.");
     assert!(!s.iter().any(|l| l.contains("byte-identical")), "{s:?}");
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_set_whose_classes_moved_is_named_apart_with_its_assembler() {
-    let (c, dir) = compared("classes", true);
+    let (c, _dir) = compared(true);
     let s = summary::sentences(&c);
     let has = |piece: &str| {
         assert!(s.iter().any(|l| l.contains(piece)), "`{piece}` not in:\n{}", s.join("\n"))
@@ -229,12 +229,11 @@ fn a_set_whose_classes_moved_is_named_apart_with_its_assembler() {
     let md = report::markdown(&c);
     assert!(md.contains("| linux-x86_64 | asm | GNU as | 2.22 (avx2) | 2.25 (avx512) |"), "{md}");
     assert!(md.contains("The other 8 rows are unchanged."), "{md}");
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn the_markdown_folds_long_lists_and_says_an_unchanged_table_in_one_line() {
-    let (mut c, dir) = compared("markdown", false);
+    let (mut c, _dir) = compared(false);
     let limited = ["linux-x86_64", "linux-aarch64", "darwin64-arm64-cc", "linux-ppc64le"];
     c.limited_to = limited.map(String::from).to_vec();
     let md = report::markdown(&c);
@@ -273,12 +272,11 @@ fn the_markdown_folds_long_lists_and_says_an_unchanged_table_in_one_line() {
     let long: Vec<&str> =
         folded.flat_map(str::lines).filter(|l| !l.starts_with('|') && l.len() > 110).collect();
     assert!(long.is_empty(), "folded lists are wrapped: {long:#?}");
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn the_json_is_the_comparison_with_its_summary() {
-    let (c, dir) = compared("json", false);
+    let (c, _dir) = compared(false);
     let v: serde_json::Value = serde_json::from_str(&report::json(&c).unwrap()).unwrap();
     assert_eq!((v["from"].as_str(), v["to"].as_str()), (Some("3.6.3"), Some("4.0.3")));
     assert_eq!(v["new_source"]["crate"]["crate_version"], "400.0.2+4.0.3");
@@ -294,15 +292,14 @@ fn the_json_is_the_comparison_with_its_summary() {
     assert_eq!(sve2["text"]["inst_words"]["new"], 3);
     assert_eq!(arm["entry_points"]["added"][0]["symbol"], "_armv8_sve_get_vl_bytes");
     assert_eq!(v["api"]["libs"][0]["removed"][0]["prefix"], "ENGINE");
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The same release on both sides (a tarball of the pinned tree): every configuration
 /// byte-identical, said first.
 #[test]
 fn the_same_release_on_both_sides_is_said_identical() {
-    let dir = std::env::temp_dir().join(format!("update-openssl-same-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let (old, new) = (side(&dir.join("a"), false, false), side(&dir.join("b"), false, false));
     let c = compare::compare(&configs(), &old, &new, vec![]);
     let s = summary::sentences(&c);
@@ -313,7 +310,6 @@ fn the_same_release_on_both_sides_is_said_identical() {
     );
     assert!(s.iter().any(|l| l.contains("linux-x86_64's 3 (asm) / 2 (asm_avx2), linux-aarch64's 1, darwin64-arm64-cc's 1 and linux-ppc64le's 3 asm files are unchanged.")), "{s:?}");
     assert!(s.iter().any(|l| l == "Configure decides the same for every configuration."), "{s:?}");
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Targets whose renderings differ in extension (mingw64's `.s`, VC-WIN64A's `.asm`) but
@@ -348,13 +344,12 @@ fn a_sentence_names_each_rendering_of_the_group() {
 /// The JSON reads back as the comparison it was written from.
 #[test]
 fn the_json_reads_back_whole() {
-    let (mut c, dir) = compared("round-trip", true);
+    let (mut c, _dir) = compared(true);
     c.command = "cargo xtask update-openssl 400.0.2 --report-only".into();
     let json = report::json(&c).unwrap();
     let back: Comparison = serde_json::from_str(&json).unwrap();
     assert_eq!(report::json(&back).unwrap(), json);
     assert_eq!(report::markdown(&back), report::markdown(&c));
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Each committed report (docs/openssl-updates/) is what this code writes from its own
