@@ -278,7 +278,8 @@ pub struct UpdateOpenssl {
     #[arg(required_unless_present_any = ["status", "source"], conflicts_with_all = ["status", "source"])]
     pub version: Option<String>,
     /// A release tarball instead (openssl-X.Y.Z.tar.gz, for a release the registry lacks):
-    /// checked whole before anything is touched; a move installs its tree in openssl-sources/
+    /// checked whole before anything is touched; a move makes the line's source crate from it
+    /// (sources/), the tarball kept in sources/tarballs/
     #[arg(long, value_name = "FILE", requires = "sha256", conflicts_with = "status")]
     pub source: Option<PathBuf>,
     /// The SHA-256 --source's tarball must have, from its publisher

@@ -34,8 +34,9 @@ fn main() {
 fn run(command: flags::Command) -> anyhow::Result<()> {
     let sh = Shell::new()?;
     sh.change_dir(cargo::project_root());
-    // On first use, as the sets: each line's source crate made from its release.
-    if !matches!(command, flags::Command::Sources(_)) {
+    // On first use, as the sets: each line's source crate made from its release (by
+    // update-openssl only once its input is checked, for the line it works on).
+    if !matches!(command, flags::Command::Sources(_) | flags::Command::UpdateOpenssl(_)) {
         sources::ensure_all(&sh)?;
     }
     match command {

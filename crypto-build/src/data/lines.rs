@@ -90,12 +90,12 @@ pub fn support_of(series: &str) -> Option<&'static Support> {
 /// Where a line's OpenSSL source comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineSource {
-    /// The openssl-src crate of that exact version (`400.0.2`), a dependency of crypto-build
-    /// named after the line's series (`openssl-src-4-0`).
+    /// The openssl-src crate of that exact version (`400.0.2`), whose tree the line's source
+    /// crate is made from (`crate::source`; its `source.lock` names the crate).
     Registry { crate_version: &'static str },
     /// An OpenSSL release tarball (`openssl-X.Y.Z.tar.gz`) of this SHA-256, for a release the
-    /// registry lacks: unpacked and verified into the workspace's `openssl-sources/` by
-    /// `cargo xtask update-openssl --source FILE --sha256 HEX` (`crate::source` finds it).
+    /// registry lacks: the line's source crate is made from it (`cargo xtask update-openssl
+    /// --source FILE --sha256 HEX`, then `cargo xtask sources` from `sources/tarballs/`).
     Tarball { sha256: &'static str },
 }
 

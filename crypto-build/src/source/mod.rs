@@ -263,7 +263,7 @@ impl SourceCrate {
     }
 }
 
-/// A release's directory name in its tarball and under `openssl-sources/`: `openssl-X.Y.Z`.
+/// A release's directory name in its tarball: `openssl-X.Y.Z`.
 pub fn tree_name(version: &str) -> String {
     format!("openssl-{version}")
 }

@@ -34,7 +34,7 @@ use anyhow::{bail, Context, Result};
 use compare::{Comparison, Origin, Side};
 use crypto_build::data::{self, AsmSet, LineSource, OpensslLine, Target};
 use crypto_build::generate::{Config, Source};
-use crypto_build::source::list::SourceLock;
+use crypto_build::source::{list::SourceLock, tarball_name};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -84,6 +84,10 @@ impl UpdateOpenssl {
             (None, None) => bail!("update-openssl needs a VERSION or --source"),
         };
         support::check_release(&series, crypto_build::config::today()?, self.report_only)?;
+        // The line's own tree, the old side's, made from its release on first use.
+        if let crate::sources::Made::Missing(why) = crate::sources::ensure(sh, &root, line)? {
+            bail!("{why}");
+        }
         let new = self.new_release(sh, &scratch, tarball)?;
         // Before the long part: a move that could not go through is refused now.
         let plan = self.plan(sh, &root, line, &new)?;
@@ -174,7 +178,7 @@ impl UpdateOpenssl {
         let (release_tree, origin, archive) = match &tarball {
             Some(t) => {
                 let dir = t.unpack(&scratch.join("tarball"))?;
-                (dir, tarball_origin(t), (t.file_name(), t.sha256.clone()))
+                (dir, tarball_origin(t), (tarball_name(&t.version), t.sha256.clone()))
             }
             None => {
                 let version = self.version.as_deref().context("update-openssl needs a VERSION")?;
@@ -344,11 +348,12 @@ fn restore(root: &Path, t: &Tarball, line: &data::OpensslLine) -> Result<()> {
     Ok(())
 }
 
-/// The tarball copied into `sources/tarballs/`, where the source crate is made from.
+/// The tarball copied into `sources/tarballs/` under its release's name, where the source
+/// crate is made from.
 fn keep_tarball(root: &Path, t: &Tarball) -> Result<PathBuf> {
     let dir = root.join(crypto_build::source::TARBALLS_DIR);
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let kept = dir.join(t.file_name());
+    let kept = dir.join(tarball_name(&t.version));
     if t.path != kept {
         fs::copy(&t.path, &kept).with_context(|| format!("copying {}", t.path.display()))?;
     }
