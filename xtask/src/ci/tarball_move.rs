@@ -245,10 +245,7 @@ fn packaged(
         cmd!(sh, "{cargo} xtask package --openssl {name}").run()?;
     }
     let unpacked = ws.join("unpacked");
-    fs::create_dir_all(&unpacked)?;
-    for krate in crate::cargo::crates(ws) {
-        cmd!(sh, "tar -xzf {krate} -C {unpacked}").run()?;
-    }
+    super::package::unpack(sh, ws, &unpacked)?;
     let consumer = super::package::consumer(&crate::cargo::project_root(), &unpacked)?;
     let no_perl = super::package::path_without_perl(&unpacked.join("bin"))?;
     let expect = reference.asm_files.to_string();
