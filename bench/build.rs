@@ -1,6 +1,6 @@
-//! `openssl_c_api` when a backend measures OpenSSL through its C API; with an OpenSSL line's
-//! `vendored-default` or `vendored-openssl-X-Y`, that OpenSSL is the line's openssl-src's own
-//! build, linked as openssl-sys links the openssl-src it takes.
+//! `openssl_c_api` when a backend measures OpenSSL through its C API; with `vendored-default`,
+//! that OpenSSL is the default line's openssl-src's own build, linked as openssl-sys links the
+//! openssl-src it takes (another line's: `vendored.rs`, a scratch project's build script).
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(openssl_c_api)");
@@ -17,7 +17,5 @@ fn main() {
         std::process::exit(1);
     }
     #[cfg(feature = "vendored-default")]
-    openssl_src::Build::new().build().print_cargo_metadata();
-    #[cfg(feature = "vendored-openssl-3-5")]
-    openssl_src_3_5::Build::new().build().print_cargo_metadata();
+    openssl_src_4_0::Build::new().build().print_cargo_metadata();
 }

@@ -1,5 +1,5 @@
 //! The few libcrypto calls the harness makes, declared here so the same code links against
-//! either crypto-sys or openssl-sys's vendored build.
+//! either crypto-sys or openssl-src's own build.
 #![allow(non_camel_case_types)]
 
 use core::ffi::{c_char, c_int, c_uchar, c_uint, c_void};

@@ -1,10 +1,11 @@
 //! One benchmark run: every figure of `cargo xtask bench`, printed as `figure<TAB>unit<TAB>value`,
 //! where the value is `n/a` for a figure the measured library cannot do.
 //!
-//! One backend per binary: OpenSSL through its C API (feature `ours` for crypto-sys, `vendored`
-//! for openssl-sys's vendored build, `vendored-default` or `vendored-openssl-X-Y` for a line's
-//! openssl-src), or ring or aws-lc-rs through their own Rust APIs. Each library carries its own
-//! copy of much of the same C, so they are never linked into one binary.
+//! One backend per binary: OpenSSL through its C API (feature `ours` for crypto-sys,
+//! `vendored-default` for the default line's openssl-src, the scratch project of
+//! `bench/vendored.rs` for another line's), or ring or aws-lc-rs through their own Rust APIs.
+//! Each library carries its own copy of much of the same C, so they are never linked into one
+//! binary.
 // Without any backend the binary only says so.
 #![cfg_attr(not(any(openssl_c_api, feature = "ring", feature = "aws-lc-rs")), allow(dead_code))]
 
@@ -101,8 +102,8 @@ fn main() {
         let names: Vec<&str> = BACKENDS.iter().map(|b| b.0).collect();
         eprintln!(
             "crypto-bench measures one library per binary; this one has [{}]: build it with \
-             exactly one of the features ours, vendored, vendored-default, vendored-openssl-X-Y, \
-             ring, aws-lc-rs (and --no-default-features for the last four)",
+             exactly one of the features ours, vendored-default, ring, aws-lc-rs (and \
+             --no-default-features for the last three)",
             names.join(", ")
         );
         std::process::exit(2);

@@ -1,11 +1,9 @@
 //! The figures through OpenSSL's C API, linked from crypto-sys (feature `ours`) or from
-//! openssl-src's build (`vendored`, or a line's `vendored-default` or `vendored-openssl-X-Y`,
-//! linked by the build script).
+//! openssl-src's build (`vendored-default`, or another line's scratch project, linked by the
+//! build script).
 
 #[cfg(feature = "ours")]
 use crypto_sys as _;
-#[cfg(all(feature = "vendored", not(feature = "ours")))]
-use openssl_sys as _;
 
 use crate::ffi::*;
 use crate::{aead_figures, rate, Buf, Figure, AEADS};

@@ -176,15 +176,19 @@ pub struct Request<'a> {
     pub legacy: bool,
     /// The calling build script's package, (name, version) ([`CallerEnv`](crate::config::CallerEnv)).
     pub caller: Option<(&'a str, &'a str)>,
+    /// The line the caller's feature chooses, if one does; else [`OPENSSL_LINE_VAR`](crate::config::OPENSSL_LINE_VAR)'s,
+    /// else the default.
+    pub line: Option<&'static data::OpensslLine>,
 }
 
-/// The pipeline for [`Request`]: the default line, the user's `CRYPTO_SYS_*` variables as for
-/// crypto-sys, warnings and inputs reported to cargo the same way.
+/// The pipeline for [`Request`]: its line, the user's `CRYPTO_SYS_*` variables as for crypto-sys,
+/// warnings and inputs reported to cargo the same way.
 pub fn build_for(req: &Request) -> Result<Built> {
+    let (target, out_dir) = (req.target, req.out_dir.to_path_buf());
+    let mut config = BuildConfig::for_caller(target, out_dir, req.legacy, req.line)?;
     if let Some((name, version)) = req.caller {
-        check_caller(name, version, data::DEFAULT_LINE)?;
+        check_caller(name, version, config.line)?;
     }
-    let mut config = BuildConfig::for_caller(req.target, req.out_dir.to_path_buf(), req.legacy)?;
     if let Some(dir) = req.openssldir {
         openssldir::check(dir).context("the OPENSSLDIR asked for")?;
         config.openssldir = Some(dir.to_string());
@@ -219,8 +223,10 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
     let lock_path = config.lock_dir.join(lock::FILE_NAME);
     if config.packaged && !(config.sets_root.exists() && lock_path.exists()) {
         bail!(
-            "this crypto-build package carries no pre-generated asm sets or no {} (expected {}); \
-             packages must be made with `cargo xtask package`",
+            "this crypto-build package carries no pre-generated asm sets of OpenSSL {} or no {} \
+             (expected {}); packages must be made with `cargo xtask package`, which packs every \
+             line's",
+            config.line.version,
             lock::FILE_NAME,
             lock_path.display()
         );
@@ -242,7 +248,9 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         asm_needed,
         &config.out_dir,
     )?;
-    let source = Source::of_line(config.line)?;
+    // The line's source crate, every file checked against its list before anything compiles.
+    let tree = crate::source::line_tree(config.line)?;
+    let source = Source { dir: tree.dir.clone(), version: config.line.version.into() };
     let mut facts = SetFacts {
         sets_root: &sets_root,
         source: &source,
@@ -280,16 +288,18 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
     let cflags = openssldir::cflags(&c_manifest, &openssldir)?;
     let manifests = facts.loaded.iter().map(|m| sets_root.join(m.key()));
     let manifests = manifests.map(|dir| dir.join(manifest::FILE_NAME));
-    // The lock vouches for the manifests: a changed or removed lock checks them again; a
-    // tarball line's stamp, for its tree unpacked again.
-    let stamp = crate::source::line_stamp(config.line);
-    let inputs = manifests.chain(std::iter::once(lock_path)).chain(stamp).collect();
+    // The lock vouches for the manifests: a changed or removed lock checks them again; the
+    // source crate's list and tree (cargo scans a directory whole), so that a file changed
+    // there is checked and refused.
+    let list = crate::source::SourceCrate::of_line(config.line)?.list_path();
+    let inputs = manifests.chain([lock_path, list, tree.dir.clone()]).collect();
     let job = compile::Job {
         plan: &plan,
         c_manifest: &c_manifest,
         set_manifests: &facts.loaded,
         sets_root: &sets_root,
         src_root: &source.dir,
+        src_files: &tree.list,
         out_dir: &config.out_dir,
         assembler: &assembler,
         target: config.target,

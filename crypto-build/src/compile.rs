@@ -25,6 +25,9 @@ pub struct Job<'a> {
     pub sets_root: &'a Path,
     /// The OpenSSL tree of the line built (`data::OPENSSL_LINES`).
     pub src_root: &'a Path,
+    /// Each file of the tree and its SHA-256 (its source crate's list, checked): a unit's
+    /// identity in the object cache's keys.
+    pub src_files: &'a crate::source::list::FileList,
     pub out_dir: &'a Path,
     /// What assembles the asm: a C compiler driver (its rendering `.s`), or nasm (`.asm`).
     pub assembler: &'a Assembler,
@@ -478,7 +481,7 @@ fn units_by_group(job: &Job, seers: &BTreeSet<String>) -> Result<BTreeMap<GroupK
         let is_asm = AsmSyntax::of_path(&u.path).is_some();
         // The assembler's rendering of the file, which may not be Configure's own.
         let rel = if is_asm { job.assembler.syntax.rename(&u.path) } else { u.path.clone() };
-        let (path, identity) = if is_asm {
+        let (path, mut identity) = if is_asm {
             let Some(choice) = job.plan.files.iter().find(|f| f.path == rel) else {
                 bail!("the plan has no set for {rel}");
             };
@@ -490,16 +493,18 @@ fn units_by_group(job: &Job, seers: &BTreeSet<String>) -> Result<BTreeMap<GroupK
                 bail!("no loaded manifest of {} lists {rel}", choice.set.name);
             };
             let dir = set_dir(job.sets_root, choice.set.name, &m.target);
-            (manifest::gen_path(&dir, &rel), Some(hash.sha256.clone()))
+            (manifest::gen_path(&dir, &rel), hash.sha256.clone())
         } else if let Some(g) = m.generated(&u.path) {
-            (manifest::gen_path(&c_dir, &u.path), Some(g.sha256.clone()))
+            (manifest::gen_path(&c_dir, &u.path), g.sha256.clone())
         } else {
-            (src_root.join(&u.path), None)
+            // The release's own file: its SHA-256 from the source crate's list, checked.
+            let Some(sha256) = job.src_files.sha256_of(&u.path) else {
+                bail!("{} is not in OpenSSL's source crate, which the manifest names", u.path);
+            };
+            (src_root.join(&u.path), sha256.to_string())
         };
         let meta = fs::metadata(&path).with_context(|| format!("reading {}", path.display()))?;
         let size = meta.len();
-        // openssl-src's files are immutable in the registry: size and mtime identify them.
-        let mut identity = identity.unwrap_or_else(|| format!("{size} {:?}", meta.modified().ok()));
         if u.path == BUILDINF_UNIT {
             identity += &sha256::hex(job.buildinf.as_bytes());
         }

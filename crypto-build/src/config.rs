@@ -138,6 +138,7 @@ pub const OPENSSLDIR_VAR: &str = "CRYPTO_SYS_OPENSSLDIR";
 /// cc's own: the C compiler, also as `CC_<triple>` and `TARGET_CC` ([`named_cc`]).
 pub const CC_VAR: &str = "CC";
 pub const TARGET_CC_VAR: &str = "TARGET_CC";
+pub const OPENSSL_LINE_VAR: &str = "CRYPTO_SYS_OPENSSL_LINE";
 /// The reproducible-builds convention for a build's notion of now (seconds since the epoch).
 pub const SOURCE_DATE_EPOCH_VAR: &str = "SOURCE_DATE_EPOCH";
 /// Set by cargo when crypto-sys's `legacy` feature is on.
@@ -272,18 +273,24 @@ impl BuildConfig {
             PathBuf::from(cargo_var("OUT_DIR")?),
             crate::crate_dir(),
             jobs,
-            line_of_features()?,
+            crypto_sys_line(Vars::CARGO)?,
         )
     }
 
     /// For a caller that names the target and OUT_DIR itself (the `openssl-src` patch crate,
-    /// run by openssl-sys's build script): the default line, the user's variables announced to
-    /// cargo as for crypto-sys, the legacy provider as the caller says.
-    pub fn for_caller(triple: &str, out_dir: PathBuf, legacy: bool) -> Result<BuildConfig> {
+    /// run by openssl-sys's build script): the line of its feature (`by_feature`) or of
+    /// [`OPENSSL_LINE_VAR`], the user's variables announced to cargo as for crypto-sys, the
+    /// legacy provider as the caller says.
+    pub fn for_caller(
+        triple: &str,
+        out_dir: PathBuf,
+        legacy: bool,
+        by_feature: Option<&'static OpensslLine>,
+    ) -> Result<BuildConfig> {
         let jobs = std::env::var("NUM_JOBS").ok().and_then(|n| n.parse().ok()).unwrap_or(2);
         let dir = crate::crate_dir();
-        let mut config =
-            BuildConfig::read(Vars::CARGO, triple.into(), out_dir, dir, jobs, data::DEFAULT_LINE)?;
+        let line = patch_line_of(Vars::CARGO, by_feature)?;
+        let mut config = BuildConfig::read(Vars::CARGO, triple.into(), out_dir, dir, jobs, line)?;
         config.legacy = legacy;
         Ok(config)
     }
@@ -338,16 +345,12 @@ impl BuildConfig {
         let today = read_today(vars)?;
         let cc_named = named_cc(vars, &triple)?;
         let (lock_dir, packaged) = default_sets_root(manifest_dir);
-        if packaged && line != data::DEFAULT_LINE {
-            bail!(
-                "OpenSSL {} (crypto-sys's `{}` feature) builds from the crypto-sys workspace: \
-                 a package carries the sets of OpenSSL {} only",
-                line.version,
-                line.feature().unwrap_or_default(),
-                data::DEFAULT_LINE.version
-            );
-        }
-        let lock_dir = line.root(&lock_dir);
+        // Packaged, each line's sets are its package's `sets/` (crypto-build's, or the line's
+        // sets crate's); in the workspace, the line's root.
+        let lock_dir = match packaged {
+            true => crate::packed::package_sets(line)?,
+            false => line.root(&lock_dir),
+        };
         let (sets_root, packaged) = match var(SETS_DIR_VAR)?.filter(|d| !d.is_empty()) {
             Some(dir) => (line.root(&existing_sets_dir(&dir)?), false),
             None => (lock_dir.clone(), packaged),
@@ -433,8 +436,8 @@ impl BuildConfig {
 }
 
 /// The line crypto-sys's features choose (cargo sets `CARGO_FEATURE_<NAME>` for each one on);
-/// the default line when none does.
-fn line_of_features() -> Result<&'static OpensslLine> {
+/// `None` when none does.
+fn line_of_features() -> Result<Option<&'static OpensslLine>> {
     let on = |feature: &str| {
         let var = format!("CARGO_FEATURE_{}", feature.to_uppercase().replace('-', "_"));
         std::env::var_os(var).is_some()
@@ -442,8 +445,8 @@ fn line_of_features() -> Result<&'static OpensslLine> {
     let chosen: Vec<&'static OpensslLine> =
         data::OPENSSL_LINES.iter().filter(|l| l.feature().is_some_and(|f| on(&f))).collect();
     match chosen[..] {
-        [] => Ok(data::DEFAULT_LINE),
-        [line] => Ok(line),
+        [] => Ok(None),
+        [line] => Ok(Some(line)),
         _ => {
             let features: Vec<String> = chosen.iter().filter_map(|l| l.feature()).collect();
             bail!(
@@ -451,6 +454,62 @@ fn line_of_features() -> Result<&'static OpensslLine> {
                 features.join(", ")
             )
         }
+    }
+}
+
+/// The line [`OPENSSL_LINE_VAR`] names, if set (empty is unset).
+fn line_of_var(vars: Vars) -> Result<Option<&'static OpensslLine>> {
+    match vars.get(OPENSSL_LINE_VAR)?.filter(|v| !v.is_empty()) {
+        None => Ok(None),
+        Some(v) => match data::OPENSSL_LINES.iter().find(|l| l.name() == v) {
+            Some(line) => Ok(Some(line)),
+            None => bail!(
+                "{OPENSSL_LINE_VAR}=`{v}` is not valid; accepted: {}",
+                Accepts::Line.values().join(", ")
+            ),
+        },
+    }
+}
+
+/// crypto-sys's line: its feature's; the variable, which the patch crate follows, may only name
+/// the same one (crypto-sys's bindings are its feature's line's).
+fn crypto_sys_line(vars: Vars) -> Result<&'static OpensslLine> {
+    let line = line_of_features()?.unwrap_or(data::DEFAULT_LINE);
+    match line_of_var(vars)? {
+        Some(named) if named != line => bail!(
+            "{OPENSSL_LINE_VAR}={} names OpenSSL {}, but crypto-sys builds {} (its line is its \
+             feature's{}): turn on the feature of the line the patch builds, so that one binary \
+             links one OpenSSL",
+            named.name(),
+            named.version,
+            line.version,
+            named.feature().map_or(String::new(), |f| format!(": `{f}`"))
+        ),
+        _ => Ok(line),
+    }
+}
+
+/// The line the `openssl-src` patch crate builds: its feature's (`by_feature`), else the
+/// variable's, else the default; the two naming different lines is an error.
+pub fn patch_line(by_feature: Option<&'static OpensslLine>) -> Result<&'static OpensslLine> {
+    patch_line_of(Vars::ENV, by_feature)
+}
+
+fn patch_line_of(
+    vars: Vars,
+    by_feature: Option<&'static OpensslLine>,
+) -> Result<&'static OpensslLine> {
+    match (by_feature, line_of_var(vars)?) {
+        (Some(f), Some(v)) if f != v => bail!(
+            "the openssl-src patch's `{}` feature chooses OpenSSL {}, but {OPENSSL_LINE_VAR}={} \
+             names {}: keep one",
+            f.feature().unwrap_or_default(),
+            f.version,
+            v.name(),
+            v.version
+        ),
+        (Some(line), _) | (None, Some(line)) => Ok(line),
+        (None, None) => Ok(data::DEFAULT_LINE),
     }
 }
 
@@ -484,6 +543,8 @@ pub enum Accepts {
     CVariant,
     /// One of [`AssemblerChoice::ALL`].
     Assembler,
+    /// An OpenSSL line's name (`data::OPENSSL_LINES`).
+    Line,
     /// [`TRUE`] or [`FALSE`].
     Bool,
     /// Free text, described by the meaning.
@@ -500,6 +561,7 @@ impl Accepts {
                 ["auto", data::NO_C_VARIANT].into_iter().chain(named).collect()
             }
             Accepts::Assembler => AssemblerChoice::ALL.iter().map(|a| a.name()).collect(),
+            Accepts::Line => data::OPENSSL_LINES.iter().map(|l| l.name()).collect(),
             Accepts::Bool => [TRUE, FALSE].concat(),
             Accepts::Text => vec![],
         }
@@ -554,6 +616,8 @@ pub const VARS: &[Var] = &[
           meaning: "Also compile OpenSSL's `apps/` and link the `openssl` program into `OUT_DIR/bin`" },
     Var { name: OPENSSLDIR_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "`/usr/local/ssl`, as the sets were configured",
           meaning: "OPENSSLDIR, an absolute path: where OpenSSL looks for `openssl.cnf`, certificates and keys. Only the units that use it are compiled again" },
+    Var { name: OPENSSL_LINE_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Line, default: "the line of the crate's features: the default without one",
+          meaning: "The OpenSSL line the `openssl-src` patch crate builds, for a project that cannot turn on the patch's `openssl-3-5` feature (a patched crate's features are its dependents'); a feature that chooses another line is an error. crypto-sys's line is its feature's: a build of crypto-sys that this names another line for is refused, so that one binary links one OpenSSL" },
     Var { name: SETS_DIR_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "crypto-build's own: the workspace's, or its package's `sets/`",
           meaning: "Where the set directories are: an existing directory (create it, and the build generates the sets it needs there, with perl). Its sets must match crypto-sys's own `generate.lock`" },
     Var { name: SOURCE_DATE_EPOCH_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "the system clock",
@@ -583,9 +647,13 @@ mod tests {
     use super::*;
 
     /// Another line is refused, in one line that names it, for a target it has no sets
-    /// for, and from a package, which carries the default line's sets only.
+    /// for; a package holds its sets in its sets crate's `sets/`.
     #[test]
-    fn a_line_builds_only_its_targets_and_only_from_the_workspace() {
+    #[cfg_attr(
+        not(feature = "openssl-3-5"),
+        ignore = "the other line's crates come with `--features openssl-3-5`, which `cargo test --workspace` turns on"
+    )]
+    fn a_line_builds_only_its_targets_and_from_a_package_its_own_sets() {
         let _guard = ENV.lock().unwrap_or_else(|e| e.into_inner());
         let other = data::OPENSSL_LINES.iter().find(|l| !l.default).expect("a second line");
         let crate_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -603,13 +671,42 @@ mod tests {
         let named = format!("OpenSSL {}", other.version);
         assert!(e.contains(&named) && e.contains("linux-x86_64 only"), "{e}");
         let packaged = tempfile::tempdir().unwrap();
-        let e = read("x86_64-unknown-linux-gnu", packaged.path()).unwrap_err().to_string();
-        assert!(e.contains("builds from the crypto-sys workspace"), "{e}");
+        let p = read("x86_64-unknown-linux-gnu", packaged.path()).unwrap();
+        let sets = crate::packed::package_sets(other).unwrap();
+        assert!(sets.ends_with(format!("{}/sets", other.dir())), "{}", sets.display());
+        assert_eq!((p.packaged, &p.lock_dir, &p.sets_root), (true, &sets, &sets));
         let c = read("x86_64-unknown-linux-gnu", &crate_dir.parent().unwrap().join("crypto-sys"));
         let c = c.unwrap();
         assert_eq!((c.line.version, c.packaged), (other.version, false));
         let dir = format!("openssl-{}", other.name());
         assert!(c.lock_dir.ends_with(&dir) && c.sets_root == c.lock_dir, "{dir}");
+    }
+
+    /// The patch's line: its feature's, else the variable's, else the default; the two
+    /// naming different lines, or a line the table lacks, refused in one line. crypto-sys's
+    /// is its feature's, which the variable may only repeat.
+    #[test]
+    fn the_patch_follows_its_feature_or_the_variable_and_crypto_sys_its_feature() {
+        let other = data::OPENSSL_LINES.iter().find(|l| !l.default).expect("a second line");
+        let var = |v: &str| [(OPENSSL_LINE_VAR, v.to_string())];
+        let of = |vars: &[(&str, String)], feature| {
+            let table: Vec<(&str, &str)> = vars.iter().map(|(n, v)| (*n, v.as_str())).collect();
+            patch_line_of(Vars::table(&table), feature).map_err(|e| e.to_string())
+        };
+        assert_eq!(of(&[], None).unwrap(), data::DEFAULT_LINE);
+        assert_eq!(of(&var(""), None).unwrap(), data::DEFAULT_LINE);
+        assert_eq!(of(&var(other.name()), None).unwrap(), other);
+        assert_eq!(of(&[], Some(other)).unwrap(), other);
+        assert_eq!(of(&var(other.name()), Some(other)).unwrap(), other);
+        let e = of(&var(data::DEFAULT_LINE.name()), Some(other)).unwrap_err();
+        assert!(e.contains(&other.feature().unwrap()) && e.contains("keep one"), "{e}");
+        let e = of(&var("9.9"), None).unwrap_err();
+        assert!(e.contains("`9.9` is not valid; accepted: ") && e.contains(other.name()), "{e}");
+        let table = [(OPENSSL_LINE_VAR, other.name())];
+        let e = crypto_sys_line(Vars::table(&table)).unwrap_err().to_string();
+        assert!(e.contains("crypto-sys builds") && e.contains(&other.feature().unwrap()), "{e}");
+        let table = [(OPENSSL_LINE_VAR, data::DEFAULT_LINE.name())];
+        assert_eq!(crypto_sys_line(Vars::table(&table)).unwrap(), data::DEFAULT_LINE);
     }
 
     /// SOURCE_DATE_EPOCH is the build's today when set; a value that is no number is refused

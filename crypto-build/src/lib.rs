@@ -21,16 +21,13 @@ pub mod sha256;
 pub mod source;
 pub mod version;
 
-/// OpenSSL's source tree, from the pinned openssl-src, which generation and every build read.
-pub use openssl_src::source_dir as openssl_source_dir;
-
 /// crypto-build's own directory: in the workspace the sets are beside it, in its package in
 /// `sets/`, for crypto-sys's build and the `openssl-src` patch crate's alike.
 pub fn crate_dir() -> &'static std::path::Path {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The source tree of an OpenSSL line (`data::OPENSSL_LINES`), as [`source`] resolves it.
+/// The source tree of an OpenSSL line (`data::OPENSSL_LINES`): its source crate's, checked.
 pub use source::line_source_dir;
 
 /// `f` of each item, `jobs` at a time (each item on whichever thread is free; with an

@@ -12,6 +12,23 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// Where a package holds `line`'s sets: crypto-build's own `sets/` for the default line,
+/// another line's sets crate's (crypto-build's feature of the line's name brings it).
+pub fn package_sets(line: &crate::data::OpensslLine) -> Result<PathBuf> {
+    let dir = match line.name() {
+        _ if line.default => crate::crate_dir(),
+        #[cfg(feature = "openssl-3-5")]
+        "3.5" => crypto_sys_sets_3_5::crate_dir(),
+        _ => bail!(
+            "OpenSSL {} needs crypto-build's `{}` feature, which brings its sets crate {}",
+            line.version,
+            line.feature().unwrap_or_default(),
+            line.sets_crate()
+        ),
+    };
+    Ok(dir.join("sets"))
+}
+
 /// `<omitted copy>\t<stored file>` per line, both relative to the sets directory.
 pub const LINKS_FILE: &str = "links.tsv";
 /// Written last into a restored directory: what it was restored from.

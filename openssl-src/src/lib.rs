@@ -4,11 +4,25 @@
 use anyhow::{bail, Context};
 use crypto_build::build_script::{self, Request};
 use crypto_build::config::CallerEnv;
+use crypto_build::data::{self, OpensslLine};
 use std::path::{Path, PathBuf};
 
-/// OpenSSL's source tree the build reads (the default line's).
+/// OpenSSL's source tree the build reads: the chosen line's source crate's, checked (this
+/// function panics where that fails, as it has no way to say why).
 pub fn source_dir() -> PathBuf {
-    crypto_build::openssl_source_dir()
+    let line = crypto_build::config::patch_line(feature_line());
+    let tree = line.and_then(crypto_build::line_source_dir);
+    tree.unwrap_or_else(|e| panic!("OpenSSL's source: {e:#}"))
+}
+
+/// This crate's features that choose an OpenSSL line other than the default, each a line's
+/// feature (`OpensslLine::feature`), and whether it is on.
+const LINE_FEATURES: &[(&str, bool)] = &[("openssl-3-5", cfg!(feature = "openssl-3-5"))];
+
+/// The line this crate's features choose, if one does.
+fn feature_line() -> Option<&'static OpensslLine> {
+    let on = LINE_FEATURES.iter().find(|(_, on)| *on)?;
+    data::OPENSSL_LINES.iter().find(|l| l.feature().as_deref() == Some(on.0))
 }
 
 /// This crate's version, as openssl-src's `version()`.
@@ -108,14 +122,6 @@ impl Build {
         let target = self.target.as_deref().context("TARGET not set: call `.target(..)`")?;
         let host = self.host.as_deref().context("HOST not set: call `.host(..)`")?;
         let out_dir = self.out_dir.as_deref().context("OUT_DIR not set: call `.out_dir(..)`")?;
-        if cfg!(feature = "openssl-3-5") {
-            bail!(
-                "the openssl-src patch builds OpenSSL {} only: 3.5's source is openssl-src 300.5.x, \
-                 the major the patch replaces (one per cargo graph); for 3.5, remove the patch \
-                 and pin the registry's (`cargo update -p openssl-src --precise 300.5.5+3.5.5`)",
-                crypto_build::data::DEFAULT_LINE.version
-            );
-        }
         let refused: Vec<&str> =
             REFUSED_FEATURES.iter().filter(|(_, on)| *on).map(|(name, _)| *name).collect();
         if !refused.is_empty() {
@@ -138,6 +144,7 @@ impl Build {
             openssldir,
             legacy: cfg!(feature = "legacy"),
             caller: self.caller.as_ref().map(|(n, v)| (n.as_str(), v.as_str())),
+            line: feature_line(),
         };
         let built = build_script::build_for(&request)?;
         // OpenSSL's MSVC names, as openssl-src's: `libssl.lib`, linked as `libssl`.

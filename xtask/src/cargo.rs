@@ -160,9 +160,36 @@ pub fn crates(root: &Path) -> Vec<PathBuf> {
     let version = env!("CARGO_PKG_VERSION");
     let ours = ["crypto-build", "crypto-sys"].map(|n| format!("{n}-{version}"));
     let patch = format!("openssl-src-{PATCH_VERSION}");
-    ours.iter()
-        .chain(std::iter::once(&patch))
+    ours.into_iter()
+        .chain(std::iter::once(patch))
+        .chain(line_crates().into_iter().map(|(name, v)| format!("{name}-{v}")))
         .map(|n| root.join(format!("target/package/{n}.crate")))
+        .collect()
+}
+
+/// Each line's source crate, and each other line's sets crate: (name, version).
+fn line_crates() -> Vec<(String, String)> {
+    let mut crates = vec![];
+    for l in crypto_build::data::OPENSSL_LINES {
+        crates.push((l.source_crate(), l.version.to_string()));
+        if !l.is_default() {
+            crates.push((l.sets_crate(), crate::sets_crate::VERSION.to_string()));
+        }
+    }
+    crates
+}
+
+/// `[patch.crates-io]` lines that take each crate `cargo xtask package` publishes but crypto-sys
+/// from its unpacked `.crate` under `dir` (unpublished, a consumer outside the workspace finds
+/// them so).
+pub fn unpacked_patches(dir: &Path) -> Vec<String> {
+    let version = env!("CARGO_PKG_VERSION");
+    std::iter::once(("crypto-build".to_string(), version.to_string()))
+        .chain(line_crates())
+        .map(|(name, v)| {
+            let path = dir.join(format!("{name}-{v}")).display().to_string();
+            format!("{name} = {{ path = {path:?} }}")
+        })
         .collect()
 }
 
@@ -261,6 +288,40 @@ pub fn package(metadata: &str, name: &str) -> Result<(String, std::path::PathBuf
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// crypto-build's graph, every feature on, normal and build edges: each line's source
+    /// reaches it through its source crate, no openssl-src 300.x is in it (the patch crate is
+    /// the graph's only one), and no dependency of it is named plain `openssl-src`.
+    #[test]
+    fn crypto_builds_graph_holds_no_openssl_src_300() {
+        let sh = Shell::new().unwrap();
+        let root = project_root();
+        let manifest = root.join("Cargo.toml");
+        let format = "{p}";
+        let tree = cmd!(
+            sh,
+            "cargo tree --locked --offline --manifest-path {manifest} -p crypto-build -e normal,build --all-features --prefix none --format {format}"
+        )
+        .read()
+        .unwrap();
+        assert!(!tree.lines().any(|l| l.starts_with("openssl-src v300.")), "{tree}");
+        for line in crypto_build::data::OPENSSL_LINES {
+            let krate = format!("{} v{} (", line.source_crate(), line.version);
+            assert!(tree.lines().any(|l| l.starts_with(&krate)), "no {krate} in:\n{tree}");
+        }
+        let metadata = cmd!(
+            sh,
+            "cargo metadata --format-version 1 --locked --offline --manifest-path {manifest}"
+        )
+        .read()
+        .unwrap();
+        let m = Metadata::parse(&metadata).unwrap();
+        assert!(
+            m.dependency("crypto-build", "openssl_src").is_err(),
+            "crypto-build names a dependency openssl-src"
+        );
+        assert!(m.dependency("crypto-build", "openssl_src_4_0").is_ok());
+    }
 
     /// The packaged `.crate` file's name follows the patch crate's version.
     #[test]

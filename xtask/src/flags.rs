@@ -30,6 +30,7 @@ pub enum Command {
     Verify(Verify),
     Toolchains(Toolchains),
     UpdateOpenssl(UpdateOpenssl),
+    Sources(Sources),
     Test(Test),
     Docs(Docs),
 }
@@ -196,10 +197,30 @@ pub struct Bench {
 
 /// Make the .crate files and run `cargo publish --dry-run` on them.
 ///
-/// crypto-build's and crypto-sys's, crypto-sys carrying the pre-generated sets, checked
-/// against generate.lock.
+/// crypto-build's, carrying every OpenSSL line's pre-generated sets (checked against each
+/// line's generate.lock), crypto-sys's, each line's source crate (its tree checked against its
+/// list), and the `openssl-src` patch crate's (not published).
 #[derive(Debug, Args)]
-pub struct Package {}
+pub struct Package {
+    /// Only this line's sets in crypto-build's package (repeat for more): a package that
+    /// builds those lines only, cheaper to make; every line's by default
+    #[arg(long = "openssl", value_name = "LINE", value_parser = lines())]
+    pub lines: Vec<&'static OpensslLine>,
+}
+
+/// Make each OpenSSL line's source crate (sources/openssl-X-Y/) from the archive its
+/// source.lock names, then check every file against its list.
+///
+/// The archive is the registry's openssl-src crate that holds the release (fetched through
+/// cargo, its checksum the lock's), or a release tarball kept in sources/tarballs/ (its SHA-256
+/// the lock's). Every other command makes the crates it lacks first; a plain cargo build makes
+/// the default line's from crypto-build's openssl-src dependency.
+#[derive(Debug, Args)]
+pub struct Sources {
+    /// Only this line's crate (repeat for more); every line's by default
+    #[arg(long = "openssl", value_name = "LINE", value_parser = lines())]
+    pub lines: Vec<&'static OpensslLine>,
+}
 
 /// Build, then check the linked libcrypto.a against the plan.
 ///
@@ -262,7 +283,8 @@ pub struct UpdateOpenssl {
     #[arg(required_unless_present_any = ["status", "source"], conflicts_with_all = ["status", "source"])]
     pub version: Option<String>,
     /// A release tarball instead (openssl-X.Y.Z.tar.gz, for a release the registry lacks):
-    /// checked whole before anything is touched; a move installs its tree in openssl-sources/
+    /// checked whole before anything is touched; a move makes the line's source crate from it
+    /// (sources/), the tarball kept in sources/tarballs/
     #[arg(long, value_name = "FILE", requires = "sha256", conflicts_with = "status")]
     pub source: Option<PathBuf>,
     /// The SHA-256 --source's tarball must have, from its publisher

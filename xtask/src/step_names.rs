@@ -61,6 +61,8 @@ step_names! {
     Musl = "musl",
     Mips64el = "mips64el",
     Lines = "lines",
+    PatchLines = "patch-lines",
+    TarballMove = "tarball-move",
     RustOpenssl = "rust-openssl",
     Msvc = "msvc",
     MsvcI686 = "msvc-i686",

@@ -431,8 +431,8 @@ fn tarball(dir: &Path, name: &str, entries: &[(&str, &str)]) -> (PathBuf, String
 }
 
 /// `update-openssl --source` with a tarball that is not what it claims: one line, before
-/// anything is written (no progress line, nothing unpacked in scratch space or in
-/// openssl-sources/).
+/// anything is written (no progress line, nothing unpacked in scratch space, no tarball kept in
+/// sources/tarballs/).
 #[test]
 fn update_openssl_refuses_a_bad_tarball_before_touching_anything() {
     let tmp = tempfile::tempdir().unwrap();
@@ -478,7 +478,8 @@ fn update_openssl_refuses_a_bad_tarball_before_touching_anything() {
         assert!(t.starts_with("error: ") && t.contains(&want), "`{want}` missing from {t}");
         println!("{}", t.trim());
     }
-    for unpacked in ["target/update-openssl/tarball/openssl-3.9.7", "openssl-sources/openssl-3.9.7"]
+    for unpacked in
+        ["target/update-openssl/tarball/openssl-3.9.7", "sources/tarballs/openssl-3.9.7.tar.gz"]
     {
         assert!(!root().join(unpacked).exists(), "{unpacked} was written");
     }

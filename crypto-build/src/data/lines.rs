@@ -90,12 +90,12 @@ pub fn support_of(series: &str) -> Option<&'static Support> {
 /// Where a line's OpenSSL source comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineSource {
-    /// The openssl-src crate of that exact version (`400.0.2`), a dependency of crypto-build
-    /// named after the line's series (`openssl-src-4-0`).
+    /// The openssl-src crate of that exact version (`400.0.2`), whose tree the line's source
+    /// crate is made from (`crate::source`; its `source.lock` names the crate).
     Registry { crate_version: &'static str },
     /// An OpenSSL release tarball (`openssl-X.Y.Z.tar.gz`) of this SHA-256, for a release the
-    /// registry lacks: unpacked and verified into the workspace's `openssl-sources/` by
-    /// `cargo xtask update-openssl --source FILE --sha256 HEX` (`crate::source` finds it).
+    /// registry lacks: the line's source crate is made from it (`cargo xtask update-openssl
+    /// --source FILE --sha256 HEX`, then `cargo xtask sources` from `sources/tarballs/`).
     Tarball { sha256: &'static str },
 }
 
@@ -181,6 +181,33 @@ impl OpensslLine {
         } else {
             format!("openssl-{}", series_of(release))
         }
+    }
+
+    /// Its source crate (`crypto-sys-openssl-3-5`): its release's tree, named after its
+    /// series (`crate::source`).
+    pub fn source_crate(&self) -> String {
+        self.source_crate_at(self.version)
+    }
+
+    /// Its source crate's name at `release` (a move to another series renames it).
+    pub fn source_crate_at(&self, release: &str) -> String {
+        format!("crypto-sys-openssl-{}", series_of(release).replace('.', "-"))
+    }
+
+    /// The crate that carries its pre-generated sets in a package (`crypto-sys-sets-3-5`, at
+    /// its sets root): crypto-build's own for the default line.
+    pub fn sets_crate(&self) -> String {
+        format!("crypto-sys-sets-{}", self.series_dashed())
+    }
+
+    /// Where its source crate lies under the workspace: `sources/openssl-3-5`.
+    pub fn source_crate_dir(&self) -> String {
+        self.source_crate_dir_at(self.version)
+    }
+
+    /// Where its source crate lies at `release`.
+    pub fn source_crate_dir_at(&self, release: &str) -> String {
+        format!("{}/openssl-{}", crate::source::SOURCES_DIR, series_of(release).replace('.', "-"))
     }
 
     /// The openssl-src crate it builds from; `None` for a tarball's line.

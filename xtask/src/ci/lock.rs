@@ -86,7 +86,7 @@ fn tarball_equals_the_crate(target: &str) -> Result<()> {
     let tarball = dir.join(source::tarball_name(version));
     let tree = crypto_build::line_source_dir(DEFAULT_LINE)?;
     let changed = changed_perlasm(&tree)?;
-    pack(&tree, &source::tree_name(version), (CHANGED_PERLASM, &changed), &tarball)?;
+    pack(&tree, &source::tree_name(version), Some((CHANGED_PERLASM, &changed)), &tarball)?;
     let sha256 = crypto_build::sha256::hex(&fs::read(&tarball)?);
     let xtask = crate::cargo::xtask_binary()?;
     let sh = xshell::Shell::new()?;
@@ -199,9 +199,14 @@ fn check_report(json: &serde_json::Value) -> Result<(usize, usize)> {
     Ok((identical.len(), with_file.len()))
 }
 
-/// `tree` as a gzip'd tar whose entries lie under `top/`, mtimes and modes kept, with one
-/// file's text replaced.
-fn pack(tree: &Path, top: &str, (changed, text): (&str, &str), out: &Path) -> Result<()> {
+/// `tree` as a gzip'd tar whose entries lie under `top/`, in path order, mtimes and modes kept,
+/// with one file's text replaced if `changed` names one: a release tarball as OpenSSL packs one.
+pub(super) fn pack(
+    tree: &Path,
+    top: &str,
+    changed: Option<(&str, &str)>,
+    out: &Path,
+) -> Result<()> {
     fs::create_dir_all(out.parent().unwrap())?;
     let file = fs::File::create(out).with_context(|| format!("creating {}", out.display()))?;
     let gz = flate2::write::GzEncoder::new(file, flate2::Compression::fast());
@@ -217,7 +222,7 @@ fn pack(tree: &Path, top: &str, (changed, text): (&str, &str), out: &Path) -> Re
             if e.file_type()?.is_dir() {
                 dirs.push(path.clone());
             }
-            if rel == Path::new(changed) {
+            if let Some((_, text)) = changed.filter(|(c, _)| rel == Path::new(c)) {
                 let mut header = tar::Header::new_gnu();
                 header.set_metadata(&fs::metadata(&path)?);
                 header.set_size(text.len() as u64);

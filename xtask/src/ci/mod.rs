@@ -26,6 +26,7 @@ mod sccache;
 mod sets;
 mod ssldirs;
 mod support_date;
+mod tarball_move;
 mod windows;
 mod workflow;
 
@@ -219,10 +220,10 @@ pub const STEPS: &[Step] = &[
            lines: Lines::Any, run: |_, _| assembled::run() },
     Step { id: StepName::Package, covers: "the .crate files at another path, no perl, debug and release at once, same bytes",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
-           lines: Lines::Default("the packaged crate carries the default line's sets"), run: package::run },
-    Step { id: StepName::Patch, covers: "the openssl crate (vendored) on crypto-sys's build by one [patch] of openssl-src: path, file:// git, the packaged crates without perl (version line, TLS 1.3); crypto-sys beside it, one libcrypto; the patch's Build for aarch64, the C driver under qemu",
+           lines: Lines::Default("its package carries the default line's sets; `patch-lines` packs and builds every line's"), run: package::run },
+    Step { id: StepName::Patch, covers: "the openssl crate (vendored) on crypto-sys's build by one [patch] of openssl-src: path, file:// git, the packaged crates without perl (version line, TLS 1.3); crypto-sys beside it, one libcrypto; bad variables refused through it; the patch's Build for aarch64, the C driver under qemu",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
-           lines: Lines::Default("the patch builds the default line only (openssl-src 300.x is free only beside 4.0's 400.x)"), run: patch::run },
+           lines: Lines::Default("`patch-lines` takes every other line through the patch"), run: patch::run },
     Step { id: StepName::Sccache, covers: "RUSTC_WRAPPER=sccache routes OpenSSL's C through sccache",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("what sccache is given does not depend on the line"), run: sccache::run },
@@ -267,6 +268,12 @@ pub const STEPS: &[Step] = &[
     Step { id: StepName::Lines, covers: "every OpenSSL line but the default (data::OPENSSL_LINES, each by its crypto-sys feature): crypto-sys's tests and the C driver, every x86_64 code path; the openssl flows on its prefix's installed config",
            tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("it tests every other line itself"), run: lines::run },
+    Step { id: StepName::PatchLines, covers: "every OpenSSL line but the default from outside the workspace: the openssl crate through the patch by its feature (path, file:// git, the packaged crates of every line without perl, beside crypto-sys) and by CRYPTO_SYS_OPENSSL_LINE; crypto-sys on it from the packaged crates without perl",
+           tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
+           lines: Lines::Default("it takes every other line itself"), run: patch::lines },
+    Step { id: StepName::TarballMove, covers: "a line moved to a release tarball ships: the other line's tree packed as its tarball, a scratch workspace moved to it (update-openssl --source), packaged; a fresh clone of it (one line naming the tarball, then made from it) and its packaged crates without perl build libcrypto.a as the registry-sourced line; the workspace unchanged",
+           tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
+           lines: Lines::Default("it moves the other line itself"), run: tarball_move::run },
     Step { id: StepName::RustOpenssl, covers: "the openssl crate's own tests, unmodified, against a prefix through OPENSSL_DIR",
            tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("it tests a prefix of each line itself"), run: rust_openssl::run },
@@ -630,7 +637,7 @@ mod tests {
         assert!(default.contains(&"lint") && default.contains(&"aarch64"));
         assert!(!default.contains(&"aarch64-full") && !default.contains(&"msvc"));
         let full = names(test(&[], &[], true));
-        assert_eq!(full.len(), default.len() + 12);
+        assert_eq!(full.len(), default.len() + 14);
         let aarch64 = names(test(&[], &["aarch64-unknown-linux-gnu"], false));
         assert_eq!(aarch64, ["aarch64", "assembled"]);
         assert_eq!(

@@ -3,6 +3,7 @@
 
 use super::repro;
 use anyhow::{bail, Result};
+use std::path::{Path, PathBuf};
 use xshell::{cmd, Shell};
 
 /// The consumer's variable: how many asm files the workspace's own build linked.
@@ -15,17 +16,13 @@ const EXPECT_ASM_FILES: &str = "CRYPTO_SYS_EXPECT_ASM_FILES";
 /// must fail with one clear line.
 pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
     let root = crate::cargo::project_root();
-    cmd!(sh, "{cargo} xtask package").run()?;
+    // The default line's sets only: the other lines' are generated and packed by `--full`'s
+    // `patch-lines` step.
+    let line = crypto_build::data::DEFAULT_LINE.name();
+    cmd!(sh, "{cargo} xtask package --openssl {line}").run()?;
     let work = root.join("target/package-test");
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work)?;
-    for krate in crate::cargo::crates(&root) {
-        cmd!(sh, "tar -xzf {krate} -C {work}").run()?;
-    }
-    crypto_build::generate::copy_tree(
-        &root.join("xtask/tests/package-consumer"),
-        &work.join("consumer"),
-    )?;
+    unpack(sh, &root, &work)?;
+    consumer(&root, &work)?;
     let path = path_without_perl(&work.join("bin"))?;
     let _path = sh.push_env("PATH", &path);
     if which::which_in("perl", Some(&path), &root).is_ok() {
@@ -47,6 +44,24 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
     }
     .run(cargo)?;
 
+    // A source crate's file changed: the build stops before compiling, naming crate and file.
+    let line = crypto_build::data::DEFAULT_LINE;
+    let tree = work.join(format!("{}-{}", line.source_crate(), line.version));
+    let tree = tree.join(crypto_build::source::list::TREE_DIR);
+    let changed = tree.join("crypto/mem.c");
+    let original = std::fs::read(&changed)?;
+    std::fs::write(&changed, [&original[..], b"/* edited */\n"].concat())?;
+    let stderr = failed_build(sh, cargo, &manifest, &target_dir);
+    std::fs::write(&changed, &original)?;
+    let want = format!(
+        "{}'s tree ({}) differs from its files.sha256, first at crypto/mem.c",
+        line.source_crate(),
+        tree.display()
+    );
+    if !stderr?.lines().any(|l| l.contains(&want)) {
+        bail!("an edited source crate must stop the build in one line: `{want}`");
+    }
+
     // The build reads the lock the package carries: without it, or without the sets, it fails.
     let sets = work.join(format!("crypto-build-{}/sets", env!("CARGO_PKG_VERSION")));
     std::fs::remove_file(sets.join(crypto_build::generate::lock::FILE_NAME))?;
@@ -60,6 +75,34 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
         bail!("a package without its sets must fail clearly:\n{stderr}");
     }
     Ok(())
+}
+
+/// The crates of `cargo xtask package` run in `root`, unpacked in `work`, emptied first.
+/// Their files get the time they are unpacked (`tar -m`): cargo writes every file of a
+/// `.crate` with one fixed time in 2006, so a build in a target directory that outlives them
+/// (the workspace's) would take them for older than what it compiled from an earlier package
+/// at the same path, and keep that (seen here: a packaged crypto-sys built with the crypto-build
+/// of the run before).
+pub(super) fn unpack(sh: &Shell, root: &Path, work: &Path) -> Result<()> {
+    let _ = std::fs::remove_dir_all(work);
+    std::fs::create_dir_all(work)?;
+    for krate in crate::cargo::crates(root) {
+        cmd!(sh, "tar -xzmf {krate} -C {work}").run()?;
+    }
+    Ok(())
+}
+
+/// The package consumer in `work/consumer`, each unpublished crate patched in from `work`.
+pub(super) fn consumer(root: &Path, work: &Path) -> Result<PathBuf> {
+    let dir = work.join("consumer");
+    crypto_build::generate::copy_tree(&root.join("xtask/tests/package-consumer"), &dir)?;
+    let manifest = dir.join("Cargo.toml");
+    let mut text = std::fs::read_to_string(&manifest)?;
+    for line in crate::cargo::unpacked_patches(work) {
+        text.push_str(&format!("{line}\n"));
+    }
+    std::fs::write(&manifest, text)?;
+    Ok(dir)
 }
 
 /// A build that must fail; its standard error.

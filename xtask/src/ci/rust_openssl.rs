@@ -2,10 +2,12 @@
 //! a prefix of this workspace through `OPENSSL_DIR`, as a downstream user of openssl-sys would
 //! point it, for each OpenSSL line (`data::OPENSSL_LINES`). The crate is the one the prefix consumer locks, taken from cargo's registry with
 //! its tests and their data (`test/`) as published; its manifest gets an empty `[workspace]`.
-//! Then the same suite through the `openssl-src` patch alone (no `OPENSSL_DIR`): its manifest
-//! gets the patch entry a user adds, and the tests run with openssl's `vendored` feature.
+//! Then the same suite through the `openssl-src` patch alone (no `OPENSSL_DIR`), on each line:
+//! its manifest gets the patch entry a user adds, and the tests run with openssl's `vendored`
+//! feature (another line chosen by `CRYPTO_SYS_OPENSSL_LINE`).
 
 use anyhow::{bail, ensure, Context, Result};
+use crypto_build::data::OpensslLine;
 use std::path::PathBuf;
 use xshell::{cmd, Shell};
 
@@ -13,15 +15,30 @@ const CONSUMER: &str = "xtask/tests/prefix-consumer/Cargo.toml";
 const WORK: &str = "target/rust-openssl";
 
 pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
+    let mut counts = vec![];
     for line in crypto_build::data::OPENSSL_LINES {
-        suite(sh, cargo, line).with_context(|| format!("OpenSSL {}", line.version))?;
+        counts.push(suite(sh, cargo, line).with_context(|| format!("OpenSSL {}", line.version))?);
     }
-    through_patch(sh, cargo).context("through the openssl-src patch")
+    for (line, against_prefix) in crypto_build::data::OPENSSL_LINES.iter().zip(counts) {
+        let context = || format!("OpenSSL {} through the openssl-src patch", line.version);
+        let through = through_patch(sh, cargo, line).with_context(context)?;
+        // The suite skips what a release lacks: the same counts as against the line's own
+        // prefix show that the patch built that line.
+        ensure!(
+            through == against_prefix,
+            "through the patch on OpenSSL {}, the suite counted {through:?}, against its prefix \
+             {against_prefix:?}",
+            line.version
+        );
+    }
+    Ok(())
 }
 
 /// The suite with openssl's `vendored` feature and the patch entry in its manifest, in the
-/// workspace's target directory (its object cache): no prefix, no variable.
-fn through_patch(sh: &Shell, cargo: &str) -> Result<()> {
+/// workspace's target directory (its object cache): no prefix; another line than the default
+/// chosen by `CRYPTO_SYS_OPENSSL_LINE`, as a project that cannot turn on a patched crate's
+/// feature does (the suite's manifest gets no more than the patch entry).
+fn through_patch(sh: &Shell, cargo: &str, line: &OpensslLine) -> Result<Vec<String>> {
     let root = crate::cargo::project_root();
     let suite = copy_suite(sh, cargo, &root, "suite-patch")?;
     let manifest = suite.join("Cargo.toml");
@@ -33,17 +50,19 @@ fn through_patch(sh: &Shell, cargo: &str) -> Result<()> {
     // (the patch unused, with a warning) until told: the one command a locked project runs.
     cmd!(sh, "{cargo} update -p openssl-src --manifest-path {manifest}").run()?;
     let target_dir = root.join("target");
-    let out = cmd!(
+    let mut test = cmd!(
         sh,
         "{cargo} test --manifest-path {manifest} --target-dir {target_dir} --features vendored"
     )
-    .env_remove("OPENSSL_DIR")
-    .ignore_status()
-    .output()?;
-    check_results(&out, "the openssl-src patch")
+    .env_remove("OPENSSL_DIR");
+    if !line.is_default() {
+        test = test.env(crypto_build::config::OPENSSL_LINE_VAR, line.name());
+    }
+    let out = test.ignore_status().output()?;
+    check_results(&out, &format!("the openssl-src patch on OpenSSL {}", line.version))
 }
 
-fn suite(sh: &Shell, cargo: &str, line: &crypto_build::data::OpensslLine) -> Result<()> {
+fn suite(sh: &Shell, cargo: &str, line: &OpensslLine) -> Result<Vec<String>> {
     let root = crate::cargo::project_root();
     let work = root.join(WORK);
     let prefix = work.join(format!("prefix-{}", line.name()));
@@ -82,7 +101,8 @@ fn copy_suite(sh: &Shell, cargo: &str, root: &std::path::Path, name: &str) -> Re
 }
 
 /// The unit tests and the doctests passed, each with a count that shows they ran; printed.
-fn check_results(out: &std::process::Output, against: &str) -> Result<()> {
+/// Their counts (`468 passed; 0 failed; 5 ignored`), without the time.
+fn check_results(out: &std::process::Output, against: &str) -> Result<Vec<String>> {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let results: Vec<&str> = stdout.lines().filter(|l| l.starts_with("test result:")).collect();
     if !out.status.success() {
@@ -96,10 +116,11 @@ fn check_results(out: &std::process::Output, against: &str) -> Result<()> {
         results.len() >= 2 && results.iter().all(|r| r.contains("ok.") && !r.contains(" 0 passed")),
         "expected the unit tests and doctests to run and pass, got {results:?}"
     );
-    for r in results {
+    for r in &results {
         println!("rust-openssl against {against}: {r}");
     }
-    Ok(())
+    let counts = |r: &&str| r.split("; finished").next().unwrap_or(r).to_string();
+    Ok(results.iter().map(counts).collect())
 }
 
 /// The directory of the `openssl` package the consumer's lock names, fetched if need be.

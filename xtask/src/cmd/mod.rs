@@ -9,6 +9,7 @@ mod docs;
 mod generate;
 mod json;
 mod package;
+mod sources;
 mod toolchains;
 mod update_openssl;
 mod verify;

@@ -88,17 +88,6 @@ impl Line {
         self.0.feature().map(|f| vec!["--features".into(), f]).unwrap_or_default()
     }
 
-    /// crypto-bench's feature for openssl-src's build of the line's own release, whose
-    /// build script runs the line's openssl-src's Build as openssl-sys's vendored build runs
-    /// the 300.x it takes: `vendored-default` for the default line (its dependency is the
-    /// pin, whatever its series), `vendored-openssl-SERIES` for another.
-    fn vendored(self) -> String {
-        match self.0.feature() {
-            None => "vendored-default".into(),
-            Some(_) => format!("vendored-openssl-{}", self.0.series_dashed()),
-        }
-    }
-
     /// `base`, or for another line than the default, `base-openssl-NAME`.
     fn dir(self, base: &str) -> String {
         format!("{base}{}", self.0.dir_suffix())
@@ -197,7 +186,7 @@ fn build_cost(sh: &Shell, against: &[Library], line: Line) -> Result<(Cost, Vec<
         let dir = root.join(lib.name()).display().to_string();
         match lib {
             Library::OpensslSrc => {
-                let theirs = vendored_build(sh, &dir, line).arg("-q");
+                let theirs = vendored_build(sh, &dir, line)?.arg("-q");
                 cost.push(("openssl-src clean build (vendored)", timed(sh, None, theirs)?));
                 // The patch builds the default line only.
                 if line.0.is_default() {
@@ -329,15 +318,48 @@ fn build_openssl_src(sh: &Shell, cc: Option<&Compiler>, line: Line) -> Result<Co
             format!("{OPENSSL_SRC}-{}", c.name),
         ),
     };
-    build_and_keep(vendored_build(sh, &dir, line), &format!("{dir}/release"), &label)
+    build_and_keep(vendored_build(sh, &dir, line)?, &format!("{dir}/release"), &label)
 }
 
-/// A release build of the harness against openssl-src's own build of the line's release.
-fn vendored_build<'a>(sh: &'a Shell, target_dir: &str, line: Line) -> xshell::Cmd<'a> {
-    let (cargo, feature) = (cargo(), line.vendored());
-    cmd!(
-        sh,
-        "{cargo} build --release -p crypto-bench --no-default-features --features {feature} --target-dir {target_dir}"
+/// A release build of the harness against openssl-src's own build of the line's release, as
+/// openssl-sys's vendored build runs it: the default line's through crypto-bench's
+/// `vendored-default` (the registry's openssl-src crypto-build holds for it); another line's in
+/// a scratch project of its own ([`vendored_project`]), as its openssl-src is a 300.x, which
+/// the workspace's graph holds only as the patch crate.
+fn vendored_build<'a>(sh: &'a Shell, target_dir: &str, line: Line) -> Result<xshell::Cmd<'a>> {
+    let cargo = cargo();
+    if line.0.is_default() {
+        return Ok(cmd!(
+            sh,
+            "{cargo} build --release -p crypto-bench --no-default-features --features vendored-default --target-dir {target_dir}"
+        ));
+    }
+    let Some(krate) = line.0.crate_version() else {
+        bail!(
+            "OpenSSL {} comes from a release tarball, which no openssl-src builds: \
+             `--against openssl-src` has nothing to build for it",
+            line.0.version
+        );
+    };
+    let dir = crate::cargo::project_root().join(line.dir("target/bench-vendored"));
+    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let manifest = dir.join("Cargo.toml");
+    fs::write(&manifest, vendored_project(&crate::cargo::project_root(), krate))?;
+    Ok(cmd!(sh, "{cargo} build --release --manifest-path {manifest} --target-dir {target_dir}"))
+}
+
+/// The manifest of a project that builds crypto-bench's sources against openssl-src `krate`'s
+/// own build: the harness's `main.rs`, and `bench/vendored.rs` as its build script (which runs
+/// that crate's Build); crypto-bench's other features declared, off.
+fn vendored_project(root: &Path, krate: &str) -> String {
+    let bench = root.join("bench");
+    format!(
+        "[package]\nname = \"crypto-bench\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\
+         build = {:?}\n\n[[bin]]\nname = \"crypto-bench\"\npath = {:?}\n\n\
+         [features]\nours = []\nring = []\naws-lc-rs = []\n\n\
+         [build-dependencies]\nopenssl-src = {{ version = \"={krate}\", features = [\"legacy\"] }}\n\n[workspace]\n",
+        bench.join("vendored.rs").display().to_string(),
+        bench.join("src/main.rs").display().to_string(),
     )
 }
 
@@ -731,9 +753,16 @@ mod tests {
         let root = crate::cargo::project_root();
         let text = fs::read_to_string(root.join("bench/Cargo.toml")).unwrap();
         let has = |f: &str| text.lines().any(|l| l.starts_with(&format!("{f} = ")));
+        assert!(has("vendored-default"), "bench/Cargo.toml lacks vendored-default");
+        assert!(root.join("bench/vendored.rs").is_file());
         for l in crypto_build::data::OPENSSL_LINES {
             let line = Line(l);
-            assert!(has(&line.vendored()), "bench/Cargo.toml lacks {}", line.vendored());
+            if let (false, Some(krate)) = (l.default, l.crate_version()) {
+                let project = vendored_project(&root, krate);
+                let dep =
+                    format!("openssl-src = {{ version = \"={krate}\", features = [\"legacy\"] }}");
+                assert!(project.contains(&dep), "{project}");
+            }
             for f in line.ours().iter().filter(|f| !f.starts_with("--")) {
                 assert!(has(f), "bench/Cargo.toml lacks {f}");
             }

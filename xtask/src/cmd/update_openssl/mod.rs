@@ -15,7 +15,6 @@
 mod api;
 mod compare;
 mod coverage;
-mod fetch;
 mod names;
 mod pin;
 mod registry;
@@ -24,20 +23,21 @@ mod report;
 mod sides;
 mod summary;
 mod support;
-mod tarball;
 #[cfg(test)]
 mod tests;
 mod wording;
 
 use crate::flags::UpdateOpenssl;
+use crate::sources::krate::{self, Trimmed};
+use crate::sources::{fetch, tarball::Tarball};
 use anyhow::{bail, Context, Result};
 use compare::{Comparison, Origin, Side};
 use crypto_build::data::{self, AsmSet, LineSource, OpensslLine, Target};
 use crypto_build::generate::{Config, Source};
+use crypto_build::source::{list::SourceLock, tarball_name};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use tarball::Tarball;
 use xshell::Shell;
 
 /// Under the workspace: the fetch package, the scratch generation and the reports.
@@ -46,10 +46,14 @@ const SCRATCH: &str = "target/update-openssl";
 /// Where a move leaves its report, for the reviewers of the commit.
 const DOCS: &str = "docs/openssl-updates";
 
-/// The release moved to, on disk.
+/// The release moved to, on disk: its tree trimmed as its source crate will hold it.
 struct New {
     source: Source,
     origin: Origin,
+    /// The trimmed tree and its list, which the move installs as the line's source crate.
+    trimmed: Trimmed,
+    /// The archive's name and SHA-256, for the crate's lock.
+    archive: (String, String),
     /// The tarball's, when it is one.
     tarball: Option<Tarball>,
 }
@@ -71,7 +75,7 @@ impl UpdateOpenssl {
             _ => None,
         };
         if let Some((t, line)) = tarball.as_ref().and_then(|t| Some((t, line_of(t)?))) {
-            return restore(&root, &scratch, t, line);
+            return restore(&root, t, line);
         }
         // Before anything is fetched: a release no line may move to is refused now.
         let series = match (&tarball, &self.version) {
@@ -80,6 +84,10 @@ impl UpdateOpenssl {
             (None, None) => bail!("update-openssl needs a VERSION or --source"),
         };
         support::check_release(&series, crypto_build::config::today()?, self.report_only)?;
+        // The line's own tree, the old side's, made from its release on first use.
+        if let crate::sources::Made::Missing(why) = crate::sources::ensure(sh, &root, line)? {
+            bail!("{why}");
+        }
         let new = self.new_release(sh, &scratch, tarball)?;
         // Before the long part: a move that could not go through is refused now.
         let plan = self.plan(sh, &root, line, &new)?;
@@ -123,18 +131,23 @@ impl UpdateOpenssl {
     /// The releases moved from and to, and each file's new text (none for a report only).
     fn plan(&self, sh: &Shell, root: &Path, line: &OpensslLine, new: &New) -> Result<Plan> {
         let from = pin::pinned(sh, root, line)?;
+        // The default line's supplier moves only to a crate crypto-build can hold; another
+        // line has none.
         let crate_full = match &new.origin {
-            Origin::Crate { crate_version } => crate_version.clone(),
-            Origin::Tarball { .. } => from.crate_full.clone(),
+            Origin::Crate { crate_version }
+                if !line.default || pin::supplier_moves(line, &new.origin) =>
+            {
+                crate_version.clone()
+            }
+            _ => from.crate_full.clone(),
         };
         let to = pin::Release {
             crate_full,
             openssl: new.source.version.clone(),
             origin: new.origin.clone(),
         };
-        if let (false, Origin::Crate { crate_version }) = (self.report_only, &to.origin) {
-            let krate = crate_version.split('+').next().unwrap_or(crate_version);
-            pin::check_graph(data::OPENSSL_LINES, line, krate)?;
+        if !self.report_only {
+            pin::check_graph(data::OPENSSL_LINES, line, &to.openssl)?;
         }
         let edits = match self.report_only {
             true => vec![],
@@ -159,33 +172,33 @@ impl UpdateOpenssl {
         Config::expand(&targets, &sets)
     }
 
-    /// The release moved to: the tarball unpacked in scratch space, or the crate fetched.
+    /// The release moved to: the tarball unpacked in scratch space, or the crate fetched;
+    /// then trimmed as a source crate holds it, which the report is made from.
     fn new_release(&self, sh: &Shell, scratch: &Path, tarball: Option<Tarball>) -> Result<New> {
-        if let Some(t) = tarball {
-            let dir = t.unpack(&scratch.join("tarball"))?;
-            let source = Source::at(&dir)?;
-            println!(
-                "update-openssl: {} (OpenSSL {}) in {}",
-                t.path.display(),
-                source.version,
-                dir.display()
-            );
-            return Ok(New { source, origin: t.origin(), tarball: Some(t) });
-        }
-        let version = self.version.as_deref().context("update-openssl needs a VERSION")?;
-        let fetched = fetch::openssl_src(sh, scratch, version)?;
-        let source = fetched.source;
+        let (release_tree, origin, archive) = match &tarball {
+            Some(t) => {
+                let dir = t.unpack(&scratch.join("tarball"))?;
+                (dir, tarball_origin(t), (tarball_name(&t.version), t.sha256.clone()))
+            }
+            None => {
+                let version = self.version.as_deref().context("update-openssl needs a VERSION")?;
+                let fetched = fetch::openssl_src(sh, scratch, version)?;
+                let archive = (fetched.archive(), fetched.checksum.clone());
+                let origin = Origin::Crate { crate_version: fetched.crate_version };
+                (fetched.source.dir, origin, archive)
+            }
+        };
+        let trimmed = krate::trim(&release_tree, &scratch.join("crate"))?;
+        let source = Source::at(&trimmed.tree)?;
         println!(
-            "update-openssl: openssl-src {} (OpenSSL {}) in {}",
-            fetched.crate_version,
+            "update-openssl: {} (OpenSSL {}), trimmed to {} files ({:.1} MiB packed) in {}",
+            origin.describe(),
             source.version,
-            source.dir.display()
+            trimmed.list.files.len(),
+            trimmed.packed_bytes as f64 / 1048576.0,
+            trimmed.tree.display()
         );
-        Ok(New {
-            source,
-            origin: Origin::Crate { crate_version: fetched.crate_version },
-            tarball: None,
-        })
+        Ok(New { source, origin, trimmed, archive, tarball })
     }
 
     /// The pinned release, or --from's generated in scratch space.
@@ -255,9 +268,19 @@ impl Plan {
         let docs = root.join(DOCS);
         let report = ["md", "json"].map(|ext| (scratch.join(name(ext)), docs.join(name(ext))));
         let sets = new.manifests.values().map(|m| (m, new.dirs[&m.key()].clone())).collect();
-        let tree = release.tarball.is_some().then(|| release.source.dir.clone());
-        // A line's directory is its series': a move to another series moves its sets too.
+        // A line's directory is its series': a move to another series moves its sets too,
+        // and its source crate.
         let (old_root, new_root) = (line.root(root), line.root_at(root, &self.to.openssl));
+        let to = &self.to.openssl;
+        let (archive, sha256) = release.archive.clone();
+        let lock =
+            SourceLock { release: to.clone(), archive, sha256, files: release.trimmed.list.hash() };
+        let source_crate = pin::NewCrate {
+            dirs: (root.join(line.source_crate_dir()), root.join(line.source_crate_dir_at(to))),
+            lock,
+            tree: &release.trimmed,
+            tarball: release.tarball.as_ref().map(|t| t.path.clone()),
+        };
         let step = pin::Move {
             root,
             sets_roots: (old_root, new_root.clone()),
@@ -266,13 +289,15 @@ impl Plan {
             sets,
             report: report.to_vec(),
             aside: scratch.join(format!("aside-{}", std::process::id())),
-            tree,
+            source_crate,
+            sets_crate: !line.is_default(),
         };
         step.apply(sh)?;
-        let moved = match release.tarball {
-            Some(_) => "lines.rs's version and source, the tree in openssl-sources/",
-            None => "Cargo.toml and Cargo.lock, lines.rs's version and source",
-        };
+        let moved = format!(
+            "its source crate {} ({} files), Cargo.toml and Cargo.lock, lines.rs's version and source",
+            line.source_crate_at(to),
+            release.trimmed.list.files.len()
+        );
         let lock = new_root.join(crypto_build::generate::lock::FILE_NAME);
         println!(
             "update-openssl: moved line {} from {} to {}: {moved}, {} and the sets, the \
@@ -301,36 +326,38 @@ fn line_of(t: &Tarball) -> Option<&'static data::OpensslLine> {
     })
 }
 
-/// A line's tarball again: unpacked where builds take it from, nothing else done.
-fn restore(root: &Path, scratch: &Path, t: &Tarball, line: &data::OpensslLine) -> Result<()> {
-    let sources = root.join(crypto_build::source::SOURCES_DIR);
-    let dest = unpack_for_builds(t, &scratch.join("tarball"), &sources)?;
+/// Where a tarball's tree comes from, for the report and the pin.
+fn tarball_origin(t: &Tarball) -> Origin {
+    Origin::Tarball { file: t.file_name(), sha256: t.sha256.clone() }
+}
+
+/// A line's tarball again: kept in `sources/tarballs/` and its source crate made from it,
+/// nothing else done.
+fn restore(root: &Path, t: &Tarball, line: &data::OpensslLine) -> Result<()> {
+    let kept = keep_tarball(root, t)?;
+    let sh = Shell::new()?;
+    crate::sources::ensure(&sh, root, line)?;
     println!(
-        "update-openssl: {} is OpenSSL {}'s source (line {}): unpacked into {}",
+        "update-openssl: {} is OpenSSL {}'s source (line {}): kept as {}, {} made from it",
         t.path.display(),
         t.version,
         line.name(),
-        dest.display()
+        kept.display(),
+        line.source_crate()
     );
     Ok(())
 }
 
-/// `t` unpacked in `scratch`, then renamed into `sources/openssl-X.Y.Z/` (replacing what was
-/// there) beside its stamp, written last: a tree `crypto_build::source` takes.
-fn unpack_for_builds(t: &Tarball, scratch: &Path, sources: &Path) -> Result<PathBuf> {
-    use crypto_build::source;
-    let unpacked = t.unpack(scratch)?;
-    let dest = sources.join(source::tree_name(&t.version));
-    let stamp = source::stamp_path(sources, &t.version);
-    let _ = fs::remove_file(&stamp);
-    if dest.exists() {
-        fs::remove_dir_all(&dest).with_context(|| format!("removing {}", dest.display()))?;
+/// The tarball copied into `sources/tarballs/` under its release's name, where the source
+/// crate is made from.
+fn keep_tarball(root: &Path, t: &Tarball) -> Result<PathBuf> {
+    let dir = root.join(crypto_build::source::TARBALLS_DIR);
+    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let kept = dir.join(tarball_name(&t.version));
+    if t.path != kept {
+        fs::copy(&t.path, &kept).with_context(|| format!("copying {}", t.path.display()))?;
     }
-    fs::create_dir_all(sources).with_context(|| format!("creating {}", sources.display()))?;
-    fs::rename(&unpacked, &dest).with_context(|| format!("installing {}", dest.display()))?;
-    let text = source::stamp_text(&t.version, &t.sha256);
-    crypto_build::generate::write_atomic(&stamp, text.as_bytes())?;
-    source::tarball_tree(sources, &t.version, &t.sha256)
+    Ok(kept)
 }
 
 /// The exports of the old tree against `tree`'s, with openssl-sys's declarations: the

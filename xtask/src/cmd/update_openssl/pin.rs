@@ -1,14 +1,17 @@
-//! Moving a line's pin, all or nothing: every file that names the line's release
-//! ([`DEFAULT_SITES`], [`LINE_SITES`]), Cargo.lock, the sets and generate.lock, and the report
-//! under docs/openssl-updates/. Each file is copied aside first; a failure at any step puts
-//! every file and set back.
+//! Moving a line's pin, all or nothing: its source crate (written anew for the release, its
+//! trimmed tree installed), every file that names the line's release ([`DEFAULT_SITES`],
+//! [`LINE_SITES`]), Cargo.lock, the sets and generate.lock, and the report under
+//! docs/openssl-updates/. Each file and directory is put aside first; a failure at any step
+//! puts every one back.
 
 use super::compare::Origin;
 use anyhow::{bail, Context, Result};
-use crypto_build::data::{self, LineSource, OpensslLine};
+use crypto_build::data::{self, OpensslLine};
 use crypto_build::generate::lock::{self, Lock};
 use crypto_build::generate::{write_atomic, WriteLock};
 use crypto_build::manifest::Manifest;
+use crypto_build::source::list::SourceLock;
+use crypto_build::source::SourceCrate;
 use std::fs;
 use std::path::{Path, PathBuf};
 use xshell::{cmd, Shell};
@@ -16,8 +19,10 @@ use xshell::{cmd, Shell};
 /// A release as the pin names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Release {
-    /// openssl-src's version with its build metadata, `300.6.1+3.6.3`: the origin's crate,
-    /// or for a tarball the one the line's Cargo.toml keeps.
+    /// openssl-src's version with its build metadata, `400.0.2+4.0.3`: for the default line
+    /// the registry crate crypto-build holds as its tree's supplier (moved only to a crate it
+    /// can hold: not a tarball, nor a 300.x, the patch crate's major); for another line its
+    /// origin's crate, if any.
     pub crate_full: String,
     /// OpenSSL's, `3.6.3`.
     pub openssl: String,
@@ -31,9 +36,15 @@ impl Release {
     /// `{release}` (`3.6.3`), `{number}` (OPENSSL_VERSION_NUMBER, `0x30600030`) and
     /// `{number_rust}` (`0x3060_0030`), `{prefix_len}` (the length of `OpenSSL 3.6.3 `), and
     /// its series as a line's name (`{series}`, `3.6`), in cargo's names (`{series_dash}`,
-    /// `3-6`) and in Rust's (`{series_ident}`, `3_6`).
+    /// `3-6`) and in Rust's (`{series_ident}`, `3_6`); the crate's series, which names the
+    /// supplier's dependency, as cargo and Rust spell it (`{crate_series_dash}`,
+    /// `{crate_series_ident}`).
     fn render(&self, text: &str) -> Result<String> {
         let krate = self.crate_full.split('+').next().unwrap_or(&self.crate_full);
+        let crate_series = match krate {
+            "" => String::new(),
+            k => crate::sources::fetch::series(k)?,
+        };
         let parts: Vec<u32> = self
             .openssl
             .split('.')
@@ -47,8 +58,9 @@ impl Release {
         let hex = format!("{number:08x}");
         let series = data::series_of(&self.openssl);
         let source = match &self.origin {
-            Origin::Crate { .. } => {
-                format!("LineSource::Registry {{ crate_version: \"{krate}\" }}")
+            Origin::Crate { crate_version } => {
+                let own = crate_version.split('+').next().unwrap_or(crate_version);
+                format!("LineSource::Registry {{ crate_version: \"{own}\" }}")
             }
             Origin::Tarball { sha256, .. } => {
                 format!("LineSource::Tarball {{ sha256: \"{sha256}\" }}")
@@ -56,6 +68,8 @@ impl Release {
         };
         Ok(text
             .replace("{source}", &source)
+            .replace("{crate_series_dash}", &crate_series.replace('.', "-"))
+            .replace("{crate_series_ident}", &crate_series.replace('.', "_"))
             .replace("{series_dash}", &series.replace('.', "-"))
             .replace("{series_ident}", &series.replace('.', "_"))
             .replace("{series}", series)
@@ -66,78 +80,70 @@ impl Release {
             .replace("{number}", &format!("0x{hex}"))
             .replace("{prefix_len}", &format!("OpenSSL {} ", self.openssl).len().to_string()))
     }
-
-    /// The tarball's SHA-256 when the tree comes from one.
-    pub fn tarball(&self) -> Option<&str> {
-        match &self.origin {
-            Origin::Tarball { sha256, .. } => Some(sha256),
-            Origin::Crate { .. } => None,
-        }
-    }
 }
 
-/// A line's pinned release: the openssl-src that crypto-build's dependency for the line
-/// (`openssl_src` for the default, `openssl_src_3_5` for 3.5) resolves to in `root`'s
-/// Cargo.lock, as `cargo metadata --locked` reads it; OpenSSL's from the line.
+/// A line's pinned release: what its source crate's lock names (checked against the line's
+/// row), and for the default line the registry's openssl-src that crypto-build's supplier
+/// dependency (`openssl_src_4_0`) resolves to in `root`'s Cargo.lock, as `cargo metadata
+/// --locked` reads it.
 pub fn pinned(sh: &Shell, root: &Path, line: &OpensslLine) -> Result<Release> {
-    let (cargo, manifest) = (crate::cargo::cargo(), root.join("Cargo.toml"));
-    let metadata =
-        cmd!(sh, "{cargo} metadata --format-version 1 --locked --manifest-path {manifest}")
-            .quiet()
-            .read()
-            .with_context(|| format!("cargo metadata of {}", manifest.display()))?;
-    pinned_in(&metadata, line)
-}
-
-fn pinned_in(metadata: &str, line: &OpensslLine) -> Result<Release> {
-    let metadata = crate::cargo::Metadata::parse(metadata)?;
-    let extern_name = match line.feature() {
-        None => "openssl_src".to_string(),
-        Some(_) => format!("openssl_src_{}", line.name().replace('.', "_")),
-    };
-    let krate = metadata.dependency("crypto-build", &extern_name)?;
-    let origin = match line.source {
-        LineSource::Registry { crate_version } => {
-            if !krate.version.starts_with(&format!("{crate_version}+")) {
-                bail!(
-                    "crypto-build's {extern_name} resolves to openssl-src {} in Cargo.lock, not \
-                     the line's {crate_version}",
-                    krate.version,
-                );
-            }
-            Origin::Crate { crate_version: krate.version.clone() }
+    let lock = SourceCrate::in_workspace(root, line).lock_for(line)?;
+    let supplier = match line.default {
+        false => None,
+        true => {
+            let (cargo, manifest) = (crate::cargo::cargo(), root.join("Cargo.toml"));
+            let metadata =
+                cmd!(sh, "{cargo} metadata --format-version 1 --locked --manifest-path {manifest}")
+                    .quiet()
+                    .read()
+                    .with_context(|| format!("cargo metadata of {}", manifest.display()))?;
+            Some(supplier_in(&metadata)?)
         }
-        LineSource::Tarball { sha256 } => Origin::Tarball {
-            file: crypto_build::source::tarball_name(line.version),
-            sha256: sha256.into(),
-        },
     };
-    Ok(Release { crate_full: krate.version.clone(), openssl: line.version.into(), origin })
+    Ok(release_of(line, &lock, supplier))
 }
 
-/// Refuses, before the long part, a move cargo could not resolve: cargo holds one
-/// openssl-src of a major (one 300.x, one 400.x) in a graph, so `krate` may not be another
-/// major-mate of another line's crate than that crate itself (the default moving onto the
-/// release another line holds is fine).
-pub fn check_graph(lines: &[OpensslLine], line: &OpensslLine, krate: &str) -> Result<()> {
-    let major = |v: &str| v.split('.').next().unwrap_or(v).to_string();
-    // A tarball's line takes no openssl-src.
-    let crates = lines.iter().filter_map(|l| Some((l, l.crate_version()?)));
-    let mut mates = crates.filter(|(l, c)| *l != line && major(c) == major(krate));
-    if let Some((other, other_crate)) = mates.find(|(_, c)| *c != krate) {
-        let hint = other
-            .feature()
-            .map_or(String::new(), |_| format!(", or add --openssl {}", other.name()));
+/// The release `lock` names, with the supplier's crate for the default line.
+fn release_of(line: &OpensslLine, lock: &SourceLock, supplier: Option<String>) -> Release {
+    let origin = match lock.registry_crate() {
+        Some(c) => Origin::Crate { crate_version: c.into() },
+        None => Origin::Tarball { file: lock.archive.clone(), sha256: lock.sha256.clone() },
+    };
+    let own = lock.registry_crate().unwrap_or_default().to_string();
+    Release { crate_full: supplier.unwrap_or(own), openssl: line.version.into(), origin }
+}
+
+/// The openssl-src version crypto-build's supplier dependency (`openssl_src_X_Y`) resolves to.
+fn supplier_in(metadata: &str) -> Result<String> {
+    let metadata = crate::cargo::Metadata::parse(metadata)?;
+    let id = &metadata.package("crypto-build")?.id;
+    let nodes = metadata.resolve.as_ref().map(|r| &r.nodes[..]).unwrap_or_default();
+    let deps = nodes.iter().filter(|n| &n.id == id).flat_map(|n| &n.deps);
+    let name = deps.map(|d| d.name.as_str()).find(|n| n.starts_with("openssl_src_"));
+    let name = name.context("cargo metadata: crypto-build has no openssl_src_* dependency")?;
+    Ok(metadata.dependency("crypto-build", name)?.version.clone())
+}
+
+/// Refuses, before the long part, a move onto a series another line holds: a source crate is
+/// named after its series, one per series.
+pub fn check_graph(lines: &[OpensslLine], line: &OpensslLine, release: &str) -> Result<()> {
+    let series = data::series_of(release);
+    if let Some(other) = lines.iter().find(|l| *l != line && l.name() == series) {
         bail!(
-            "openssl-src {krate} cannot be in cargo's graph beside line {}'s {} (one {}.x at a \
-             time): move line {} instead{hint}",
+            "OpenSSL {release} is of series {series}, which line {} holds (its source crate {}): \
+             move line {} instead",
             other.name(),
-            other_crate,
-            major(krate),
+            other.source_crate(),
             other.name()
         );
     }
     Ok(())
+}
+
+/// Whether the default line's supplier moves with it to `crate_full`: a registry crate of a
+/// major other than 300, the patch crate's (the only openssl-src 300.x of the graph).
+pub fn supplier_moves(line: &OpensslLine, origin: &Origin) -> bool {
+    matches!(origin, Origin::Crate { crate_version } if line.default && !crate_version.starts_with("300."))
 }
 
 /// The sites of `line`: the default line's, or another line's.
@@ -160,12 +166,26 @@ pub struct Site {
 
 #[rustfmt::skip]
 pub const DEFAULT_SITES: &[Site] = &[
-    Site { path: "Cargo.toml", texts: &["openssl-src = \"={crate}\"", "({crate_full}): OpenSSL {release} "] },
+    Site { path: "Cargo.toml",
+           texts: &["The default line, OpenSSL {release}:\n\
+                     crypto-sys-openssl-{series_dash} = { path = \"sources/openssl-{series_dash}\", version = \"={release}\" }",
+                    "(openssl-src {crate_full}), the tree",
+                    "openssl-src-{crate_series_dash} = { package = \"openssl-src\", version = \"={crate}\" }"] },
+    Site { path: "crypto-build/Cargo.toml",
+           texts: &["crypto-sys-openssl-{series_dash}.workspace = true",
+                    "openssl-src-{crate_series_dash}.workspace = true"] },
     Site { path: "crypto-build/src/data/lines.rs",
            texts: &["pub const OPENSSL_VERSION: &str = \"{release}\";",
                     "OpensslLine { version: OPENSSL_VERSION, source: {source}, default: true,"] },
+    Site { path: "crypto-build/src/source/mod.rs",
+           texts: &["// The default line's, always a dependency.\n        \"{series}\" => Some(crypto_sys_openssl_{series_ident}::crate_dir()),",
+                    "(openssl_src_{crate_series_ident}::source_dir(), openssl_src_{crate_series_ident}::version())"] },
+    Site { path: "bench/Cargo.toml",
+           texts: &["vendored-default = [\"dep:openssl-src-{crate_series_dash}\"]",
+                    "openssl-src-{crate_series_dash} = { workspace = true, optional = true"] },
+    Site { path: "bench/build.rs", texts: &["openssl_src_{crate_series_ident}::Build::new()"] },
     Site { path: "README.md", texts: &["generates OpenSSL {release}'s perlasm output", "| OpenSSL {release} | the default |"] },
-    Site { path: "docs/ARCHITECTURE.md", texts: &["(pinned, OpenSSL {release} source)"] },
+    Site { path: "docs/ARCHITECTURE.md", texts: &["(OpenSSL {release}, the default line)"] },
     Site { path: "crypto-sys/Cargo.toml", texts: &["description = \"OpenSSL {release} (libcrypto"] },
     Site { path: "crypto-sys/README.md", texts: &["OpenSSL {release} (libcrypto and libssl)"] },
     Site { path: "crypto-sys/src/lib.rs", texts: &["//! OpenSSL {release} (libcrypto and libssl)"] },
@@ -191,21 +211,25 @@ pub const DEFAULT_SITES: &[Site] = &[
 ];
 
 /// The files that name a line other than the default, and the texts that do: its release,
-/// and the names taken from its series (its feature, directory and openssl-src dependency),
-/// each with enough around it to tell it from the default line's.
+/// and the names taken from its series (its feature, directory and source crate), each with
+/// enough around it to tell it from the default line's.
 #[rustfmt::skip]
 pub const LINE_SITES: &[Site] = &[
     Site { path: "Cargo.toml",
-           texts: &["# OpenSSL {release}, the line crypto-sys's `openssl-{series_dash}` feature chooses",
-                    "openssl-src-{series_dash} = { package = \"openssl-src\", version = \"={crate}\" }"] },
+           texts: &["# OpenSSL {release}, the line crypto-sys's `openssl-{series_dash}` feature chooses:\n\
+                     crypto-sys-openssl-{series_dash} = { path = \"sources/openssl-{series_dash}\", version = \"={release}\" }",
+                    "crypto-sys-sets-{series_dash} = { path = \"openssl-{series}\", version ="] },
     Site { path: "crypto-build/Cargo.toml",
-           texts: &["openssl-src-{series_dash} = { workspace = true, optional = true }",
-                    "# OpenSSL {series}'s source, for the line crypto-sys's `openssl-{series_dash}` feature selects.\n\
-                     openssl-{series_dash} = [\"dep:openssl-src-{series_dash}\"]"] },
+           texts: &["crypto-sys-openssl-{series_dash} = { workspace = true, optional = true }\n\
+                     crypto-sys-sets-{series_dash} = { workspace = true, optional = true }",
+                    "# OpenSSL {series}'s source crate and sets crate, for the line crypto-sys's `openssl-{series_dash}` feature selects.\n\
+                     openssl-{series_dash} = [\"dep:crypto-sys-openssl-{series_dash}\", \"dep:crypto-sys-sets-{series_dash}\"]"] },
+    Site { path: "crypto-build/src/packed.rs",
+           texts: &["#[cfg(feature = \"openssl-{series_dash}\")]\n        \"{series}\" => crypto_sys_sets_{series_ident}::crate_dir(),"] },
     Site { path: "crypto-build/src/data/lines.rs",
            texts: &["OpensslLine { version: \"{release}\", source: {source}, default: false,"] },
-    Site { path: "crypto-build/src/source.rs",
-           texts: &["#[cfg(feature = \"openssl-{series_dash}\")]\n        \"{series}\" => Ok(openssl_src_{series_ident}::source_dir()),"] },
+    Site { path: "crypto-build/src/source/mod.rs",
+           texts: &["#[cfg(feature = \"openssl-{series_dash}\")]\n        \"{series}\" => Some(crypto_sys_openssl_{series_ident}::crate_dir()),"] },
     Site { path: "crypto-sys/Cargo.toml",
            texts: &["# OpenSSL {release} instead of the default line",
                     "openssl-{series_dash} = [\"crypto-build/openssl-{series_dash}\"]"] },
@@ -229,15 +253,18 @@ pub const LINE_SITES: &[Site] = &[
            texts: &["#[cfg(feature = \"openssl-{series_dash}\")]\n    assert_eq!(info.openssl_version, \"{release}\");",
                     "feature = \"openssl-{series_dash}\""] },
     Site { path: "crypto-sys/tests/signatures.rs", texts: &["\"openssl-{series_dash}\""] },
-    Site { path: "bench/Cargo.toml",
-           texts: &["openssl-{series_dash} = [\"crypto-sys?/openssl-{series_dash}\"]\n\
-                     vendored-openssl-{series_dash} = [\"dep:openssl-src-{series_dash}\"]",
-                    "openssl-src-{series_dash} = { workspace = true, optional = true, features = [\"legacy\"] }"] },
-    Site { path: "bench/build.rs",
-           texts: &["#[cfg(feature = \"vendored-openssl-{series_dash}\")]\n    openssl_src_{series_ident}::Build::new()"] },
+    Site { path: "bench/Cargo.toml", texts: &["openssl-{series_dash} = [\"crypto-sys?/openssl-{series_dash}\"]"] },
     Site { path: "xtask/Cargo.toml", texts: &["features = [\"openssl-{series_dash}\"]"] },
+    Site { path: "openssl-src/Cargo.toml",
+           texts: &["# OpenSSL {release} instead of the default line (data::OPENSSL_LINES); without the feature,\n\
+                     # CRYPTO_SYS_OPENSSL_LINE={series} chooses it",
+                    "crate, crypto-sys-openssl-{series_dash}, which", "openssl-{series_dash} = []",
+                    "features = [\"openssl-{series_dash}\"]"] },
+    Site { path: "openssl-src/src/lib.rs",
+           texts: &["(\"openssl-{series_dash}\", cfg!(feature = \"openssl-{series_dash}\"))"] },
     Site { path: ".gitignore",
-           texts: &["/openssl-{series}/*/*/", "/openssl-{series}/.gen-staging*", "/openssl-{series}/.gen-lock"] },
+           texts: &["/openssl-{series}/*/*/", "/openssl-{series}/.gen-staging*", "/openssl-{series}/.gen-lock",
+                    "/openssl-{series}/sets/"] },
     Site { path: ".github/workflows/ci.yml",
            texts: &["- name: openssl-{series}-tests", "- name: openssl-{series}-windows",
                     "- name: openssl-{series}-cross", "--openssl {series} --step"] },
@@ -293,8 +320,21 @@ pub struct Move<'a> {
     pub report: Vec<(PathBuf, PathBuf)>,
     /// Where everything replaced waits until the move is done.
     pub aside: PathBuf,
-    /// The tarball's tree, unpacked in scratch space, when the release comes from one.
-    pub tree: Option<PathBuf>,
+    /// The line's source crate at the release moved to.
+    pub source_crate: NewCrate<'a>,
+    /// Whether the sets root is another line's, whose sets crate a new root gets written.
+    pub sets_crate: bool,
+}
+
+/// A line's source crate, written anew for the release moved to.
+pub struct NewCrate<'a> {
+    /// Where the line's crate lies now, and after the move (another series renames it).
+    pub dirs: (PathBuf, PathBuf),
+    pub lock: SourceLock,
+    /// The release's tree, trimmed in scratch space, renamed into the crate.
+    pub tree: &'a crate::sources::krate::Trimmed,
+    /// The release tarball, kept in `sources/tarballs/` where the crate is made from again.
+    pub tarball: Option<PathBuf>,
 }
 
 /// Everything replaced so far, to put back.
@@ -372,30 +412,21 @@ impl Move<'_> {
         for (_, to) in &self.report {
             undo.keep(to, &self.aside)?;
         }
+        // The crates Cargo.toml will name exist before cargo reads it.
+        self.install_crate(undo)?;
+        let mut lock = self.sets_root(undo)?;
         for e in &self.edits {
             write_atomic(&e.path, e.text.as_bytes())?;
         }
         let cargo = crate::cargo::cargo();
         let _dir = sh.push_dir(self.root);
-        // Cargo.toml names the new crate now: cargo resolves it into Cargo.lock, keeping every
-        // other version (the other lines' openssl-src among them), and moves whatever else
-        // took the old one (openssl-sys's vendored takes the one openssl-src 300) with it.
-        let spec = format!("openssl-src@{}", self.to.crate_full);
-        cmd!(sh, "{cargo} tree --quiet -i {spec} --depth 0 -e normal")
+        // Cargo.toml names the new source crate (and supplier) now: cargo resolves them into
+        // Cargo.lock, keeping every other version.
+        cmd!(sh, "{cargo} tree --quiet -p crypto-build --depth 0 -e normal")
             .quiet()
             .ignore_stdout()
             .run()
-            .context("moving Cargo.lock to the new openssl-src")?;
-        let mut lock = if old_root == new_root {
-            Lock::load(old_root)?
-        } else {
-            // Another series: a directory of its own, its lock made of the new sets alone.
-            self.move_aside(old_root, undo)?;
-            fs::create_dir_all(new_root)
-                .with_context(|| format!("creating {}", new_root.display()))?;
-            undo.sets.push((new_root.clone(), None));
-            Lock::default()
-        };
+            .context("moving Cargo.lock to the new source crate")?;
         for (m, dir) in &self.sets {
             let dest = new_root.join(m.key());
             if dest.exists() {
@@ -408,45 +439,73 @@ impl Move<'_> {
             lock.update(&Lock::of_manifest(m));
         }
         lock.save(new_root)?;
-        if let (Some(tree), Some(sha256)) = (&self.tree, self.to.tarball()) {
-            self.install_tree(tree, sha256, undo)?;
-        }
         for (from, to) in &self.report {
             let dir = to.parent().unwrap();
             fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
             fs::copy(from, to).with_context(|| format!("writing {}", to.display()))?;
         }
-        // Cargo.lock and Cargo.toml agree on the release moved to. cargo tree, unlike cargo
-        // metadata, resolves for the host only, so it needs no other platform's crates.
-        // By version: the other lines' openssl-src (data::OPENSSL_LINES) are in the graph too.
-        let precise = &self.to.crate_full;
+        self.check_cargo_lock(sh)
+    }
+
+    /// The line's sets root and its lock: the same, or for another series a directory of its
+    /// own (another line's with its sets crate), its lock made of the new sets alone.
+    fn sets_root(&self, undo: &mut Undo) -> Result<Lock> {
+        let (old_root, new_root) = &self.sets_roots;
+        if old_root == new_root {
+            return Lock::load(old_root);
+        }
+        self.move_aside(old_root, undo)?;
+        fs::create_dir_all(new_root).with_context(|| format!("creating {}", new_root.display()))?;
+        undo.sets.push((new_root.clone(), None));
+        if self.sets_crate {
+            let release = &self.to.openssl;
+            fs::create_dir_all(new_root.join("src"))?;
+            fs::write(new_root.join("Cargo.toml"), crate::sets_crate::manifest(release))?;
+            fs::write(new_root.join("src/lib.rs"), crate::sets_crate::LIB)?;
+        }
+        Ok(Lock::default())
+    }
+
+    /// Cargo.lock and Cargo.toml agree on the release moved to. cargo tree, unlike cargo
+    /// metadata, resolves for the host only, so it needs no other platform's crates.
+    fn check_cargo_lock(&self, sh: &Shell) -> Result<()> {
+        let cargo = crate::cargo::cargo();
+        let name = crate::sources::krate::name(&self.to.openssl);
+        let spec = format!("{name}@{}", self.to.openssl);
         let tree = cmd!(sh, "{cargo} tree --locked --offline -i {spec} --depth 0 -e normal")
             .quiet()
             .read()
             .context("cargo tree --locked after the move")?;
-        if tree.trim() != format!("openssl-src v{precise}") {
-            bail!("after the move, cargo tree has `{}`, not openssl-src {precise}", tree.trim());
+        if !tree.trim().starts_with(&format!("{name} v{} (", self.to.openssl)) {
+            bail!("after the move, cargo tree has `{}`, not {spec}", tree.trim());
         }
         Ok(())
     }
 
-    /// The tarball's tree where builds take it from, its stamp written last.
-    fn install_tree(&self, tree: &Path, sha256: &str, undo: &mut Undo) -> Result<()> {
-        use crypto_build::source;
-        let sources = self.root.join(source::SOURCES_DIR);
-        let version = &self.to.openssl;
-        let dest = sources.join(source::tree_name(version));
-        if dest.exists() {
-            self.move_aside(&dest, undo)?;
-        } else {
-            undo.sets.push((dest.clone(), None));
+    /// The line's source crate written anew for the release (the one it replaces put aside
+    /// whole), and the release tarball kept in `sources/tarballs/`.
+    fn install_crate(&self, undo: &mut Undo) -> Result<()> {
+        let c = &self.source_crate;
+        let (old, new) = &c.dirs;
+        if old.exists() {
+            self.move_aside(old, undo)?;
         }
-        fs::create_dir_all(&sources).with_context(|| format!("creating {}", sources.display()))?;
-        fs::rename(tree, &dest).with_context(|| format!("installing {}", dest.display()))?;
-        let stamp = source::stamp_path(&sources, version);
-        undo.keep(&stamp, &self.aside)?;
-        write_atomic(&stamp, source::stamp_text(version, sha256).as_bytes())?;
-        source::tarball_tree(&sources, version, sha256).map(drop)
+        if old != new {
+            if new.exists() {
+                self.move_aside(new, undo)?;
+            }
+            undo.sets.push((new.clone(), None));
+        }
+        crate::sources::krate::write(new, &c.lock, c.tree)?;
+        if let Some(tarball) = &c.tarball {
+            let kept = self.root.join(crypto_build::source::TARBALLS_DIR).join(&c.lock.archive);
+            undo.keep(&kept, &self.aside)?;
+            fs::create_dir_all(kept.parent().context("a tarball's directory")?)?;
+            if tarball != &kept {
+                fs::copy(tarball, &kept).with_context(|| format!("keeping {}", kept.display()))?;
+            }
+        }
+        Ok(())
     }
 
     /// Renames `dir` into the aside directory, and records it to put back.
@@ -472,31 +531,37 @@ mod tests {
         }
     }
 
-    /// Each line's pin is what crypto-build's dependency for it resolves to, wherever the lock
-    /// lists it: here a 200.x crate sorts before both, and the 3.5 line's is renamed.
+    /// The default line's supplier is what crypto-build's `openssl_src_*` dependency resolves
+    /// to, wherever the lock lists it (here a 300.x crate, another graph's, sorts first); each
+    /// line's release and origin are its source crate's lock's.
     #[test]
-    fn the_pin_is_crypto_builds_openssl_src_not_the_first_listed() {
+    fn the_pin_is_the_source_crates_lock_and_the_supplier_crypto_build_holds() {
         let r = "registry+https://github.com/rust-lang/crates.io-index#openssl-src@";
-        let (default, other) =
-            (data::DEFAULT_LINE, data::OPENSSL_LINES.iter().find(|l| !l.default).unwrap());
-        let (d, o) = (default.crate_version().unwrap(), other.crate_version().unwrap());
-        let (dv, ov) = (format!("{d}+{}", default.version), format!("{o}+{}", other.version));
-        let renamed = format!("openssl_src_{}", other.name().replace('.', "_"));
+        let default = data::DEFAULT_LINE;
+        let dv = format!("{}+{}", default.crate_version().unwrap(), default.version);
         let metadata = format!(
             r#"{{"packages":[
-              {{"id":"{r}{ov}","name":"openssl-src","version":"{ov}","manifest_path":"/r/a/Cargo.toml"}},
-              {{"id":"{r}200.1.0+2.1.0","name":"openssl-src","version":"200.1.0+2.1.0","manifest_path":"/r/c/Cargo.toml"}},
+              {{"id":"{r}300.5.5+3.5.5","name":"openssl-src","version":"300.5.5+3.5.5","manifest_path":"/r/a/Cargo.toml"}},
               {{"id":"{r}{dv}","name":"openssl-src","version":"{dv}","manifest_path":"/r/b/Cargo.toml"}},
               {{"id":"path+file:///w/crypto-build#0.1.0","name":"crypto-build","version":"0.1.0","manifest_path":"/w/crypto-build/Cargo.toml"}}],
             "resolve":{{"nodes":[{{"id":"path+file:///w/crypto-build#0.1.0","deps":[
-              {{"name":"{renamed}","pkg":"{r}{ov}"}},
-              {{"name":"openssl_src","pkg":"{r}{dv}"}}]}}]}}}}"#
+              {{"name":"openssl_src_4_0","pkg":"{r}{dv}"}}]}}]}}}}"#
         );
-        assert_eq!(pinned_in(&metadata, default).unwrap(), release(&dv, default.version));
-        assert_eq!(pinned_in(&metadata, other).unwrap(), release(&ov, other.version));
-        let without = metadata.replace(r#""name":"openssl_src","#, r#""name":"openssl_src_x","#);
-        let e = pinned_in(&without, default).unwrap_err().to_string();
-        assert_eq!(e, "cargo metadata: crypto-build has no openssl_src");
+        assert_eq!(supplier_in(&metadata).unwrap(), dv);
+        let without = metadata.replace("openssl_src_4_0", "sha2");
+        let e = supplier_in(&without).unwrap_err().to_string();
+        assert_eq!(e, "cargo metadata: crypto-build has no openssl_src_* dependency");
+        let lock = SourceLock {
+            release: "4.0.3".into(),
+            archive: "openssl-4.0.3.tar.gz".into(),
+            sha256: "ab".repeat(32),
+            files: "cd".repeat(32),
+        };
+        let tarball = release_of(default, &lock, Some(dv.clone()));
+        let origin = Origin::Tarball { file: lock.archive.clone(), sha256: lock.sha256.clone() };
+        assert_eq!((tarball.crate_full.as_str(), &tarball.origin), (dv.as_str(), &origin));
+        let registry = SourceLock { archive: format!("openssl-src-{dv}.crate"), ..lock };
+        assert_eq!(release_of(default, &registry, None), release(&dv, "4.0.3"));
     }
 
     #[test]
@@ -540,27 +605,25 @@ mod tests {
         assert_eq!(fs::read_to_string(set.join("manifest.tsv")).unwrap(), "old set");
     }
 
+    /// One source crate per series: a move onto the series another line holds is refused; the
+    /// supplier moves only to a registry crate crypto-build can hold.
     #[test]
-    fn a_move_cargo_could_not_resolve_is_refused() {
+    fn a_move_onto_another_lines_series_is_refused() {
         let (default, other) =
             (data::DEFAULT_LINE, data::OPENSSL_LINES.iter().find(|l| !l.default).unwrap());
         let lines = data::OPENSSL_LINES;
-        // Onto the very crate another line holds (the default onto a release it promotes): fine.
-        check_graph(lines, default, other.crate_version().unwrap()).unwrap();
-        let (major, _) = other.crate_version().unwrap().split_once('.').unwrap();
-        let mate = format!("{major}.99.0");
+        let mate = format!("{}.99", other.name());
         let e = check_graph(lines, default, &mate).unwrap_err().to_string();
-        assert!(
-            e.contains(&format!(
-                "beside line {}'s {}",
-                other.name(),
-                other.crate_version().unwrap()
-            )),
-            "{e}"
-        );
-        assert!(e.contains(&format!("--openssl {}", other.name())), "{e}");
+        assert!(e.contains(&format!("which line {} holds", other.name())), "{e}");
+        assert!(e.contains(&other.source_crate()) && !e.contains('\n'), "{e}");
         check_graph(lines, other, &mate).unwrap();
-        check_graph(lines, default, "999.0.0").unwrap();
+        check_graph(lines, default, "9.1.0").unwrap();
+        let krate = |v: &str| Origin::Crate { crate_version: v.into() };
+        assert!(supplier_moves(default, &krate("401.0.0+4.1.0")));
+        assert!(!supplier_moves(default, &krate("300.5.9+3.5.9")));
+        assert!(!supplier_moves(other, &krate("401.0.0+4.1.0")));
+        let tarball = Origin::Tarball { file: "openssl-4.1.0.tar.gz".into(), sha256: "0".into() };
+        assert!(!supplier_moves(default, &tarball));
     }
 
     /// A line's sets root moved aside whole (a move to another series) comes back whole,
@@ -630,6 +693,9 @@ mod tests {
             let pinned = pinned(&sh, &root, line).unwrap();
             assert_eq!(pinned.openssl, line.version);
             assert!(pinned.crate_full.starts_with(&format!("{}+", line.crate_version().unwrap())));
+            assert!(
+                matches!(&pinned.origin, Origin::Crate { crate_version } if *crate_version == pinned.crate_full)
+            );
             let sites = sites(line);
             let edits = plan(&root, sites, &pinned, &to).unwrap();
             assert_eq!(edits.len(), sites.len());
@@ -644,7 +710,9 @@ mod tests {
             if !line.default {
                 let krate = edits.iter().find(|e| e.path.ends_with("crypto-build/Cargo.toml"));
                 let text = &krate.unwrap().text;
-                assert!(text.contains("openssl-9-1 = [\"dep:openssl-src-9-1\"]"), "{text}");
+                let feature =
+                    "openssl-9-1 = [\"dep:crypto-sys-openssl-9-1\", \"dep:crypto-sys-sets-9-1\"]";
+                assert!(text.contains(feature), "{text}");
                 let ci = edits.iter().find(|e| e.path.ends_with("ci.yml")).unwrap();
                 assert!(
                     ci.text.contains("--openssl 9.1 --step") && !ci.text.contains("--openssl 4.0")
@@ -655,15 +723,12 @@ mod tests {
         let stale = [Site { path: "README.md", texts: &["OpenSSL {release} was never here"] }];
         let e = plan(&root, &stale, &pinned, &to).unwrap_err().to_string();
         assert!(e.contains("nothing was moved") && e.contains("README.md"), "{e}");
-        let other = OpensslLine { version: "9.9.9", ..*data::DEFAULT_LINE };
-        let e = super::pinned(
-            &sh,
-            &root,
-            &OpensslLine {
-                source: data::LineSource::Registry { crate_version: "999.9.9" },
-                ..other
-            },
-        );
-        assert!(e.unwrap_err().to_string().contains("not the line's 999.9.9"));
+        let e = super::pinned(&sh, &root, &OpensslLine { version: "4.0.9", ..*data::DEFAULT_LINE });
+        let e = format!("{:#}", e.unwrap_err());
+        assert!(e.contains("source.lock is OpenSSL 4.0.3's, not 4.0.9"), "{e}");
+        let source = data::LineSource::Registry { crate_version: "999.9.9" };
+        let e = super::pinned(&sh, &root, &OpensslLine { source, ..*data::DEFAULT_LINE });
+        let e = format!("{:#}", e.unwrap_err());
+        assert!(e.contains("another source than the line's"), "{e}");
     }
 }

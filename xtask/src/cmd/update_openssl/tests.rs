@@ -312,27 +312,6 @@ fn the_same_release_on_both_sides_is_said_identical() {
     assert!(s.iter().any(|l| l == "Configure decides the same for every configuration."), "{s:?}");
 }
 
-/// A line's tarball unpacked for builds: the tree `crypto_build::source` then takes, and a
-/// stale one replaced.
-#[test]
-fn a_tarball_unpacked_for_builds_is_the_tree_builds_take() {
-    use super::tarball::{tests::pack, Tarball};
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
-    let dat = "MAJOR=3\nMINOR=6\nPATCH=3\n";
-    let bytes = pack(&[("openssl-3.6.3/Configure", ""), ("openssl-3.6.3/VERSION.dat", dat)]);
-    fs::write(dir.join("openssl-3.6.3.tar.gz"), &bytes).unwrap();
-    let sha = crypto_build::sha256::hex(&bytes);
-    let t = Tarball::check(&dir.join("openssl-3.6.3.tar.gz"), &sha).unwrap();
-    let sources = dir.join("openssl-sources");
-    fs::create_dir_all(sources.join("openssl-3.6.3")).unwrap();
-    fs::write(sources.join("openssl-3.6.3/stale"), "").unwrap();
-    let tree = super::unpack_for_builds(&t, &dir.join("scratch"), &sources).unwrap();
-    assert_eq!(tree, sources.join("openssl-3.6.3"));
-    assert!(!tree.join("stale").exists() && tree.join("Configure").is_file());
-    assert_eq!(crypto_build::source::tarball_tree(&sources, "3.6.3", &sha).unwrap(), tree);
-}
-
 /// Targets whose renderings differ in extension (mingw64's `.s`, VC-WIN64A's `.asm`) but
 /// changed alike share a sentence that names both.
 #[test]

@@ -13,6 +13,15 @@ pub struct Fetched {
     /// The crate's version, with its build metadata (`400.0.2+4.0.3`).
     pub crate_version: String,
     pub source: Source,
+    /// The `.crate` archive's SHA-256, as the registry's index has it and cargo checked it.
+    pub checksum: String,
+}
+
+impl Fetched {
+    /// The archive's name, as a source crate's lock names it.
+    pub fn archive(&self) -> String {
+        format!("openssl-src-{}.crate", self.crate_version)
+    }
 }
 
 /// What VERSION asks for: an exact crate version, or the newest crate of an OpenSSL line
@@ -98,7 +107,24 @@ pub fn openssl_src(sh: &Shell, scratch: &Path, version: &str) -> Result<Fetched>
             );
         }
     }
-    Ok(Fetched { crate_version, source })
+    let checksum = locked_checksum(&dir.join("Cargo.lock"), &crate_version)?;
+    Ok(Fetched { crate_version, source, checksum })
+}
+
+/// The checksum a Cargo.lock holds for openssl-src `version`.
+fn locked_checksum(lock: &Path, version: &str) -> Result<String> {
+    let text = fs::read_to_string(lock).with_context(|| format!("reading {}", lock.display()))?;
+    let entry = format!("name = \"openssl-src\"\nversion = \"{version}\"\n");
+    let at = text
+        .find(&entry)
+        .with_context(|| format!("{} has no openssl-src {version}", lock.display()))?;
+    let rest = &text[at + entry.len()..];
+    let block = rest.split("\n\n").next().unwrap_or_default();
+    let checksum = block.lines().find_map(|l| l.strip_prefix("checksum = \""));
+    let checksum = checksum.and_then(|c| c.strip_suffix('"'));
+    checksum
+        .map(String::from)
+        .with_context(|| format!("{} has no checksum of openssl-src {version}", lock.display()))
 }
 
 #[cfg(test)]

@@ -5,7 +5,6 @@
 //! Read in process by the `tar` and `flate2` crates rather than a system tar: the same on
 //! every host xtask runs on, and every entry checked before any is written.
 
-use super::compare::Origin;
 use anyhow::{bail, Context, Result};
 use crypto_build::source::{release_of_version_dat, tree_name};
 use flate2::read::GzDecoder;
@@ -43,9 +42,10 @@ impl Tarball {
         Ok(Tarball { path: path.to_path_buf(), sha256: want, version, bytes })
     }
 
-    pub fn origin(&self) -> Origin {
+    /// Its file's name, as a source crate's lock names its archive.
+    pub fn file_name(&self) -> String {
         let file = self.path.file_name().map(|f| f.to_string_lossy().to_string());
-        Origin::Tarball { file: file.unwrap_or_default(), sha256: self.sha256.clone() }
+        file.unwrap_or_default()
     }
 
     /// Unpacks into `dir/openssl-X.Y.Z/` (replacing what a former run left there), mtimes
