@@ -92,6 +92,11 @@ fn a_registry_behind_openssl_fails_naming_both_and_the_move() {
     );
     assert!(lag[0].starts_with(&want), "{err}");
     assert!(!err.contains("4.0:"), "4.0.3 is OpenSSL's newest 4.0: {err}");
+    // 4.1.0 is out and no line follows 4.1: said in one line, not a move a line needs.
+    let new: Vec<&str> = out.lines().filter(|l| l.contains("(no line)")).collect();
+    assert_eq!(new.len(), 1, "{out}");
+    assert!(new[0].trim_start().starts_with("4.1 (no line): OpenSSL has 4.1.0 ("), "{out}");
+    assert!(!err.contains("4.1"), "a new series is no line's move: {err}");
 }
 
 /// OpenSSL's newest of each line's series is the line's: it passes, and says so.
@@ -103,6 +108,7 @@ fn lines_on_openssls_newest_pass() {
         assert!(out.contains(&format!("OpenSSL's newest: {} (", line.version)), "{out}");
     }
     assert!(out.contains("every line is on OpenSSL's newest release of its series"), "{out}");
+    assert!(!out.contains("(no line)"), "no newer series in the list: {out}");
 }
 
 /// A list of releases that is not one: it cannot tell, in one line.

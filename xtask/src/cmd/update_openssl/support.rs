@@ -82,6 +82,9 @@ pub fn status(sh: &Shell, saved: Option<&Path>, releases_file: Option<&Path>) ->
         println!("  {row}");
         moves.extend(needs);
     }
+    for series in known.releases.map_or(Vec::new(), new_series) {
+        println!("  {series}");
+    }
     if !moves.is_empty() {
         bail!("the lines need a move:\n{}", moves.join("\n"));
     }
@@ -142,6 +145,29 @@ fn line_status(line: &OpensslLine, known: &Known, today: Date) -> (String, Vec<S
         line.version,
     );
     (row, needs)
+}
+
+/// OpenSSL's series newer than every line's, a line each with its newest release: no line
+/// needs a move for one, but a maintainer is told it is out and what adding it takes.
+fn new_series(releases: &[Release]) -> Vec<String> {
+    let ours = data::OPENSSL_LINES.iter().filter_map(|l| data::series_number(l.name())).max();
+    let mut series: Vec<&str> = releases.iter().map(|r| data::series_of(&r.version)).collect();
+    series.sort_by_key(|s| std::cmp::Reverse(data::series_number(s)));
+    series.dedup();
+    let newer = series.into_iter().filter(|s| data::series_number(s) > ours);
+    newer
+        .filter_map(|s| Some((s, releases::newest_of(releases, s)?)))
+        .map(|(s, r)| {
+            let support =
+                data::support_of(s).map_or("no row in data::SUPPORT yet".into(), described);
+            format!(
+                "{s} (no line): OpenSSL has {}{}; {support}; a line of it is a row of \
+                 data::SUPPORT and a move (docs/lines.md)",
+                r.version,
+                dated(r)
+            )
+        })
+        .collect()
 }
 
 /// ` (2026-06-09)`, when the release's day is known.
@@ -255,6 +281,27 @@ mod tests {
             needs,
             [format!("{}: the default line is past its support: move it", line.name())]
         );
+    }
+
+    /// A series newer than every line's is named once, with its newest release; the lines'
+    /// own series and older ones are not.
+    #[test]
+    fn a_newer_series_is_named_once_with_its_newest_release() {
+        let newest = data::OPENSSL_LINES
+            .iter()
+            .map(|l| l.version)
+            .max_by_key(|v| registry::release_number(v));
+        let [major, minor, _] = registry::release_number(newest.unwrap()).unwrap();
+        let next = |patch| format!("{major}.{}.{patch}", minor + 1);
+        let out = [release(&next(0), None), release(&next(1), None), release("3.0.9", None)];
+        let lines = data::OPENSSL_LINES.iter().map(|l| release(l.version, None));
+        let r: Vec<Release> = out.into_iter().chain(lines).collect();
+        let said = new_series(&r);
+        let want =
+            format!("{major}.{} (no line): OpenSSL has {} (2026-09-29); ", minor + 1, next(1));
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(said[0].starts_with(&want), "{said:?}");
+        assert!(said[0].contains("data::SUPPORT"), "{said:?}");
     }
 
     fn release(version: &str, sha256: Option<&str>) -> Release {
