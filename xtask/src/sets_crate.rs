@@ -3,15 +3,10 @@
 //! crypto-build's carries the default line's (one crate could not hold both under crates.io's
 //! 10 MiB). Its Cargo.toml and src/lib.rs are written from the line's series alone.
 
-use crypto_build::data::series_of;
+use crypto_build::data::{series_of, sets_crate_of};
 
 /// Its version: crypto-build's, whose generator and lock its sets are.
 pub const VERSION: &str = "0.1.0";
-
-/// The crate's name for `release`'s series.
-pub fn name(release: &str) -> String {
-    format!("crypto-sys-sets-{}", series_of(release).replace('.', "-"))
-}
 
 /// The crate's Cargo.toml for `release`'s series.
 pub fn manifest(release: &str) -> String {
@@ -31,7 +26,7 @@ documentation = "https://docs.rs/crypto-sys"
 # Explicit: the sets are git-ignored, and only their packed copy ships.
 include = ["Cargo.toml", "src/**", "sets/**"]
 "#,
-        name(release)
+        sets_crate_of(release)
     )
 }
 
@@ -61,7 +56,6 @@ mod tests {
             let text = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
             assert_eq!(text("Cargo.toml"), manifest(line.version), "{}", line.name());
             assert_eq!(text("src/lib.rs"), LIB);
-            assert_eq!(name(line.version), line.sets_crate());
         }
     }
 }

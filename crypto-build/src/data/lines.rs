@@ -134,6 +134,22 @@ pub fn series_of(release: &str) -> &str {
     }
 }
 
+/// The series of `release` with a dash (`3-5`), as crate, feature and directory names spell it.
+fn dashed(release: &str) -> String {
+    series_of(release).replace('.', "-")
+}
+
+/// The source crate of `release`'s series (`crypto-sys-openssl-3-5`), whether or not a line
+/// has it yet.
+pub fn source_crate_of(release: &str) -> String {
+    format!("crypto-sys-openssl-{}", dashed(release))
+}
+
+/// The sets crate of `release`'s series (`crypto-sys-sets-3-5`).
+pub fn sets_crate_of(release: &str) -> String {
+    format!("crypto-sys-sets-{}", dashed(release))
+}
+
 /// A series' `(major, minor)`, to order them; `None` for text that is not one.
 pub fn series_number(series: &str) -> Option<(u32, u32)> {
     let (major, minor) = series.split_once('.')?;
@@ -160,7 +176,7 @@ impl OpensslLine {
 
     /// Its series with a dash (`3-5`), as cargo's feature and dependency names spell it.
     pub fn series_dashed(&self) -> String {
-        self.name().replace('.', "-")
+        dashed(self.version)
     }
 
     /// crypto-sys's feature that selects it (`openssl-3-5`); `None`: the default line.
@@ -191,13 +207,13 @@ impl OpensslLine {
 
     /// Its source crate's name at `release` (a move to another series renames it).
     pub fn source_crate_at(&self, release: &str) -> String {
-        format!("crypto-sys-openssl-{}", series_of(release).replace('.', "-"))
+        source_crate_of(release)
     }
 
     /// The crate that carries its pre-generated sets in a package (`crypto-sys-sets-3-5`, at
     /// its sets root): crypto-build's own for the default line.
     pub fn sets_crate(&self) -> String {
-        format!("crypto-sys-sets-{}", self.series_dashed())
+        sets_crate_of(self.version)
     }
 
     /// Where its source crate lies under the workspace: `sources/openssl-3-5`.
@@ -207,7 +223,7 @@ impl OpensslLine {
 
     /// Where its source crate lies at `release`.
     pub fn source_crate_dir_at(&self, release: &str) -> String {
-        format!("{}/openssl-{}", crate::source::SOURCES_DIR, series_of(release).replace('.', "-"))
+        format!("{}/openssl-{}", crate::source::SOURCES_DIR, dashed(release))
     }
 
     /// The openssl-src crate it builds from; `None` for a tarball's line.

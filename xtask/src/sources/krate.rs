@@ -4,7 +4,7 @@
 //! installed where the line's crate lies.
 
 use anyhow::{bail, Context, Result};
-use crypto_build::data::series_of;
+use crypto_build::data::{series_of, source_crate_of};
 use crypto_build::source::list::{self, FileList, SourceLock, LIST_FILE, LOCK_FILE, TREE_DIR};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -65,11 +65,6 @@ impl std::io::Write for Counter {
     }
 }
 
-/// The crate's name for `release`'s series.
-pub fn name(release: &str) -> String {
-    format!("crypto-sys-openssl-{}", series_of(release).replace('.', "-"))
-}
-
 /// The crate's Cargo.toml for `release`.
 pub fn manifest(release: &str) -> String {
     let series = series_of(release);
@@ -90,7 +85,7 @@ documentation = "https://docs.rs/crypto-sys"
 # Explicit: the tree and its list are git-ignored, and ship.
 include = ["Cargo.toml", "src/**", "{LOCK_FILE}", "{LIST_FILE}", "{TREE_DIR}/**"]
 "#,
-        name(release)
+        source_crate_of(release)
     )
 }
 
@@ -113,7 +108,7 @@ pub fn write(dir: &Path, lock: &SourceLock, trimmed: &Trimmed) -> Result<()> {
         bail!("{} exists already", dir.display());
     }
     fs::create_dir_all(dir.join("src")).with_context(|| format!("creating {}", dir.display()))?;
-    let name = name(&lock.release);
+    let name = source_crate_of(&lock.release);
     fs::write(dir.join("Cargo.toml"), manifest(&lock.release))?;
     fs::write(dir.join("src/lib.rs"), LIB)?;
     fs::write(dir.join(LOCK_FILE), lock.render(&name))?;
@@ -134,7 +129,6 @@ mod tests {
             let dir = root.join(line.source_crate_dir());
             let lock = SourceLock::read(&dir).unwrap();
             assert_eq!(lock.release, line.version);
-            assert_eq!(name(line.version), line.source_crate());
             let text = |f: &str| fs::read_to_string(dir.join(f)).unwrap();
             assert_eq!(text("Cargo.toml"), manifest(line.version), "{}", line.source_crate());
             assert_eq!(text("src/lib.rs"), LIB);

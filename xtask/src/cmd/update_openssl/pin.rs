@@ -470,7 +470,7 @@ impl Move<'_> {
     /// metadata, resolves for the host only, so it needs no other platform's crates.
     fn check_cargo_lock(&self, sh: &Shell) -> Result<()> {
         let cargo = crate::cargo::cargo();
-        let name = crate::sources::krate::name(&self.to.openssl);
+        let name = crypto_build::data::source_crate_of(&self.to.openssl);
         let spec = format!("{name}@{}", self.to.openssl);
         let tree = cmd!(sh, "{cargo} tree --locked --offline -i {spec} --depth 0 -e normal")
             .quiet()
