@@ -1,5 +1,5 @@
-//! The steps of the targets qemu-user runs (`aarch64`, `ppc64le`, `s390x`; `--full`'s
-//! `armv7`, `riscv64` and `mips64el`), of i686, whose programs this CPU runs through the cross
+//! The steps of the targets qemu-user runs (`aarch64`, `ppc64le`; `--full`'s `armv7`,
+//! `s390x`, `riscv64` and `mips64el`), of i686, whose programs this CPU runs through the cross
 //! C library's loader (`i686`), and of musl's, run here (`musl`): crypto-sys's build pipeline
 //! for the triple (run without cargo, as this machine has only the host's Rust std)
 //! with each of its qemu rows of the matrix, every prefix checked by the C driver under qemu,
