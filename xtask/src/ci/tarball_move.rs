@@ -131,22 +131,35 @@ fn libcrypto(
     line: &OpensslLine,
     env: &[(&str, &str)],
 ) -> Result<Built> {
-    let feature = line.feature().context("another line")?;
+    let args = crypto_sys_on(line)?;
     let _dir = sh.push_dir(dir);
-    let args = ["-p", "crypto-sys", "--features", &feature].map(String::from);
     build(sh, cargo, &args, env)
         .with_context(|| format!("building crypto-sys in {}", dir.display()))
 }
 
-/// `cargo build --release ARGS` in the workspace's target directory, with `env`: what its
-/// crypto-sys build script made.
-fn build(sh: &Shell, cargo: &str, args: &[String], env: &[(&str, &str)]) -> Result<Built> {
+/// `-p crypto-sys --features` `line`'s feature.
+fn crypto_sys_on(line: &OpensslLine) -> Result<[String; 4]> {
+    let feature = line.feature().context("another line")?;
+    Ok(["-p", "crypto-sys", "--features", &feature].map(String::from))
+}
+
+/// `cargo build --release ARGS` in the workspace's target directory (its object cache), with
+/// `env`, not yet run.
+fn release_build<'a>(
+    sh: &'a Shell,
+    cargo: &str,
+    args: &[String],
+    env: &[(&str, &str)],
+) -> xshell::Cmd<'a> {
     let target_dir = crate::cargo::project_root().join("target");
+    let build = cmd!(sh, "{cargo} build --release {args...} --target-dir {target_dir}");
+    env.iter().fold(build, |build, (k, v)| build.env(k, v))
+}
+
+/// `cargo build --release ARGS`, as `release_build`: what its crypto-sys build script made.
+fn build(sh: &Shell, cargo: &str, args: &[String], env: &[(&str, &str)]) -> Result<Built> {
     let json = "--message-format=json-render-diagnostics";
-    let mut build = cmd!(sh, "{cargo} build --release {args...} --target-dir {target_dir} {json}");
-    for (k, v) in env {
-        build = build.env(k, v);
-    }
+    let build = release_build(sh, cargo, args, env).arg(json);
     let out = build.read()?.lines().find_map(crate::cargo::crypto_sys_out_dir);
     let out = out.context("cargo reported no crypto-sys build script")?;
     let asm_files = crypto_build::facts::BuildFacts::read(&out)?.asm_files.len();
@@ -198,17 +211,9 @@ fn without_tree(
     line: &OpensslLine,
     env: &[(&str, &str)],
 ) -> Result<String> {
-    let target_dir = crate::cargo::project_root().join("target");
-    let feature = line.feature().context("another line")?;
+    let args = crypto_sys_on(line)?;
     let _dir = sh.push_dir(dir);
-    let mut build = cmd!(
-        sh,
-        "{cargo} build --release -p crypto-sys --features {feature} --target-dir {target_dir}"
-    );
-    for (k, v) in env {
-        build = build.env(k, v);
-    }
-    let out = build.ignore_status().output()?;
+    let out = release_build(sh, cargo, &args, env).ignore_status().output()?;
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     ensure!(!out.status.success(), "crypto-sys built in {} with no tree", dir.display());
     Ok(stderr)
