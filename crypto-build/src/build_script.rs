@@ -118,8 +118,7 @@ impl Facts for SetFacts<'_> {
 
     fn c_compiler_refuses(&self, v: &'static CVariant) -> Option<&'static str> {
         let cl_exe = self.c_compiler.is_like_msvc() && !self.c_compiler.is_like_clang_cl();
-        let refused = data::CL_EXE_REFUSES.iter().find(|(n, _)| *n == v.name);
-        refused.filter(|_| cl_exe).map(|(_, why)| *why)
+        data::cl_exe_refuses(v.name).filter(|_| cl_exe)
     }
 
     fn target(&self) -> &'static Target {

@@ -325,8 +325,7 @@ mod tests {
             self.int128
         }
         fn c_compiler_refuses(&self, v: &'static CVariant) -> Option<&'static str> {
-            let refused = crate::data::CL_EXE_REFUSES.iter().find(|(n, _)| *n == v.name);
-            refused.filter(|_| self.cl_exe).map(|(_, why)| *why)
+            crate::data::cl_exe_refuses(v.name).filter(|_| self.cl_exe)
         }
         fn syntax(&self) -> AsmSyntax {
             self.syntax

@@ -108,6 +108,11 @@ pub const WINE_HEADER_GAPS: &[HeaderGap] = &[
 /// clang-cl their probes decide, as on every other row.
 pub const CL_EXE_REFUSES: &[(&str, &str)] = &[(NISTP, "cl.exe has no __uint128_t")];
 
+/// Why cl.exe never compiles the C variant `name` ([`CL_EXE_REFUSES`]); `None`: it may.
+pub fn cl_exe_refuses(name: &str) -> Option<&'static str> {
+    CL_EXE_REFUSES.iter().find(|(n, _)| *n == name).map(|(_, why)| *why)
+}
+
 impl Target {
     /// The file of OpenSSL's library `name` (`crypto`, `ssl`) in a prefix of the target:
     /// `libcrypto.a`, or on MSVC `libcrypto.lib`, as OpenSSL's own VC build names it.
