@@ -159,6 +159,12 @@ pub fn assembler(
     }
 }
 
+/// A tool's versioned names, newest first (`clang-30` ... `clang-10`): Debian installs clang
+/// and lld-link (as `lld-link-19`) only under them, and gcc under them too.
+pub fn versioned_names(name: &str) -> impl Iterator<Item = String> + '_ {
+    (10..=30).rev().map(move |v| format!("{name}-{v}"))
+}
+
 /// The C compiler driver that assembles the `.s` files, with its arguments: the C compiler,
 /// unless the user named another assembler, which then gets only the C compiler's `-m` flags.
 fn asm_driver(
@@ -190,11 +196,10 @@ fn asm_driver(
     // only under versioned names.
     let c_name = c_compiler.path().file_name().map(|n| n.to_string_lossy().into_owned());
     let cross = c_name.and_then(|n| n.rsplit_once('-').map(|(p, _)| format!("{p}-{name}")));
-    let versioned = (10..=30).rev().map(|v| format!("{name}-{v}"));
     let found = cross
         .into_iter()
         .chain(std::iter::once(name.to_string()))
-        .chain(versioned)
+        .chain(versioned_names(name))
         .find_map(|n| which::which(n).ok());
     found.map(|driver| (driver, portable)).ok_or_else(|| {
         anyhow::anyhow!(

@@ -4,7 +4,7 @@
 
 use crate::config::BuildConfig;
 use crate::data::{WineRuntime, WINE_HEADER_GAPS};
-use crate::detect::probe;
+use crate::detect::{probe, versioned_names};
 use anyhow::{bail, Context, Result};
 use std::ffi::OsString;
 use std::fs;
@@ -47,13 +47,11 @@ pub fn choose_compiler(base: &mut cc::Build, config: &BuildConfig) -> Result<()>
 /// of that name in `dir` (clang takes its driver mode from its program's name; Debian installs
 /// no clang-cl).
 fn clang_as_cl(dir: &Path, triple: &str) -> Result<PathBuf> {
-    let versions = || (10..=30).rev();
-    let cl =
-        std::iter::once("clang-cl".to_string()).chain(versions().map(|v| format!("clang-cl-{v}")));
+    let cl = std::iter::once("clang-cl".to_string()).chain(versioned_names("clang-cl"));
     if let Some(found) = cl.into_iter().find_map(|n| which::which(n).ok()) {
         return Ok(found);
     }
-    let clang = versions().map(|v| format!("clang-{v}")).chain(std::iter::once("clang".into()));
+    let clang = versioned_names("clang").chain(std::iter::once("clang".into()));
     let Some(clang) = clang.into_iter().find_map(|n| which::which(n).ok()) else {
         bail!(
             "no MSVC-mode C compiler for {triple}: install clang (Debian: apt install clang-19), \
@@ -142,9 +140,7 @@ pub fn include_flags(rt: &WineRuntime, option: &str) -> Result<Vec<String>> {
 
 /// lld-link, as `lld-link` or LLVM's versioned name (Debian's lld-19: `lld-link-19`).
 pub fn lld_link() -> Result<PathBuf> {
-    let names = std::iter::once("lld-link".to_string())
-        .chain((10..=30).rev().map(|v| format!("lld-link-{v}")));
-    first_lld_link(names)
+    first_lld_link(std::iter::once("lld-link".to_string()).chain(versioned_names("lld-link")))
 }
 
 /// The first of `names` on `PATH`, or one line naming the package that has lld-link.
