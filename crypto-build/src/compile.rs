@@ -209,9 +209,7 @@ fn link_program(job: &Job, lib_dir: &Path, objs: &[PathBuf]) -> Result<()> {
 /// The entry point of a program linked against wine's C runtime (`msvc::ENTRY_C`), compiled
 /// by the build's C compiler into `scratch`.
 fn compile_entry(job: &Job, scratch: &Path) -> Result<PathBuf> {
-    fs::create_dir_all(scratch)?;
-    let src = scratch.join("entry.c");
-    fs::write(&src, crate::msvc::ENTRY_C).with_context(|| format!("writing {}", src.display()))?;
+    let src = crate::msvc::write_entry(scratch)?;
     let mut build = job.base.clone();
     let objs = build.out_dir(scratch).file(&src).try_compile_intermediates();
     let objs = objs.context("compiling the program's entry point")?;

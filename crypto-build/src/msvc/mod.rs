@@ -14,6 +14,14 @@ use std::path::{Path, PathBuf};
 /// /GS cookie, `_fltused`), which Microsoft's static CRT would give.
 pub const ENTRY_C: &str = include_str!("entry.c");
 
+/// [`ENTRY_C`] written to `dir/entry.c`, for a program's build to compile.
+pub fn write_entry(dir: &Path) -> Result<PathBuf> {
+    fs::create_dir_all(dir)?;
+    let src = dir.join("entry.c");
+    fs::write(&src, ENTRY_C).with_context(|| format!("writing {}", src.display()))?;
+    Ok(src)
+}
+
 /// Whether an MSVC-ABI build of `target` here takes wine's C runtime: off Windows, with
 /// clang-cl (cl.exe brings its SDK, and runs on Windows only).
 pub fn runtime(target: &crate::data::Target, c: &cc::Tool) -> Option<&'static WineRuntime> {

@@ -134,9 +134,7 @@ fn compile_objects(
 ) -> Result<Vec<PathBuf>> {
     let mut srcs = sources(&crate::cargo::project_root())?;
     if tc.msvc.is_some() {
-        let entry = out_dir.join("entry.c");
-        fs::write(&entry, crypto_build::msvc::ENTRY_C)?;
-        srcs.push(entry);
+        srcs.push(crypto_build::msvc::write_entry(out_dir)?);
     }
     let (cc, flags) = (tc.cc, &tc.flags);
     let mut objs = Vec::new();
