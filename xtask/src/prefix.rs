@@ -17,7 +17,8 @@ pub const MARKER: &str = ".crypto-sys-prefix";
 pub const SSL_DIR: &str = "ssl";
 
 /// Removes an earlier run's prefix at `prefix`, so that the next install is one into an empty
-/// prefix: a reinstall keeps the earlier `openssl.cnf`, which a test would then read.
+/// prefix: a reinstall keeps the earlier `openssl.cnf`, which a test would then read, and a
+/// build that must install nothing would seem to have installed it.
 pub fn remove_earlier(prefix: &Path) -> Result<()> {
     if prefix.exists() {
         fs::remove_dir_all(prefix).with_context(|| format!("removing {}", prefix.display()))?;

@@ -6,7 +6,7 @@
 //! library missing, and the nistp C variant, which needs `__uint128_t`.
 
 use crate::matrix::I686_GCC;
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use crypto_build::data::triples::I686_LINUX;
 use crypto_build::data::NISTP;
 use xshell::Shell;
@@ -54,11 +54,7 @@ fn bad_input(sh: &Shell) -> Result<()> {
     let prefix = super::line_target_dir("qemu-prefix", super::line()).join("i686-bad-input");
     for Case { case, cflags, args, want } in CASES {
         let _env = sh.push_env("CFLAGS_i686_unknown_linux_gnu", cflags);
-        // Whatever an earlier run left there would read as a prefix this build installed.
-        if prefix.exists() {
-            std::fs::remove_dir_all(&prefix)
-                .with_context(|| format!("removing {}", prefix.display()))?;
-        }
+        crate::prefix::remove_earlier(&prefix)?;
         let args = [args, &super::line_args()[..]].concat();
         match crate::cargo::for_target(sh, I686_LINUX, I686_GCC, &args, &prefix) {
             Err(e) if format!("{e:#}").contains(want) && !prefix.exists() => {

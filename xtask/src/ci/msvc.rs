@@ -151,11 +151,7 @@ fn same_as_mingw(row: &Row, facts: &BuildFacts) -> Result<String> {
 /// naming the row's compilers, and installs no prefix.
 fn not_msvc_mode(sh: &Shell) -> Result<()> {
     let prefix = prefix_dir("not-msvc-mode");
-    // Whatever an earlier run left there would read as a prefix this build installed.
-    if prefix.exists() {
-        std::fs::remove_dir_all(&prefix)
-            .with_context(|| format!("removing {}", prefix.display()))?;
-    }
+    crate::prefix::remove_earlier(&prefix)?;
     let want = "is not an MSVC-mode C compiler";
     match crate::cargo::for_target(sh, X86_64_WINDOWS_MSVC, "gcc", &super::line_args(), &prefix) {
         Err(e) if format!("{e:#}").contains(want) && !prefix.exists() => {
