@@ -24,7 +24,7 @@ impl Verify {
             let facts = crate::prefix::facts(prefix)?;
             let target = data::target_for(&facts.target)?;
             let archive = prefix.join("lib").join(target.archive_file("crypto"));
-            check_archive(sh, line, &facts, &archive)?;
+            check_archive(sh, line, &facts, facts.legacy_provider, &archive)?;
             println!(
                 "verify: every fast path of {} is what the plan says; the C driver checks the \
                  eligibility functions when it runs (cargo xtask test)",
@@ -37,7 +37,7 @@ impl Verify {
         let features: Vec<String> = no_legacy.into_iter().chain(line.cargo_feature_arg()).collect();
         let out_dir = super::build::build_crypto_sys(sh, Some(&features), None, &triple)?;
         let facts = BuildFacts::read(&out_dir)?;
-        check_archive(sh, line, &facts, &out_dir.join("lib/libcrypto.a"))?;
+        check_archive(sh, line, &facts, !self.no_legacy, &out_dir.join("lib/libcrypto.a"))?;
         let cargo = crate::cargo::cargo();
         cmd!(sh, "{cargo} test -q -p crypto-sys {features...} --test fast_paths")
             .run()
@@ -48,11 +48,13 @@ impl Verify {
 }
 
 /// The archive's symbols against the build's facts (the sets of `line`): its fast paths, its
-/// wide files' entry points, its C variant's and legacy provider's markers.
+/// wide files' entry points, its C variant's marker; and the legacy provider's, linked exactly
+/// when `legacy` (what the build was asked for, where verify built it).
 fn check_archive(
     sh: &Shell,
     line: &data::OpensslLine,
     facts: &BuildFacts,
+    legacy: bool,
     archive: &Path,
 ) -> Result<()> {
     let root = line.root(&crate::cargo::project_root());
@@ -70,7 +72,7 @@ fn check_archive(
         p
     };
     problems.extend(check_variant(facts.c_variant_name(), &sizes));
-    problems.extend(check_legacy(facts.legacy_provider, &sizes));
+    problems.extend(check_legacy(legacy, &sizes));
     if !problems.is_empty() {
         bail!("verify: {}", problems.join("; "));
     }
