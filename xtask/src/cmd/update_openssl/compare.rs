@@ -321,14 +321,31 @@ pub struct ConfigDiff {
     pub key: String,
     /// Whether the new release generated it; only its disabled features are compared if not.
     pub generated: bool,
-    /// `-D` words of the library flags and of the units.
+    /// `-D` words of the library flags and of the units, all together.
     pub defines: Added<String>,
+    /// The units whose own `-D` words changed, gathered by what changed: a define that every
+    /// configuration already had somewhere but that a unit group gains (4.0.4's
+    /// `DEFINE[providers/libdefault.a]`) moves those units onto or off an asm path, and the
+    /// union above cannot show it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unit_defines: Vec<UnitDefines>,
     pub disabled: Added<Disabled>,
     /// Generated `.h` and `.inc` files.
     pub headers: Added<String>,
     /// The other generated files (C sources, CMake exporters), asm aside.
     pub other_files: Added<String>,
     pub ex_libs: Added<String>,
+}
+
+/// Units of one configuration, in both releases, whose defines changed alike.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnitDefines {
+    /// The directory every one of them is in (`providers/`), with a trailing `/`; empty when
+    /// they share none.
+    pub dir: String,
+    pub units: usize,
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
 }
 
 /// Whether a C variant still does what `data::C_VARIANTS` says on the new release.
@@ -530,6 +547,7 @@ fn config_diff(key: &str, old: &Side, new: &Side) -> ConfigDiff {
         key: key.into(),
         generated,
         defines: added(&defines(a), &defines(b)),
+        unit_defines: unit_defines(a, b),
         disabled: Added {
             added: db.iter().filter(|d| !na.contains(&d.feature)).cloned().collect(),
             removed: da.iter().filter(|d| !nb.contains(&d.feature)).cloned().collect(),
@@ -538,6 +556,58 @@ fn config_diff(key: &str, old: &Side, new: &Side) -> ConfigDiff {
         other_files: added(&files(a, false), &files(b, false)),
         ex_libs: added(&libs(a), &libs(b)),
     }
+}
+
+/// Each unit's `-D` words: the library flags' and its group's.
+fn defines_by_unit(m: &Manifest) -> BTreeMap<(&str, &str), BTreeSet<&str>> {
+    let lib: BTreeSet<&str> =
+        m.cflags.iter().filter(|w| w.starts_with("-D")).map(String::as_str).collect();
+    let group = |g: usize| m.groups.get(g).into_iter().flatten().filter(|w| w.starts_with("-D"));
+    m.units
+        .iter()
+        .map(|u| {
+            let own = group(u.group).map(String::as_str);
+            ((u.lib.name(), u.path.as_str()), lib.iter().copied().chain(own).collect())
+        })
+        .collect()
+}
+
+/// The units on both sides whose defines differ, one entry per distinct change.
+fn unit_defines(a: &Manifest, b: &Manifest) -> Vec<UnitDefines> {
+    let (da, db) = (defines_by_unit(a), defines_by_unit(b));
+    let mut changes: BTreeMap<(Vec<String>, Vec<String>), Vec<&str>> = BTreeMap::new();
+    for (unit, new) in &db {
+        let Some(old) = da.get(unit) else { continue };
+        let owned = |s: std::collections::btree_set::Difference<'_, &str>| {
+            s.map(|d| d.to_string()).collect::<Vec<_>>()
+        };
+        let (plus, minus) = (owned(new.difference(old)), owned(old.difference(new)));
+        if !plus.is_empty() || !minus.is_empty() {
+            changes.entry((plus, minus)).or_default().push(unit.1);
+        }
+    }
+    changes
+        .into_iter()
+        .map(|((added, removed), paths)| UnitDefines {
+            dir: common_dir(&paths),
+            units: paths.len(),
+            added,
+            removed,
+        })
+        .collect()
+}
+
+/// The longest directory (`providers/implementations/`) that holds every path.
+fn common_dir(paths: &[&str]) -> String {
+    let dir = |p: &str| p.rfind('/').map_or(String::new(), |i| p[..=i].to_string());
+    let mut common = paths.first().map(|p| dir(p)).unwrap_or_default();
+    for p in paths {
+        while !p.starts_with(&common) {
+            common.pop();
+            common = dir(&common);
+        }
+    }
+    common
 }
 
 fn added(old: &BTreeSet<String>, new: &BTreeSet<String>) -> Added<String> {
@@ -687,6 +757,40 @@ pub(super) mod tests {
         assert!(c.identical.is_empty());
         let same = compare(&[x86("asm", None)], &old, &old, vec![]);
         assert_eq!(same.identical, ["asm/linux-x86_64"]);
+    }
+
+    /// A define the library already had elsewhere, gained by one unit group, is named with
+    /// the group's directory, though the union of every define does not change.
+    #[test]
+    fn a_unit_group_gaining_an_existing_define_is_named() {
+        let unit = |group: usize, path: &str| Unit { lib: Lib::Crypto, group, path: path.into() };
+        let words = |w: &[&str]| w.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        let provider =
+            ["providers/implementations/ciphers/a.c", "providers/implementations/digests/b.c"];
+        let mut old = manifest(&[], &["-O3", "-DL"], &[]);
+        old.groups = vec![words(&["-Iinclude"]), words(&["-Iinclude", "-DGHASH_ASM"])];
+        old.units =
+            vec![unit(1, "crypto/modes/gcm128.c"), unit(0, provider[0]), unit(0, provider[1])];
+        old.units.push(unit(0, "ssl/s3_lib.c"));
+        let mut new = old.clone();
+        new.groups.push(words(&["-Iinclude", "-DGHASH_ASM", "-DMD5_ASM"]));
+        for u in new.units.iter_mut().filter(|u| u.path.starts_with("providers/")) {
+            u.group = 2;
+        }
+        let d = unit_defines(&old, &new);
+        assert_eq!(
+            d,
+            [UnitDefines {
+                dir: "providers/implementations/".into(),
+                units: 2,
+                added: words(&["-DGHASH_ASM", "-DMD5_ASM"]),
+                removed: vec![],
+            }]
+        );
+        assert!(unit_defines(&new, &new).is_empty());
+        assert_eq!(unit_defines(&new, &old)[0].removed, d[0].added);
+        assert_eq!(common_dir(&["crypto/a.c", "ssl/b.c"]), "");
+        assert_eq!(common_dir(&["crypto/ec/a.c", "crypto/ecx.c"]), "crypto/");
     }
 
     #[test]

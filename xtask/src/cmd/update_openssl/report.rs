@@ -433,12 +433,23 @@ fn defines_section(d: &ConfigDiff) -> String {
     if !d.generated {
         return NOT_GENERATED.into();
     }
-    items(&[
-        ("defines added", code(&d.defines.added)),
-        ("defines removed", code(&d.defines.removed)),
-        ("system libraries added", code(&d.ex_libs.added)),
-        ("system libraries removed", code(&d.ex_libs.removed)),
-    ])
+    let mut lines: Vec<(String, Vec<String>)> = vec![
+        ("defines added".into(), code(&d.defines.added)),
+        ("defines removed".into(), code(&d.defines.removed)),
+        ("system libraries added".into(), code(&d.ex_libs.added)),
+        ("system libraries removed".into(), code(&d.ex_libs.removed)),
+    ];
+    for u in &d.unit_defines {
+        let whose = match u.dir.as_str() {
+            "" => format!("{} units in several directories", u.units),
+            dir => format!("{} units in `{dir}`", u.units),
+        };
+        lines.push((format!("{whose} gain"), code(&u.added)));
+        lines.push((format!("{whose} lose"), code(&u.removed)));
+    }
+    let lines: Vec<(&str, Vec<String>)> =
+        lines.iter().map(|(what, v)| (what.as_str(), v.clone())).collect();
+    items(&lines)
 }
 
 fn disabled_section(d: &ConfigDiff) -> String {

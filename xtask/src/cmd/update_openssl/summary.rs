@@ -22,6 +22,7 @@ pub fn sentences(c: &Comparison) -> Vec<String> {
     out.push(assemblers(c));
     out.extend(api(c));
     out.push(configure(c));
+    out.extend(unit_defines(c));
     out.push(variants(c));
     out
 }
@@ -491,7 +492,12 @@ fn configure(c: &Comparison) -> String {
     let more = parts.iter().any(|p| p.more);
     let said: Vec<String> =
         parts.iter().filter(|p| !p.common.is_empty()).map(Shared::said).collect();
+    let units_differ = c.configs.iter().any(|d| d.generated && !d.unit_defines.is_empty());
     match (said.is_empty(), more) {
+        (true, false) if units_differ => "Configure decides the same library flags, features \
+            and generated files for every configuration, but not the same defines for each \
+            unit (below)."
+            .into(),
         (true, false) => "Configure decides the same for every configuration.".into(),
         (true, true) => {
             "Configure decides otherwise on some configurations only (see Configuration).".into()
@@ -501,6 +507,54 @@ fn configure(c: &Comparison) -> String {
             said.join("; "),
             if more { "; more on some (see Configuration)" } else { "" }
         ),
+    }
+}
+
+/// The unit groups whose own defines change, each change with the configurations it is on:
+/// an `_ASM` define gained or lost moves those units onto or off asm code.
+fn unit_defines(c: &Comparison) -> Option<String> {
+    let universe: Vec<&str> = c.configs.iter().map(|d| d.key.as_str()).collect();
+    let mut changes: Vec<(String, Vec<&str>)> = Vec::new();
+    for d in c.configs.iter().filter(|d| d.generated) {
+        for u in &d.unit_defines {
+            let change = unit_change(u);
+            match changes.iter_mut().find(|(text, _)| *text == change) {
+                Some((_, keys)) => keys.push(&d.key),
+                None => changes.push((change, vec![&d.key])),
+            }
+        }
+    }
+    if changes.is_empty() {
+        return None;
+    }
+    let asm = changes.iter().any(|(text, _)| text.contains("_ASM`"));
+    let each: Vec<String> = changes
+        .iter()
+        .take(FEW)
+        .map(|(text, keys)| format!("{text} on {}", label(keys, &universe, "configuration")))
+        .collect();
+    let more = match changes.len().saturating_sub(FEW) {
+        0 => String::new(),
+        n => format!("; {} more (see Configuration)", plural(n, "change", "changes")),
+    };
+    Some(format!(
+        "**Units' own defines change**{}: {}{more}.",
+        if asm { ", moving them onto or off asm code" } else { "" },
+        each.join("; ")
+    ))
+}
+
+/// `` `providers/`'s units gain `-DGHASH_ASM` and `-DMD5_ASM` ``.
+fn unit_change(u: &super::compare::UnitDefines) -> String {
+    let whose = match u.dir.as_str() {
+        "" => "units in several directories".to_string(),
+        dir => format!("`{dir}`'s units"),
+    };
+    let code = |v: &[String]| join_and(&v.iter().map(|d| format!("`{d}`")).collect::<Vec<_>>());
+    match (u.added.is_empty(), u.removed.is_empty()) {
+        (false, true) => format!("{whose} gain {}", code(&u.added)),
+        (true, false) => format!("{whose} lose {}", code(&u.removed)),
+        _ => format!("{whose} gain {} and lose {}", code(&u.added), code(&u.removed)),
     }
 }
 
