@@ -154,7 +154,7 @@ fn report(config: &BuildConfig, built: &Built) {
         println!("cargo:warning={w}");
     }
     // After the build, which it leaves as it is: the same bytes whatever the date.
-    if let Some(w) = config.line.support_warning(config.today) {
+    for w in config.line_warnings() {
         println!("cargo:warning={w}");
     }
     for m in &built.inputs {
@@ -265,6 +265,11 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
     };
     let policy = Policy { strict: config.strict, allow_downgrade: config.allow_downgrade };
     let plan = select::plan(config.choice, config.variant, policy, &mut facts)?;
+    // After the toolchain's own refusals, so that those are named first.
+    if config.strict && config.line.behind_security_release(&config.known_releases) {
+        let w = config.line.behind_warning(&config.known_releases).unwrap_or_default();
+        bail!("strict mode: {w}");
+    }
     let warning = plan.degraded().then(|| {
         let mut toolchain = vec![];
         if !plan.downgrades.is_empty() {

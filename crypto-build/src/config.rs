@@ -120,6 +120,8 @@ pub struct BuildConfig {
     pub openssldir: Option<String>,
     /// The build's notion of today, for the line's support date ([`today`]).
     pub today: Date,
+    /// Releases known newer than a line's: the crate's list, and [`KNOWN_RELEASES_VAR`]'s file.
+    pub known_releases: Vec<data::KnownRelease>,
     /// The C compiler the user named for the target, as cc reads it ([`named_cc`]): (the
     /// variable, its value); `None` where cc takes its default.
     pub cc_named: Option<(String, String)>,
@@ -135,6 +137,7 @@ pub const SETS_DIR_VAR: &str = "CRYPTO_SYS_SETS_DIR";
 pub const NASM_VAR: &str = "NASM";
 pub const APPS_VAR: &str = "CRYPTO_SYS_APPS";
 pub const OPENSSLDIR_VAR: &str = "CRYPTO_SYS_OPENSSLDIR";
+pub const KNOWN_RELEASES_VAR: &str = "CRYPTO_SYS_KNOWN_RELEASES";
 /// cc's own: the C compiler, also as `CC_<triple>` and `TARGET_CC` ([`named_cc`]).
 pub const CC_VAR: &str = "CC";
 pub const TARGET_CC_VAR: &str = "TARGET_CC";
@@ -252,6 +255,32 @@ fn read_today(vars: Vars) -> Result<Date> {
     }
 }
 
+impl BuildConfig {
+    /// The line's warnings, one line each: past its support, behind a newer release.
+    pub fn line_warnings(&self) -> Vec<String> {
+        let past = self.line.support_warning(self.today);
+        past.into_iter().chain(self.line.behind_warning(&self.known_releases)).collect()
+    }
+}
+
+/// The crate's list of releases newer than a line's, and the file the variable names (a list
+/// newer than the crate's), which must exist and read.
+fn read_known_releases(vars: Vars) -> Result<Vec<data::KnownRelease>> {
+    let mut known = data::known_releases()?;
+    if let Some(file) = vars.get(KNOWN_RELEASES_VAR)?.filter(|v| !v.is_empty()) {
+        if vars.cargo {
+            println!("cargo:rerun-if-changed={file}");
+        }
+        let text = std::fs::read_to_string(&file)
+            .with_context(|| format!("{KNOWN_RELEASES_VAR}={file}: reading it"))?;
+        let more = data::parse_releases(&text).with_context(|| {
+            format!("{KNOWN_RELEASES_VAR}={file} is not in {}'s format", data::RELEASES_FILE)
+        })?;
+        known.extend(more);
+    }
+    Ok(known)
+}
+
 pub fn parse_bool(name: &str, value: &str) -> Result<bool> {
     if TRUE.contains(&value) {
         Ok(true)
@@ -343,6 +372,7 @@ impl BuildConfig {
             None => None,
         };
         let today = read_today(vars)?;
+        let known_releases = read_known_releases(vars)?;
         let cc_named = named_cc(vars, &triple)?;
         let (lock_dir, packaged) = default_sets_root(manifest_dir);
         // Packaged, each line's sets are its package's `sets/` (crypto-build's, or the line's
@@ -374,6 +404,7 @@ impl BuildConfig {
             apps,
             openssldir,
             today,
+            known_releases,
             cc_named,
         })
     }
@@ -609,7 +640,7 @@ pub const VARS: &[Var] = &[
     Var { name: TARGET_CC_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "unset",
           meaning: "cc's C compiler of a cross build, between `CC_<triple>` and `CC`; read as `CC` is" },
     Var { name: STRICT_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Bool, default: "`0`",
-          meaning: "Under `auto`, any downgrade (an asm file from a slower set, no C variant, a whole arm set to `no_asm`) is an error instead of one warning line" },
+          meaning: "Under `auto`, any downgrade (an asm file from a slower set, no C variant, a whole arm set to `no_asm`) is an error instead of one warning line; so is a line behind a release known to fix security issues" },
     Var { name: ALLOW_DOWNGRADE_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Bool, default: "`0`",
           meaning: "A named set may fall back file by file, and a named C variant to none, each reported in one warning line" },
     Var { name: APPS_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Bool, default: "`0`",
@@ -622,6 +653,8 @@ pub const VARS: &[Var] = &[
           meaning: "Where the set directories are: an existing directory (create it, and the build generates the sets it needs there, with perl). Its sets must match crypto-sys's own `generate.lock`" },
     Var { name: SOURCE_DATE_EPOCH_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "the system clock",
           meaning: "The build's today, in seconds since 1970 (the reproducible-builds convention): a line past its end of support prints one warning line; nothing built depends on it" },
+    Var { name: KNOWN_RELEASES_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "unset: the crate's own list only",
+          meaning: "A file of OpenSSL releases known to be newer than a line's, in the format of crypto-build's `src/data/releases.tsv`, read beside the crate's own list: a build of a line behind one prints one warning line naming it, an error under `CRYPTO_SYS_STRICT` when it fixes security issues" },
     Var { name: "PATH", set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "",
           meaning: "Where generation finds perl and make: only a build from a git checkout that lacks a set generates it" },
     Var { name: crate::progress::PROGRESS_VAR, set_by: SetBy::Xtask, per_target: false, accepts: Accepts::Text, default: "nothing is written",

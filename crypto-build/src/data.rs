@@ -5,9 +5,11 @@ use std::fmt;
 mod code_paths;
 mod lines;
 mod msvc;
+mod releases;
 pub use code_paths::*;
 pub use lines::*;
 pub use msvc::*;
+pub use releases::*;
 use triples::*;
 
 /// A Configure option shared by every set, and the releases it applies to.

@@ -322,6 +322,10 @@ pub struct UpdateOpenssl {
     /// openssl/openssl's releases (docs/lines.md), which names releases crates.io lacks
     #[arg(long, value_name = "FILE", conflicts_with_all = ["version", "source"])]
     pub releases: Option<PathBuf>,
+    /// Where --status --releases records the releases newer than a line's, for builds to warn
+    /// of (else crypto-build/src/data/releases.tsv, which a maintainer commits)
+    #[arg(long, value_name = "FILE", requires = "releases")]
+    pub known_releases: Option<PathBuf>,
 }
 
 impl UpdateOpenssl {

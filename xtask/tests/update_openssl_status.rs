@@ -24,12 +24,24 @@ fn status(answer: &Path, day: Date) -> (bool, String, String) {
     status_with(answer, None, day)
 }
 
-/// The same, with `openssl` as OpenSSL's list of releases.
+/// The same, with `openssl` as OpenSSL's list of releases (the releases it records in a
+/// scratch file, never in the workspace's).
 fn status_with(answer: &Path, openssl: Option<&Path>, day: Date) -> (bool, String, String) {
+    let scratch = tempfile::tempdir().unwrap();
+    status_recording(answer, openssl, day, &scratch.path().join("releases.tsv"))
+}
+
+/// The same, recording into `known`.
+fn status_recording(
+    answer: &Path,
+    openssl: Option<&Path>,
+    day: Date,
+    known: &Path,
+) -> (bool, String, String) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_xtask"));
     command.args(["update-openssl", "--status", "--registry-answer"]).arg(answer);
     if let Some(openssl) = openssl {
-        command.arg("--releases").arg(openssl);
+        command.arg("--releases").arg(openssl).arg("--known-releases").arg(known);
     }
     let out = command
         .env("SOURCE_DATE_EPOCH", day.to_unix().to_string())
@@ -97,6 +109,28 @@ fn a_registry_behind_openssl_fails_naming_both_and_the_move() {
     assert_eq!(new.len(), 1, "{out}");
     assert!(new[0].trim_start().starts_with("4.1 (no line): OpenSSL has 4.1.0 ("), "{out}");
     assert!(!err.contains("4.1"), "a new series is no line's move: {err}");
+}
+
+/// The releases newer than a line's are recorded, learned on the status's day, for builds
+/// to warn of; a second status records nothing more.
+#[test]
+fn newer_releases_are_recorded_for_the_builds() {
+    let (last, _) = days();
+    let dir = tempfile::tempdir().unwrap();
+    let known = dir.path().join("releases.tsv");
+    let list = releases("newer-than-crates.json");
+    let (_, out, err) = status_recording(&fixture("current.jsonl"), Some(&list), last, &known);
+    let rows = crypto_build::data::parse_releases(&std::fs::read_to_string(&known).unwrap())
+        .unwrap_or_else(|e| panic!("{e:#}\n{out}{err}"));
+    let line = OPENSSL_LINES.iter().find(|l| l.name() == "3.5").unwrap();
+    let newer = crypto_build::data::newer_than(line, &rows);
+    assert_eq!(newer.last().map(|r| r.version.as_str()), Some("3.5.9"), "{rows:?}");
+    assert!(newer.iter().all(|r| r.learned == last), "{rows:?}");
+    let w = line.behind_warning(&rows).unwrap();
+    assert!(w.contains("behind OpenSSL 3.5.9") && w.contains("security"), "{w}");
+    assert!(out.contains("recorded 3.5.6, 3.5.7, 3.5.8, 3.5.9 in"), "{out}");
+    let (_, again, _) = status_recording(&fixture("current.jsonl"), Some(&list), last, &known);
+    assert!(!again.contains("recorded"), "{again}");
 }
 
 /// OpenSSL's newest of each line's series is the line's: it passes, and says so.

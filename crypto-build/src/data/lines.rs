@@ -42,6 +42,20 @@ impl Date {
         Date { year, month, day }
     }
 
+    /// `2026-04-07`, exactly so; `None` for anything else.
+    pub fn parse(s: &str) -> Option<Date> {
+        let b = s.as_bytes();
+        let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+        if b.len() != 10 || b[4] != b'-' || b[7] != b'-' || !(digits(0..4) && digits(5..7)) {
+            return None;
+        }
+        let (year, month, day) =
+            (s[..4].parse().ok()?, s[5..7].parse().ok()?, s[8..].parse().ok()?);
+        let date = Date { year, month, day };
+        // A day the calendar lacks (02-30) comes back as another one.
+        (digits(8..10) && Date::from_unix(date.to_unix()) == date).then_some(date)
+    }
+
     /// Seconds from the Unix epoch to this day's midnight (UTC), `days_from_civil`.
     pub fn to_unix(self) -> i64 {
         let y = i64::from(self.year) - i64::from(self.month <= 2);
@@ -80,6 +94,10 @@ pub const SUPPORT: &[Support] = &[
     Support { series: "3.5", lts: true, until: Date::ymd(2030, 4, 8) },
     Support { series: "3.6", lts: false, until: Date::ymd(2026, 11, 1) },
     Support { series: "4.0", lts: false, until: Date::ymd(2027, 5, 14) },
+    // Released 2026-10-23 (its NEWS.md); the strategy's table gives "Nov 2027", and its rule
+    // for a release that is not LTS, thirteen months, the day (as 4.0's 2026-04-14 gives
+    // 2027-05-14).
+    Support { series: "4.1", lts: false, until: Date::ymd(2027, 11, 23) },
 ];
 
 /// The support row of `series` (`4.0`).
@@ -319,6 +337,10 @@ mod tests {
             assert_eq!(Date::from_unix(d.to_unix() + 86_399), d);
         }
         assert_eq!(Date::ymd(2027, 5, 14).to_string(), "2027-05-14");
+        assert_eq!(Date::parse("2027-05-14"), Some(Date::ymd(2027, 5, 14)));
+        for bad in ["2027-5-14", "2027-02-30", "2027-13-01", "2027-05-14 ", "20270514xx"] {
+            assert_eq!(Date::parse(bad), None, "{bad}");
+        }
         assert!(Date::ymd(2027, 5, 15) > Date::ymd(2027, 5, 14));
         assert!(Date::ymd(2026, 12, 31) < Date::ymd(2027, 1, 1));
     }

@@ -196,7 +196,7 @@ fn build_without_cargo(
         eprintln!("warning: crypto-sys: {w}");
     }
     // Under cargo, the build script's line says it (cargo shows it on every build).
-    if let Some(w) = config.line.support_warning(config.today) {
+    for w in config.line_warnings() {
         eprintln!("warning: crypto-sys: {w}");
     }
     Ok(out_dir)

@@ -61,7 +61,12 @@ struct New {
 impl UpdateOpenssl {
     pub fn run(self, sh: &Shell) -> Result<()> {
         if self.status {
-            return support::status(sh, self.registry_answer.as_deref(), self.releases.as_deref());
+            let known_out = match &self.known_releases {
+                Some(path) => path.clone(),
+                None => crate::cargo::project_root().join(data::RELEASES_FILE),
+            };
+            let (answer, releases) = (self.registry_answer.as_deref(), self.releases.as_deref());
+            return support::status(sh, answer, releases, &known_out);
         }
         self.check()?;
         let started = Instant::now();

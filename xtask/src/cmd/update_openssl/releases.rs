@@ -21,6 +21,8 @@ struct GitHubRelease {
     published_at: Option<String>,
     #[serde(default)]
     assets: Vec<GitHubAsset>,
+    /// OpenSSL's release notes: `OpenSSL 3.5.7 is a security patch release. …`.
+    body: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -42,6 +44,10 @@ pub struct Release {
     pub sha256: Option<String>,
     /// Where its tarball is.
     pub url: Option<String>,
+    /// Whether it fixes security issues: its notes say so (`security`, a `CVE-`), or it has
+    /// no notes, as a patch release of a stable series is where OpenSSL ships its security
+    /// fixes and a line behind one must not be told otherwise.
+    pub security: bool,
 }
 
 /// Reads `path`: every final release it lists. A file that is not the answer, or that lists
@@ -72,6 +78,10 @@ fn release(r: GitHubRelease) -> Option<Release> {
     if r.draft || r.prerelease || release_number(version).is_none() {
         return None;
     }
+    let security = r.body.as_deref().is_none_or(|b| {
+        let b = b.to_ascii_lowercase();
+        b.contains("security") || b.contains("cve-")
+    });
     let tarball = r.assets.into_iter().find(|a| a.name == tarball_name(version));
     let sha256 = tarball.as_ref().and_then(|a| a.digest.as_deref()?.strip_prefix("sha256:"));
     let sha256 = sha256.filter(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()));
@@ -80,6 +90,7 @@ fn release(r: GitHubRelease) -> Option<Release> {
         date: r.published_at.and_then(|d| d.get(..10).map(str::to_string)),
         sha256: sha256.map(str::to_ascii_lowercase),
         url: tarball.and_then(|a| a.browser_download_url),
+        security,
     })
 }
 
@@ -91,9 +102,54 @@ pub fn newest_of<'a>(releases: &'a [Release], series: &str) -> Option<&'a Releas
         .max_by_key(|r| release_number(&r.version))
 }
 
+/// Adds to the known-releases file at `path` (`data::RELEASES_FILE`'s format; missing: none
+/// yet) every release of `releases` newer than a line's release of its series, learned
+/// `today`, and writes it back, atomically, when one is new; the rows already there keep
+/// their days. The releases added, oldest first.
+pub fn record(
+    releases: &[Release],
+    today: crypto_build::data::Date,
+    path: &Path,
+) -> Result<Vec<String>> {
+    use crypto_build::data::{self, Date, KnownRelease};
+    let mut rows = match std::fs::read_to_string(path) {
+        Ok(text) => data::parse_releases(&text).with_context(|| format!("{}", path.display()))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => vec![],
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    let mut added = Vec::new();
+    for line in data::OPENSSL_LINES {
+        let newer = releases.iter().filter(|r| {
+            data::series_of(&r.version) == line.name()
+                && release_number(&r.version) > release_number(line.version)
+        });
+        for r in newer {
+            if rows.iter().any(|k| k.version == r.version) {
+                continue;
+            }
+            let published = r.date.as_deref().and_then(Date::parse).with_context(|| {
+                format!("OpenSSL {} has no day of publication in the list", r.version)
+            })?;
+            rows.push(KnownRelease {
+                version: r.version.clone(),
+                published,
+                learned: today,
+                security: r.security,
+            });
+            added.push(r.version.clone());
+        }
+    }
+    if !added.is_empty() {
+        crypto_build::generate::write_atomic(path, data::render_releases(&rows).as_bytes())?;
+    }
+    added.sort_by(|a, b| crypto_build::version::compare(a, b));
+    Ok(added)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     const HEX: &str = "9ac3d5a3b6e4f1c2d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0";
 
@@ -130,6 +186,40 @@ mod tests {
         assert_eq!(older.sha256.as_deref(), Some(HEX), "the digest read, lower-cased");
         assert_eq!(older.date.as_deref(), Some("2026-06-09"));
         assert_eq!(newest_of(&r, "3.6"), None, "a pre-release is no release");
+    }
+
+    /// Each line's newer releases are added once, learned today, with their notes' word on
+    /// security; a row already there keeps its days, and a list with nothing new writes
+    /// nothing.
+    #[test]
+    fn newer_releases_are_recorded_once() {
+        use crypto_build::data::{parse_releases, Date, OPENSSL_LINES};
+        let line = OPENSSL_LINES.iter().find(|l| !l.default).unwrap();
+        let (major_minor, patch) = line.version.rsplit_once('.').unwrap();
+        let next = |n: u32| format!("{major_minor}.{}", patch.parse::<u32>().unwrap() + n);
+        let body = |b: &str| format!(r#""body":"{b}","#);
+        let entry_with = |v: &str, b: &str| {
+            entry(&format!("openssl-{v}"), false, None).replacen('{', &format!("{{{b}"), 1)
+        };
+        let list = format!(
+            "[{},{},{}]",
+            entry_with(&next(1), &body("OpenSSL is a security patch release.")),
+            entry_with(&next(2), &body("A bug fix release.")),
+            entry(&format!("openssl-{}", line.version), false, None)
+        );
+        let releases = parse(&list).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("releases.tsv");
+        let today = Date::ymd(2026, 12, 7);
+        assert_eq!(record(&releases, today, &path).unwrap(), [next(1), next(2)]);
+        let rows = parse_releases(&fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        assert!(rows[0].security && !rows[1].security, "{rows:?}");
+        assert_eq!((rows[0].published, rows[0].learned), (Date::ymd(2026, 6, 9), today));
+        let later = Date::ymd(2027, 1, 1);
+        assert!(record(&releases, later, &path).unwrap().is_empty());
+        let again = parse_releases(&fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(again, rows, "the days learned are kept");
     }
 
     #[test]

@@ -54,7 +54,12 @@ pub struct Known<'a> {
 
 /// `cargo xtask update-openssl --status`: a line per OpenSSL line, then a failure naming
 /// every line that must move, one line each, or that an answer is missing.
-pub fn status(sh: &Shell, saved: Option<&Path>, releases_file: Option<&Path>) -> Result<()> {
+pub fn status(
+    sh: &Shell,
+    saved: Option<&Path>,
+    releases_file: Option<&Path>,
+    known_out: &Path,
+) -> Result<()> {
     let today = crypto_build::config::today()?;
     let published = registry::answer(sh, saved).and_then(|text| registry::parse(&text));
     let published = match published {
@@ -84,6 +89,18 @@ pub fn status(sh: &Shell, saved: Option<&Path>, releases_file: Option<&Path>) ->
     }
     for series in known.releases.map_or(Vec::new(), new_series) {
         println!("  {series}");
+    }
+    // Before any failure: a line behind a release is what the builds must learn.
+    if let Some(list) = known.releases {
+        let added = releases::record(list, today, known_out)?;
+        if !added.is_empty() {
+            println!(
+                "recorded {} in {}, learned {today}: commit it, and a build of a line behind \
+                 one says so",
+                added.join(", "),
+                known_out.display()
+            );
+        }
     }
     if !moves.is_empty() {
         bail!("the lines need a move:\n{}", moves.join("\n"));
@@ -230,8 +247,9 @@ mod tests {
         assert!(e("1.1", true).contains("older than the oldest series"));
         assert!(e("3.6", false).contains("OpenSSL 3.6's support ended on 2026-11-01"));
         assert!(e("3.6", true).contains("ended"), "a report on it is refused too");
-        assert!(e("4.1", false).contains("no support date for OpenSSL 4.1"));
-        check_release("4.1", today, true).unwrap();
+        assert!(e("4.2", false).contains("no support date for OpenSSL 4.2"));
+        check_release("4.2", today, true).unwrap();
+        check_release("4.1", today, false).unwrap();
         check_release("3.5", today, false).unwrap();
         check_release("4.0", today, false).unwrap();
         // Once 3.5 has ended, 4.0 is the floor until its own date.
@@ -310,6 +328,7 @@ mod tests {
             date: Some("2026-09-29".into()),
             sha256: sha256.map(str::to_string),
             url: None,
+            security: true,
         }
     }
 
