@@ -280,8 +280,13 @@ pub struct Docs {
 pub struct UpdateOpenssl {
     /// openssl-src's crate version (400.0.2), or an OpenSSL release (4.0.3: the newest crate
     /// of its line, which must hold it)
-    #[arg(required_unless_present_any = ["status", "source"], conflicts_with_all = ["status", "source"])]
+    #[arg(required_unless_present_any = ["status", "source", "newest"], conflicts_with_all = ["status", "source", "newest"])]
     pub version: Option<String>,
+    /// Instead of VERSION: the newest openssl-src of the line's series on crates.io, when it
+    /// holds a newer release than the line's (else nothing to do, and it succeeds); what the
+    /// scheduled workflow (.github/workflows/update-openssl.yml) runs for each line
+    #[arg(long, conflicts_with_all = ["status", "source", "from"])]
+    pub newest: bool,
     /// A release tarball instead (openssl-X.Y.Z.tar.gz, for a release the registry lacks):
     /// checked whole before anything is touched; a move makes the line's source crate from it
     /// (sources/), the tarball kept in sources/tarballs/
@@ -314,7 +319,8 @@ pub struct UpdateOpenssl {
     /// tell. SOURCE_DATE_EPOCH, when set, is its today
     #[arg(long)]
     pub status: bool,
-    /// A saved answer of crates.io's index of openssl-src, for --status (else it is fetched)
+    /// A saved answer of crates.io's index of openssl-src, for --status and --newest (else it
+    /// is fetched)
     // Not `requires = "status"`: a flag's default counts as present for clap's `requires`.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["version", "source"])]
     pub registry_answer: Option<PathBuf>,

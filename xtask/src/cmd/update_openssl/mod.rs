@@ -69,8 +69,25 @@ impl UpdateOpenssl {
             return support::status(sh, answer, releases, &known_out);
         }
         self.check()?;
-        let started = Instant::now();
         let line = self.openssl.unwrap_or(data::DEFAULT_LINE);
+        if self.newest {
+            let Some(version) = registry::newer_crate(sh, self.registry_answer.as_deref(), line)?
+            else {
+                println!(
+                    "update-openssl: OpenSSL {} ({}) is on the newest openssl-src of its series \
+                     on crates.io: nothing to move",
+                    line.version,
+                    line.name()
+                );
+                return Ok(());
+            };
+            println!(
+                "update-openssl: crates.io's newest of {} is openssl-src {version}",
+                line.name()
+            );
+            return UpdateOpenssl { version: Some(version), newest: false, ..self }.run(sh);
+        }
+        let started = Instant::now();
         let root = crate::cargo::project_root();
         let scratch = root.join(SCRATCH);
         let configs = self.configs();

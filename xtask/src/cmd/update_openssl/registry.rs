@@ -81,6 +81,19 @@ pub fn newest_of<'a>(published: &'a [Published], series: &str) -> Option<&'a Pub
         .map(|(_, p)| p)
 }
 
+/// The openssl-src version (`400.0.3`) of the newest release of `line`'s series on crates.io
+/// (`saved`, or the index fetched), when it is newer than the line's; `None` when it is not.
+pub fn newer_crate(
+    sh: &Shell,
+    saved: Option<&Path>,
+    line: &crypto_build::data::OpensslLine,
+) -> Result<Option<String>> {
+    let published = parse(&answer(sh, saved)?)?;
+    let newest = newest_of(&published, line.name());
+    let newer = newest.filter(|p| release_number(&p.openssl) > release_number(line.version));
+    Ok(newer.map(|p| p.crate_version.clone()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,6 +117,28 @@ mod tests {
         assert_eq!(release_number("3.5.10"), Some([3, 5, 10]));
         assert!(release_number("3.5.10") > release_number("3.5.9"));
         assert_eq!(release_number("3.0.0-alpha1"), None);
+    }
+
+    /// `--newest`: a line behind its series' newest crate gets that crate; one on it, or
+    /// ahead of the registry (a tarball's release), gets none; a yanked one is no release.
+    #[test]
+    fn the_newer_crate_of_a_line_is_its_series_newest() {
+        use crypto_build::data::{LineSource, OpensslLine};
+        let dir = tempfile::tempdir().unwrap();
+        let saved = dir.path().join("index.jsonl");
+        std::fs::write(&saved, ANSWER).unwrap();
+        let sh = Shell::new().unwrap();
+        let line = |version| OpensslLine {
+            version,
+            source: LineSource::Registry { crate_version: "0" },
+            default: false,
+            targets: None,
+        };
+        let newer = |version| newer_crate(&sh, Some(&saved), &line(version)).unwrap();
+        assert_eq!(newer("3.5.4").as_deref(), Some("300.5.5"));
+        assert_eq!(newer("3.5.5"), None, "3.5.6 is yanked");
+        assert_eq!(newer("4.0.4"), None, "ahead of the registry");
+        assert_eq!(newer("4.0.2").as_deref(), Some("400.0.2"));
     }
 
     #[test]
