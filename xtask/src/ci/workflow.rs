@@ -87,7 +87,7 @@ pub fn commands(workflow_yaml: &str, file: &str) -> Result<Vec<String>> {
         for entry in entries {
             for script in &scripts {
                 let script = expand(script, &entry, &mut BTreeSet::new())?;
-                for command in xtask_commands(&script).with_context(|| format!("{file}"))? {
+                for command in xtask_commands(&script).context(file.to_string())? {
                     let words = command.split_whitespace().skip(2);
                     match Cli::try_parse_from(std::iter::once(XTASK).chain(words)) {
                         Ok(_) => out.push(command),
