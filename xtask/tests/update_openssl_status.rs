@@ -1,13 +1,14 @@
 //! `cargo xtask update-openssl --status` against saved answers of the registry's index
 //! (`tests/fixtures/registry/`: `current.jsonl`, crates.io's openssl-src file as it was, from
-//! 300.4 on; `newer-patch.jsonl`, the same with an OpenSSL 4.0.4 added and a yanked 3.5.6;
-//! `not-the-index.jsonl`, what a proxy's error page looks like) and of OpenSSL's own releases
-//! (`tests/fixtures/releases/`, in the shape of GitHub's answer for openssl/openssl's
-//! releases: `newer-than-crates.json`, the releases out to 3.5.9, 4.0.3 and 4.1.0;
-//! `in-step.json`, out to 3.5.5 and 4.0.3, the lines' own), each on a day set through
+//! 300.4 on; `not-the-index.jsonl`, what a proxy's error page looks like; and, written here
+//! from the lines' own releases so that a move leaves them true, that answer with each line's
+//! next patch release added, the default's and another's yanked) and of OpenSSL's own
+//! releases (`tests/fixtures/releases/`, in the shape of GitHub's answer for openssl/openssl's
+//! releases: `newer-than-crates.json`, the releases out to 3.5.9, 4.0.3 and 4.1.0; and,
+//! written here, one listing the lines' own releases), each on a day set through
 //! SOURCE_DATE_EPOCH, so that neither the network nor the calendar decides the outcome.
 
-use crypto_build::data::{Date, DEFAULT_LINE, OPENSSL_LINES};
+use crypto_build::data::{Date, OpensslLine, DEFAULT_LINE, OPENSSL_LINES};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -49,6 +50,51 @@ fn status_recording(
         .expect("running xtask");
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     (out.status.success(), text(&out.stdout), text(&out.stderr))
+}
+
+/// A line's next patch release (`4.0.4` → `4.0.5`).
+fn next_release(line: &OpensslLine) -> String {
+    let (series, patch) = line.version.rsplit_once('.').unwrap();
+    format!("{series}.{}", patch.parse::<u32>().unwrap() + 1)
+}
+
+/// An openssl-src crate no release of the registry has, for a line's series (`400.0.99`).
+fn unreal_crate(line: &OpensslLine) -> String {
+    let (major, minor) = line.name().split_once('.').unwrap();
+    format!("{major}00.{minor}.99")
+}
+
+/// crates.io's current answer with each line's next patch release added, as an unreal crate:
+/// the default line's out, the others' yanked.
+fn newer_patch(dir: &Path) -> PathBuf {
+    let mut text = std::fs::read_to_string(fixture("current.jsonl")).unwrap();
+    for line in OPENSSL_LINES {
+        text.push_str(&format!(
+            "{{\"name\": \"openssl-src\", \"vers\": \"{}+{}\", \"deps\": [], \"yanked\": {}}}\n",
+            unreal_crate(line),
+            next_release(line),
+            !line.default
+        ));
+    }
+    let path = dir.join("newer-patch.jsonl");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// OpenSSL's list of releases, in GitHub's shape, holding the lines' own releases only.
+fn in_step(dir: &Path) -> PathBuf {
+    let entry = |line: &OpensslLine| {
+        format!(
+            r#"{{"tag_name":"openssl-{v}","draft":false,"prerelease":false,
+                "published_at":"2026-09-29T14:00:00Z","assets":[{{"name":"openssl-{v}.tar.gz",
+                "digest":null,"browser_download_url":"https://example.invalid/openssl-{v}.tar.gz"}}]}}"#,
+            v = line.version
+        )
+    };
+    let entries: Vec<String> = OPENSSL_LINES.iter().map(entry).collect();
+    let path = dir.join("in-step.json");
+    std::fs::write(&path, format!("[{}]", entries.join(","))).unwrap();
+    path
 }
 
 /// The default line's last supported day, and the day after.
@@ -136,7 +182,9 @@ fn newer_releases_are_recorded_for_the_builds() {
 /// OpenSSL's newest of each line's series is the line's: it passes, and says so.
 #[test]
 fn lines_on_openssls_newest_pass() {
-    let (ok, out, err) = with_releases("in-step.json");
+    let dir = tempfile::tempdir().unwrap();
+    let list = in_step(dir.path());
+    let (ok, out, err) = status_with(&fixture("current.jsonl"), Some(&list), days().0);
     assert!(ok, "{out}{err}");
     for line in OPENSSL_LINES {
         assert!(out.contains(&format!("OpenSSL's newest: {} (", line.version)), "{out}");
@@ -168,16 +216,23 @@ fn cannot_tell((ok, out, err): (bool, String, String), why: &str) {
 #[test]
 fn a_newer_patch_release_fails_naming_the_move() {
     let (last, _) = days();
-    let (ok, out, err) = status(&fixture("newer-patch.jsonl"), last);
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, out, err) = status(&newer_patch(dir.path()), last);
     assert!(!ok, "{out}{err}");
     let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
     assert_eq!(errors.len(), 1, "{err}");
-    let moves: Vec<&str> = err.lines().filter(|l| l.starts_with("4.0: ")).collect();
+    let line = DEFAULT_LINE;
+    let (next, krate) = (next_release(line), unreal_crate(line));
+    let moves: Vec<&str> =
+        err.lines().filter(|l| l.starts_with(&format!("{}: ", line.name()))).collect();
     assert_eq!(moves.len(), 1, "{err}");
-    assert!(moves[0].contains("crates.io's openssl-src has 4.0.4 (400.0.3)"), "{err}");
-    assert!(moves[0].contains("`cargo xtask update-openssl 400.0.3`"), "{err}");
-    // The yanked 3.5.6 is no release to move to.
-    assert!(!err.contains("3.5.6") && !out.contains("3.5.6"), "{out}{err}");
+    assert!(moves[0].contains(&format!("crates.io's openssl-src has {next} ({krate})")), "{err}");
+    assert!(moves[0].contains(&format!("`cargo xtask update-openssl {krate}`")), "{err}");
+    // Another line's yanked next release is no release to move to.
+    for other in OPENSSL_LINES.iter().filter(|l| !l.default) {
+        let yanked = next_release(other);
+        assert!(!err.contains(&yanked) && !out.contains(&yanked), "{out}{err}");
+    }
 }
 
 #[test]
@@ -205,5 +260,21 @@ fn without_a_registry_answer_it_cannot_tell() {
         (fixture("not-the-index.jsonl"), "not JSON"),
     ] {
         cannot_tell(status(&answer, last), why);
+    }
+}
+
+/// `--newest`: each line on the newest openssl-src of its series does nothing, and says so.
+#[test]
+fn newest_on_lines_in_step_moves_nothing() {
+    for line in OPENSSL_LINES {
+        let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .args(["update-openssl", "--newest", "--openssl", line.name(), "--registry-answer"])
+            .arg(fixture("current.jsonl"))
+            .output()
+            .expect("running xtask");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(text.contains(&format!("OpenSSL {} ({})", line.version, line.name())), "{text}");
+        assert!(text.contains("nothing to move"), "{text}");
     }
 }
