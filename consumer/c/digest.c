@@ -2,8 +2,8 @@
 #include <openssl/evp.h>
 #include <openssl/opensslv.h>
 
-#if OPENSSL_VERSION_NUMBER != 0x40000030L
-#error "expected the OpenSSL 4.0.3 headers of crypto-sys"
+#if OPENSSL_VERSION_NUMBER != 0x40000040L
+#error "expected the OpenSSL 4.0.4 headers of crypto-sys"
 #endif
 
 int consumer_sha256(const unsigned char *data, size_t len, unsigned char out[32])

@@ -1,4 +1,4 @@
-//! OpenSSL 4.0.3 (libcrypto and libssl), statically linked, with its asm chosen file by file
+//! OpenSSL 4.0.4 (libcrypto and libssl), statically linked, with its asm chosen file by file
 //! for the assembler that built it. Raw bindings, plus `build_info()` to tell what was built.
 
 #![allow(non_camel_case_types)]

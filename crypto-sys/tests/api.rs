@@ -164,11 +164,11 @@ fn version_and_init() {
         check(ffi::OPENSSL_init_ssl(ffi::OPENSSL_INIT_LOAD_SSL_STRINGS, ptr::null()), "init_ssl");
         let v = CStr::from_ptr(ffi::OpenSSL_version(ffi::OPENSSL_VERSION)).to_str().unwrap();
         let num = ffi::OpenSSL_version_num();
-        // 0xMNN00PP0L: 4.0.3.
+        // 0xMNN00PP0L: 4.0.4.
         #[cfg(not(feature = "openssl-3-5"))]
         {
-            assert_eq!(ffi::OpenSSL_version_num(), 0x4000_0030, "{num:#x}");
-            assert!(v.starts_with("OpenSSL 4.0.3"), "{v}");
+            assert_eq!(ffi::OpenSSL_version_num(), 0x4000_0040, "{num:#x}");
+            assert!(v.starts_with("OpenSSL 4.0.4"), "{v}");
         }
         // The second line (crypto-sys's `openssl-3-5` feature): 3.5.5.
         #[cfg(feature = "openssl-3-5")]

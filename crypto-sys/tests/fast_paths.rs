@@ -52,7 +52,7 @@ fn rsaz_avx512ifma_is_live_exactly_when_built_in_and_supported() {
 fn build_info_matches_the_requested_set() {
     let info = build_info();
     #[cfg(not(feature = "openssl-3-5"))]
-    assert_eq!(info.openssl_version, "4.0.3");
+    assert_eq!(info.openssl_version, "4.0.4");
     #[cfg(feature = "openssl-3-5")]
     assert_eq!(info.openssl_version, "3.5.5");
     let requested = std::env::var("CRYPTO_SYS_ASM_SET").unwrap_or_else(|_| "auto".into());

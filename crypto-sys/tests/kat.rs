@@ -324,11 +324,11 @@ fn linked_openssl_is_the_lines_release() {
         (init, ffi::OpenSSL_version_num(), text)
     };
     assert_eq!(init, 1);
-    // OPENSSL_VERSION_NUMBER layout is 0xMNN00PP0: 4.0.3 -> 0x40000030.
+    // OPENSSL_VERSION_NUMBER layout is 0xMNN00PP0: 4.0.4 -> 0x40000040.
     #[cfg(not(feature = "openssl-3-5"))]
     {
-        assert_eq!(num, 0x4000_0030);
-        assert_eq!(text.to_str(), Ok("4.0.3"));
+        assert_eq!(num, 0x4000_0040);
+        assert_eq!(text.to_str(), Ok("4.0.4"));
     }
     // crypto-sys's `openssl-3-5` feature: 3.5.5 -> 0x30500050.
     #[cfg(feature = "openssl-3-5")]

@@ -187,12 +187,12 @@ fn a_sets_dir_of_another_openssl_version_is_refused() {
     let sets = scratch_sets("sets-of-3.5.4", |set| {
         let m = set.join("manifest.tsv");
         let text = fs::read_to_string(&m).unwrap();
-        assert!(text.contains("\nopenssl\t4.0.3\n"), "the copied manifest is not 3.6.3's");
-        fs::write(&m, text.replace("\nopenssl\t4.0.3\n", "\nopenssl\t3.5.4\n")).unwrap();
+        assert!(text.contains("\nopenssl\t4.0.4\n"), "the copied manifest is not 3.6.3's");
+        fs::write(&m, text.replace("\nopenssl\t4.0.4\n", "\nopenssl\t3.5.4\n")).unwrap();
     });
     let before = snapshot(&sets);
     let o = build_from(&sets);
-    one_error_line(&o, &["OpenSSL 3.5.4", "builds OpenSSL 4.0.3", "--root", "unset"]);
+    one_error_line(&o, &["OpenSSL 3.5.4", "builds OpenSSL 4.0.4", "--root", "unset"]);
     assert!(before == snapshot(&sets), "the build changed {}", sets.display());
     nothing_half_built();
 }

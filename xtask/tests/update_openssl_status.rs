@@ -1,5 +1,5 @@
 //! `cargo xtask update-openssl --status` against saved answers of the registry's index
-//! (`tests/fixtures/registry/`: `current.jsonl`, crates.io's openssl-src file as it was, from
+//! (`tests/fixtures/registry/`: `current.jsonl`, crates.io's openssl-src file as it was on 2026-12-07, from
 //! 300.4 on; `not-the-index.jsonl`, what a proxy's error page looks like; and, written here
 //! from the lines' own releases so that a move leaves them true, that answer with each line's
 //! next patch release added, the default's and another's yanked) and of OpenSSL's own

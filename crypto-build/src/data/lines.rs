@@ -4,7 +4,7 @@
 use std::fmt;
 
 /// OpenSSL version that openssl-src (pinned in the workspace) provides: the default line's.
-pub const OPENSSL_VERSION: &str = "4.0.3";
+pub const OPENSSL_VERSION: &str = "4.0.4";
 
 /// The oldest openssl-sys that accepts each OpenSSL major (`4`: rust-openssl #2591, in
 /// openssl-sys 0.9.114), for the `openssl-src` patch crate's refusal of an older one. A major
@@ -136,7 +136,7 @@ pub struct OpensslLine {
 /// a line is chosen explicitly.
 #[rustfmt::skip]
 pub const OPENSSL_LINES: &[OpensslLine] = &[
-    OpensslLine { version: OPENSSL_VERSION, source: LineSource::Registry { crate_version: "400.0.2" }, default: true,
+    OpensslLine { version: OPENSSL_VERSION, source: LineSource::Registry { crate_version: "400.0.3" }, default: true,
                   targets: None },
     OpensslLine { version: "3.5.5", source: LineSource::Registry { crate_version: "300.5.5" }, default: false,
                   targets: None },

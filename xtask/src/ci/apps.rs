@@ -156,7 +156,7 @@ pub fn self_signed(tool: &Tool, more: &[&str]) -> Result<()> {
 mod tests {
     use super::*;
 
-    const VERSION: &str = "OpenSSL 4.0.3 30 Sep 2025 (Library: OpenSSL 4.0.3 30 Sep 2025)\n\
+    const VERSION: &str = "OpenSSL 4.0.4 30 Sep 2025 (Library: OpenSSL 4.0.4 30 Sep 2025)\n\
         built on: reproducible build, date unspecified\n\
         platform: linux-x86_64 (crypto-sys: set asm requested auto, GNU as 2.40, C variant \
         ec_nistp_64_gcc_128, legacy provider built in)\n\
@@ -174,7 +174,7 @@ mod tests {
         assert!(e.contains("lacks `C variant none,`"), "{e}");
         let no_legacy = BuildFacts { legacy_provider: false, ..facts.clone() };
         assert!(check_version(VERSION, &no_legacy).is_err());
-        assert!(check_version(&VERSION.replace("4.0.3", "3.0.2"), &facts).is_err());
+        assert!(check_version(&VERSION.replace("4.0.4", "3.0.2"), &facts).is_err());
         let elsewhere = BuildFacts { openssldir: "/w/prefix/ssl".into(), ..facts.clone() };
         let e = check_version(VERSION, &elsewhere).unwrap_err().to_string();
         assert!(e.contains("lacks `OPENSSLDIR: \"/w/prefix/ssl\"`"), "{e}");

@@ -8,7 +8,7 @@ use xshell::{cmd, Shell};
 
 const SOURCE: &str = "xtask/tests/c-consumer";
 /// What main.c prints when every check passed.
-const PASSED: &str = "c consumer: OpenSSL 4.0.3";
+const PASSED: &str = "c consumer: OpenSSL 4.0.4";
 
 pub fn run(sh: &Shell, prefix: &Path) -> Result<()> {
     for tool in ["pkg-config", "cmake"] {

@@ -18,7 +18,7 @@ int main(void)
     const char *version = OpenSSL_version(OPENSSL_VERSION);
     SSL_CTX *ctx;
 
-    if (strncmp(version, "OpenSSL 4.0.3 ", 14) != 0) {
+    if (strncmp(version, "OpenSSL 4.0.4 ", 14) != 0) {
         printf("FAIL: linked %s\n", version);
         return 1;
     }

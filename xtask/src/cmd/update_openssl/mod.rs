@@ -146,6 +146,12 @@ impl UpdateOpenssl {
             return Ok(());
         }
         plan.apply(sh, (&root, line), &comparison, &generated.side, &new)?;
+        // The docs' generated tables (the lines and their releases) are rendered from the
+        // data just moved: by xtask built anew on it, as a user would run it.
+        let cargo = crate::cargo::cargo();
+        xshell::cmd!(sh, "{cargo} xtask docs").run().context(
+            "the move is made, but `cargo xtask docs` failed: run it again after fixing the cause",
+        )?;
         println!("update-openssl: review and commit the move ({:.0?})", started.elapsed());
         Ok(())
     }
@@ -171,14 +177,14 @@ impl UpdateOpenssl {
         if !self.report_only {
             pin::check_graph(data::OPENSSL_LINES, line, &to.openssl)?;
         }
-        let edits = match self.report_only {
-            true => vec![],
-            false if (&from.openssl, &from.origin) == (&to.openssl, &to.origin) => {
+        if !self.report_only {
+            if (&from.openssl, &from.origin) == (&to.openssl, &to.origin) {
                 bail!("{} is the pinned one already", to.origin.describe())
             }
-            false => pin::plan(root, pin::sites(line), &from, &to)?,
-        };
-        Ok(Plan { from, to, edits })
+            // A stale table refused now; the texts themselves are read again at the move.
+            pin::plan(root, pin::sites(line), &from, &to)?;
+        }
+        Ok(Plan { from, to })
     }
 
     /// Every configuration of every target row and set, or of those asked for.
@@ -272,7 +278,6 @@ impl UpdateOpenssl {
 struct Plan {
     from: pin::Release,
     to: pin::Release,
-    edits: Vec<pin::Edit>,
 }
 
 impl Plan {
@@ -307,7 +312,9 @@ impl Plan {
             root,
             sets_roots: (old_root, new_root.clone()),
             to: &self.to,
-            edits: self.edits,
+            // The sites' texts read again now: planned before the generation, they would put
+            // back what changed in those files in the quarter of an hour it took.
+            edits: pin::plan(root, pin::sites(line), &self.from, &self.to)?,
             sets,
             report: report.to_vec(),
             aside: scratch.join(format!("aside-{}", std::process::id())),

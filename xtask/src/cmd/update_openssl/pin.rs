@@ -184,7 +184,12 @@ pub const DEFAULT_SITES: &[Site] = &[
            texts: &["vendored-default = [\"dep:openssl-src-{crate_series_dash}\"]",
                     "openssl-src-{crate_series_dash} = { workspace = true, optional = true"] },
     Site { path: "bench/build.rs", texts: &["openssl_src_{crate_series_ident}::Build::new()"] },
-    Site { path: "README.md", texts: &["generates OpenSSL {release}'s perlasm output", "| OpenSSL {release} | the default |"] },
+    Site { path: "README.md",
+           texts: &["crypto-sys builds OpenSSL {release} (libcrypto", "generates OpenSSL {release}'s perlasm output",
+                    "| OpenSSL {release} | the default |", "with crypto-sys's build, on OpenSSL {release},"] },
+    Site { path: "docs/lines.md",
+           texts: &["**The default is OpenSSL {release}**", "registry's openssl-src {crate}), the newest supported line"] },
+    Site { path: "docs/patch.md", texts: &["The patch builds the default line, OpenSSL {release}, unless"] },
     Site { path: "docs/ARCHITECTURE.md", texts: &["(OpenSSL {release}, the default line)"] },
     Site { path: "crypto-sys/Cargo.toml", texts: &["description = \"OpenSSL {release} (libcrypto"] },
     Site { path: "crypto-sys/README.md", texts: &["OpenSSL {release} (libcrypto and libssl)"] },
@@ -552,8 +557,8 @@ mod tests {
         let e = supplier_in(&without).unwrap_err().to_string();
         assert_eq!(e, "cargo metadata: crypto-build has no openssl_src_* dependency");
         let lock = SourceLock {
-            release: "4.0.3".into(),
-            archive: "openssl-4.0.3.tar.gz".into(),
+            release: default.version.into(),
+            archive: crypto_build::source::tarball_name(default.version),
             sha256: "ab".repeat(32),
             files: "cd".repeat(32),
         };
@@ -561,7 +566,7 @@ mod tests {
         let origin = Origin::Tarball { file: lock.archive.clone(), sha256: lock.sha256.clone() };
         assert_eq!((tarball.crate_full.as_str(), &tarball.origin), (dv.as_str(), &origin));
         let registry = SourceLock { archive: format!("openssl-src-{dv}.crate"), ..lock };
-        assert_eq!(release_of(default, &registry, None), release(&dv, "4.0.3"));
+        assert_eq!(release_of(default, &registry, None), release(&dv, default.version));
     }
 
     #[test]
@@ -725,7 +730,8 @@ mod tests {
         assert!(e.contains("nothing was moved") && e.contains("README.md"), "{e}");
         let e = super::pinned(&sh, &root, &OpensslLine { version: "4.0.9", ..*data::DEFAULT_LINE });
         let e = format!("{:#}", e.unwrap_err());
-        assert!(e.contains("source.lock is OpenSSL 4.0.3's, not 4.0.9"), "{e}");
+        let said = format!("source.lock is OpenSSL {}'s, not 4.0.9", data::DEFAULT_LINE.version);
+        assert!(e.contains(&said), "{e}");
         let source = data::LineSource::Registry { crate_version: "999.9.9" };
         let e = super::pinned(&sh, &root, &OpensslLine { source, ..*data::DEFAULT_LINE });
         let e = format!("{:#}", e.unwrap_err());

@@ -26,8 +26,8 @@ fn unhex(s: &str) -> Vec<u8> {
 
 fn main() {
     let version = openssl::version::version();
-    assert!(version.starts_with("OpenSSL 4.0.3 "), "linked {version}");
-    assert_eq!(openssl::version::number(), 0x4000_0030);
+    assert!(version.starts_with("OpenSSL 4.0.4 "), "linked {version}");
+    assert_eq!(openssl::version::number(), 0x4000_0040);
     sha256_known_answer();
     aes_256_gcm_known_answer();
     rsa_2048_sign_and_verify();
