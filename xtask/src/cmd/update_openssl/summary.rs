@@ -221,11 +221,15 @@ fn clauses(facts: &[Fact], mode: Mode) -> String {
         }
     }
     let mut out: Vec<String> = [added, removed, moves].concat();
+    let named: Vec<String> = code_only.iter().map(|p| format!("`{p}`")).collect();
     match code_only.len() {
         0 => {}
-        1 => out.push(format!(
-            "`{}` changes its code only (same entry points and classes)",
-            code_only[0]
+        1 => {
+            out.push(format!("{} changes its code only (same entry points and classes)", named[0]))
+        }
+        n if n <= FEW => out.push(format!(
+            "{} change their code only (same entry points and classes)",
+            join_and(&named)
         )),
         n => out.push(format!(
             "{n} other files change their code only (same entry points and classes)"
@@ -531,7 +535,7 @@ fn unit_defines(c: &Comparison) -> Option<String> {
     let each: Vec<String> = changes
         .iter()
         .take(FEW)
-        .map(|(text, keys)| format!("{text} on {}", label(keys, &universe, "configuration")))
+        .map(|(text, keys)| format!("{text} on {}", by_target(keys, &universe)))
         .collect();
     let more = match changes.len().saturating_sub(FEW) {
         0 => String::new(),
@@ -542,6 +546,46 @@ fn unit_defines(c: &Comparison) -> Option<String> {
         if asm { ", moving them onto or off asm code" } else { "" },
         each.join("; ")
     ))
+}
+
+/// Configuration keys by target: `the asm and asm_avx2 configurations of linux-x86_64 and
+/// mingw64`, a set named where each of its target's configurations (C variants too) is in
+/// `keys`, else the key itself.
+fn by_target(keys: &[&str], universe: &[&str]) -> String {
+    let split = |k: &str| -> (String, String) {
+        let (set, rest) = k.split_once('/').unwrap_or(("", k));
+        (set.to_string(), rest.split('+').next().unwrap_or(rest).to_string())
+    };
+    let mut targets: Vec<(String, Vec<String>)> = Vec::new();
+    let mut loose: Vec<String> = Vec::new();
+    for k in keys {
+        let (set, target) = split(k);
+        let whole = universe.iter().filter(|u| split(u) == (set.clone(), target.clone()));
+        if !whole.clone().all(|u| keys.contains(u)) {
+            loose.push(k.to_string());
+            continue;
+        }
+        match targets.iter_mut().find(|(t, _)| *t == target) {
+            Some((_, sets)) if !sets.contains(&set) => sets.push(set),
+            Some(_) => {}
+            None => targets.push((target, vec![set])),
+        }
+    }
+    let mut groups: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+    for (target, sets) in targets {
+        match groups.iter_mut().find(|(s, _)| *s == sets) {
+            Some((_, ts)) => ts.push(target),
+            None => groups.push((sets, vec![target])),
+        }
+    }
+    let mut said: Vec<String> = groups
+        .into_iter()
+        .map(|(sets, targets)| {
+            format!("the {} configurations of {}", join_and(&sets), join_and(&targets))
+        })
+        .collect();
+    said.extend(loose);
+    join_and(&said)
 }
 
 /// `` `providers/`'s units gain `-DGHASH_ASM` and `-DMD5_ASM` ``.
@@ -583,4 +627,37 @@ fn variants(c: &Comparison) -> String {
         "**C variants refused** on {} (the first: {why}).",
         label(&refused, &universe, "C variant configuration")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A target's set named when all its configurations are there, targets of the same sets
+    /// together, and a configuration whose set is there only in part by its key.
+    #[test]
+    fn configurations_are_named_by_target_and_set() {
+        let universe = [
+            "asm/a",
+            "asm/a+v",
+            "asm_avx2/a",
+            "asm_avx2/a+v",
+            "no_asm/a",
+            "asm/b",
+            "asm/b+v",
+            "asm_avx2/b",
+            "asm_avx2/b+v",
+            "asm/c",
+            "asm/c+v",
+            "no_asm/c",
+        ];
+        let keys = ["asm/a", "asm/a+v", "asm_avx2/a", "asm_avx2/a+v", "asm/b", "asm/b+v"];
+        let mut keys = keys.to_vec();
+        keys.extend(["asm_avx2/b", "asm_avx2/b+v", "asm/c"]);
+        assert_eq!(
+            by_target(&keys, &universe),
+            "the asm and asm_avx2 configurations of a and b and asm/c"
+        );
+        assert_eq!(by_target(&["asm/c", "asm/c+v"], &universe), "the asm configurations of c");
+    }
 }
