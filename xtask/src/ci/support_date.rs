@@ -4,7 +4,8 @@
 //! Both days are set, so that the check does not depend on the calendar.
 //!
 //! And a build of a line behind a release known to fix security issues warns in one line
-//! naming it, and `--strict` refuses it: the line's next patch release given as a fixture
+//! naming it, and `--strict` refuses it: a patch release past every one known of the line,
+//! given as a fixture
 //! through `CRYPTO_SYS_KNOWN_RELEASES`, so that the check does not depend on the committed
 //! list either.
 
@@ -60,7 +61,7 @@ pub fn check(sh: &Shell, cargo: &str) -> Result<()> {
     behind(sh, cargo, line, (&dir, last), &quiet_text)
 }
 
-/// The line behind a fixture's next patch release: one warning line naming it, and a
+/// The line behind a fixture's newer patch release: one warning line naming it, and a
 /// refusal under `--strict`; without the fixture, the warnings the committed list gives.
 fn behind(
     sh: &Shell,
@@ -81,7 +82,9 @@ fn behind(
         line.version,
         lines(quiet)
     );
-    let (series, patch) = line.version.rsplit_once('.').context("a release X.Y.Z")?;
+    // Past every release the committed list knows of the line, so that the warning names it.
+    let newest = data::newer_than(line, &committed).last().map_or(line.version, |r| &r.version);
+    let (series, patch) = newest.rsplit_once('.').context("a release X.Y.Z")?;
     let next = format!("{series}.{}", patch.parse::<u32>()? + 1);
     let fixture = dir.join("known-releases.tsv");
     let row = KnownRelease { version: next.clone(), published: day, learned: day, security: true };
