@@ -549,7 +549,9 @@ fn patch_line_of(
 fn default_sets_root(manifest_dir: &std::path::Path) -> (PathBuf, bool) {
     let workspace = manifest_dir.parent().map(|p| p.to_path_buf());
     match workspace {
-        Some(w) if w.join(crate::generate::lock::FILE_NAME).exists() => (w, false),
+        Some(w) if data::DEFAULT_LINE.root(&w).join(crate::generate::lock::FILE_NAME).exists() => {
+            (w, false)
+        }
         _ => (manifest_dir.join("sets"), true),
     }
 }
@@ -650,7 +652,7 @@ pub const VARS: &[Var] = &[
     Var { name: OPENSSL_LINE_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Line, default: "the line of the crate's features: the default without one",
           meaning: "The OpenSSL line the `openssl-src` patch crate builds, for a project that cannot turn on the patch's `openssl-3-5` feature (a patched crate's features are its dependents'); a feature that chooses another line is an error. crypto-sys's line is its feature's: a build of crypto-sys that this names another line for is refused, so that one binary links one OpenSSL" },
     Var { name: SETS_DIR_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "crypto-build's own: the workspace's, or its package's `sets/`",
-          meaning: "Where the set directories are: an existing directory (create it, and the build generates the sets it needs there, with perl). Its sets must match crypto-sys's own `generate.lock`" },
+          meaning: "Where the set directories are, laid out as the workspace lays them (the line's in `DIR/lines/openssl-X.Y/`): an existing directory (create it, and the build generates the sets it needs there, with perl). Its sets must match crypto-sys's own `generate.lock`" },
     Var { name: SOURCE_DATE_EPOCH_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "the system clock",
           meaning: "The build's today, in seconds since 1970 (the reproducible-builds convention): a line past its end of support prints one warning line; nothing built depends on it" },
     Var { name: KNOWN_RELEASES_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "unset: the crate's own list only",

@@ -93,7 +93,8 @@ pub struct Generate {
     /// alone
     #[arg(long = "c-variant", value_name = "VARIANT", value_parser = variants())]
     pub variants: Vec<Option<&'static CVariant>>,
-    /// Work on another copy of the sets
+    /// Work on another copy of the line's sets: the directory of its set directories and
+    /// generate.lock (the workspace's is lines/openssl-X.Y/)
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
     #[command(flatten)]
@@ -208,11 +209,11 @@ pub struct Package {
     pub lines: Vec<&'static OpensslLine>,
 }
 
-/// Make each OpenSSL line's source crate (sources/openssl-X-Y/) from the archive its
+/// Make each OpenSSL line's source crate (lines/openssl-X.Y/source/) from the archive its
 /// source.lock names, then check every file against its list.
 ///
 /// The archive is the registry's openssl-src crate that holds the release (fetched through
-/// cargo, its checksum the lock's), or a release tarball kept in sources/tarballs/ (its SHA-256
+/// cargo, its checksum the lock's), or a release tarball kept in lines/tarballs/ (its SHA-256
 /// the lock's). Every other command makes the crates it lacks first; a plain cargo build makes
 /// the default line's from crypto-build's openssl-src dependency.
 #[derive(Debug, Args)]
@@ -289,7 +290,7 @@ pub struct UpdateOpenssl {
     pub newest: bool,
     /// A release tarball instead (openssl-X.Y.Z.tar.gz, for a release the registry lacks):
     /// checked whole before anything is touched; a move makes the line's source crate from it
-    /// (sources/), the tarball kept in sources/tarballs/
+    /// (lines/openssl-X.Y/source/), the tarball kept in lines/tarballs/
     #[arg(long, value_name = "FILE", requires = "sha256", conflicts_with = "status")]
     pub source: Option<PathBuf>,
     /// The SHA-256 --source's tarball must have, from its publisher

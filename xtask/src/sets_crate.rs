@@ -1,5 +1,5 @@
 //! Each other OpenSSL line's sets crate (`crypto-sys-sets-3-5`, at the line's sets root
-//! `openssl-3.5/`): the crate that carries that line's pre-generated sets in its package, as
+//! `lines/openssl-3.5/`): the crate that carries that line's pre-generated sets in its package, as
 //! crypto-build's carries the default line's (one crate could not hold both under crates.io's
 //! 10 MiB). Its Cargo.toml and src/lib.rs are written from the line's series alone.
 

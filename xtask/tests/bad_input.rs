@@ -147,15 +147,18 @@ fn a_sets_dir_that_does_not_exist_is_refused_not_created() {
 fn scratch_sets(name: &str, edit: impl FnOnce(&Path)) -> PathBuf {
     let dir = target_dir().join(name);
     let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(dir.join("asm")).unwrap();
+    // The default line's sets under the directory, as a workspace holds them.
+    let line = crypto_build::data::DEFAULT_LINE;
+    let sets = line.root(&dir);
+    fs::create_dir_all(sets.join("asm")).unwrap();
     let copied = Command::new("cp")
         .arg("-a")
-        .arg(root().join("asm/linux-x86_64"))
-        .arg(dir.join("asm"))
+        .arg(line.root(&root()).join("asm/linux-x86_64"))
+        .arg(sets.join("asm"))
         .status()
         .unwrap();
     assert!(copied.success(), "copying asm/linux-x86_64 (run `cargo xtask generate`)");
-    edit(&dir.join("asm/linux-x86_64"));
+    edit(&sets.join("asm/linux-x86_64"));
     dir
 }
 
@@ -432,7 +435,7 @@ fn tarball(dir: &Path, name: &str, entries: &[(&str, &str)]) -> (PathBuf, String
 
 /// `update-openssl --source` with a tarball that is not what it claims: one line, before
 /// anything is written (no progress line, nothing unpacked in scratch space, no tarball kept in
-/// sources/tarballs/).
+/// lines/tarballs/).
 #[test]
 fn update_openssl_refuses_a_bad_tarball_before_touching_anything() {
     let tmp = tempfile::tempdir().unwrap();
@@ -479,7 +482,7 @@ fn update_openssl_refuses_a_bad_tarball_before_touching_anything() {
         println!("{}", t.trim());
     }
     for unpacked in
-        ["target/update-openssl/tarball/openssl-3.9.7", "sources/tarballs/openssl-3.9.7.tar.gz"]
+        ["target/update-openssl/tarball/openssl-3.9.7", "lines/tarballs/openssl-3.9.7.tar.gz"]
     {
         assert!(!root().join(unpacked).exists(), "{unpacked} was written");
     }

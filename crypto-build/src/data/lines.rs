@@ -14,6 +14,11 @@ pub const OPENSSL_SYS_MIN: &[(&str, &str)] = &[("4", "0.9.114")];
 /// Where the support dates come from: OpenSSL's release strategy.
 pub const SUPPORT_SOURCE: &str = "openssl-library.org/policies/releasestrat";
 
+/// Where each line's directory is, under the workspace: `lines/openssl-4.0/` holds the line's
+/// `generate.lock`, its sets (`asm/`, ... as generated; another line's as a sets crate, its
+/// Cargo.toml beside them) and its source crate (`source/`), the default line's as any other's.
+pub const LINES_DIR: &str = "lines";
+
 /// A calendar day (UTC).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Date {
@@ -113,7 +118,7 @@ pub enum LineSource {
     Registry { crate_version: &'static str },
     /// An OpenSSL release tarball (`openssl-X.Y.Z.tar.gz`) of this SHA-256, for a release the
     /// registry lacks: the line's source crate is made from it (`cargo xtask update-openssl
-    /// --source FILE --sha256 HEX`, then `cargo xtask sources` from `sources/tarballs/`).
+    /// --source FILE --sha256 HEX`, then `cargo xtask sources` from `lines/tarballs/`).
     Tarball { sha256: &'static str },
 }
 
@@ -202,19 +207,15 @@ impl OpensslLine {
         (!self.default).then(|| format!("openssl-{}", self.series_dashed()))
     }
 
-    /// Where its sets and generate.lock are, under the workspace: the workspace itself for
-    /// the default line, `openssl-3.5` for another.
+    /// Where its sets and generate.lock are, under the workspace: `lines/openssl-3.5`, the
+    /// default line's as another's ([`LINES_DIR`]).
     pub fn dir(&self) -> String {
         self.dir_at(self.version)
     }
 
     /// Where they would be at `release` (a move to another series moves them).
     pub fn dir_at(&self, release: &str) -> String {
-        if self.default {
-            String::new()
-        } else {
-            format!("openssl-{}", series_of(release))
-        }
+        format!("{LINES_DIR}/openssl-{}", series_of(release))
     }
 
     /// Its source crate (`crypto-sys-openssl-3-5`): its release's tree, named after its
@@ -234,14 +235,14 @@ impl OpensslLine {
         sets_crate_of(self.version)
     }
 
-    /// Where its source crate lies under the workspace: `sources/openssl-3-5`.
+    /// Where its source crate lies under the workspace: `lines/openssl-3.5/source`.
     pub fn source_crate_dir(&self) -> String {
         self.source_crate_dir_at(self.version)
     }
 
     /// Where its source crate lies at `release`.
     pub fn source_crate_dir_at(&self, release: &str) -> String {
-        format!("{}/openssl-{}", crate::source::SOURCES_DIR, dashed(release))
+        format!("{}/source", self.dir_at(release))
     }
 
     /// The openssl-src crate it builds from; `None` for a tarball's line.
@@ -357,12 +358,15 @@ mod tests {
             if !line.default {
                 let dashed = line.name().replace('.', "-");
                 assert_eq!(line.feature(), Some(format!("openssl-{dashed}")));
-                assert_eq!(line.dir(), format!("openssl-{}", line.name()));
             }
         }
         assert!(DEFAULT_LINE.default && DEFAULT_LINE.version == OPENSSL_VERSION);
         assert_eq!(OPENSSL_LINES.iter().filter(|l| l.default).count(), 1);
-        assert_eq!((DEFAULT_LINE.feature(), DEFAULT_LINE.dir()), (None, String::new()));
+        assert_eq!(DEFAULT_LINE.feature(), None);
+        for line in OPENSSL_LINES {
+            assert_eq!(line.dir(), format!("lines/openssl-{}", line.name()));
+            assert_eq!(line.source_crate_dir(), format!("lines/openssl-{}/source", line.name()));
+        }
         assert_eq!(series_of("3.5.5"), "3.5");
         assert_eq!(series_number("4.10"), Some((4, 10)));
         assert_eq!(series_number("four"), None);

@@ -18,10 +18,9 @@ use list::{FileList, SourceLock, LIST_FILE, LOCK_FILE, TREE_DIR};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Under the workspace: the source crates, and the release tarballs a maintainer keeps at hand
-/// (`tarballs/`, git-ignored), where `cargo xtask sources` looks for a tarball line's.
-pub const SOURCES_DIR: &str = "sources";
-pub const TARBALLS_DIR: &str = "sources/tarballs";
+/// Under the workspace: the release tarballs a maintainer keeps at hand (git-ignored), where
+/// `cargo xtask sources` looks for a tarball line's.
+pub const TARBALLS_DIR: &str = "lines/tarballs";
 
 /// The command that makes a line's source crate in the workspace.
 pub const MAKE_COMMAND: &str = "cargo xtask sources";

@@ -42,7 +42,7 @@ impl Detect {
         let lock = Lock::load(&env.lock_dir)?;
         let source = crypto_build::generate::Source::of_line(env.line)?;
         let mut facts = SetFacts {
-            sets_root: &root,
+            sets_root: &env.sets_root,
             source: &source,
             target,
             jobs: 2,

@@ -11,7 +11,7 @@ impl Generate {
     pub fn run(self, _sh: &Shell) -> Result<()> {
         let line = self.openssl.line;
         let workspace = || line.root(&crate::cargo::project_root());
-        let root = self.root.clone().map_or_else(workspace, |r| line.root(&r));
+        let root = self.root.clone().unwrap_or_else(workspace);
         let sets: Vec<&'static AsmSet> =
             if self.sets.is_empty() { data::SETS.iter().collect() } else { self.sets.clone() };
         let targets: Vec<&'static Target> = if self.targets.is_empty() {

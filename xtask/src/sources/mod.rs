@@ -31,7 +31,7 @@ pub enum Made {
 
 /// The line's source crate in the workspace at `root`, made from the archive its lock names
 /// unless it is made: the registry's openssl-src (fetched through cargo, its checksum the
-/// lock's), or the release tarball kept in `sources/tarballs/` (checked against the lock's
+/// lock's), or the release tarball kept in `lines/tarballs/` (checked against the lock's
 /// SHA-256).
 pub fn ensure(sh: &Shell, root: &Path, line: &OpensslLine) -> Result<Made> {
     let krate = SourceCrate::in_workspace(root, line);

@@ -360,7 +360,7 @@ fn tarball_origin(t: &Tarball) -> Origin {
     Origin::Tarball { file: t.file_name(), sha256: t.sha256.clone() }
 }
 
-/// A line's tarball again: kept in `sources/tarballs/` and its source crate made from it,
+/// A line's tarball again: kept in `lines/tarballs/` and its source crate made from it,
 /// nothing else done.
 fn restore(root: &Path, t: &Tarball, line: &data::OpensslLine) -> Result<()> {
     let kept = keep_tarball(root, t)?;
@@ -377,7 +377,7 @@ fn restore(root: &Path, t: &Tarball, line: &data::OpensslLine) -> Result<()> {
     Ok(())
 }
 
-/// The tarball copied into `sources/tarballs/` under its release's name, where the source
+/// The tarball copied into `lines/tarballs/` under its release's name, where the source
 /// crate is made from.
 fn keep_tarball(root: &Path, t: &Tarball) -> Result<PathBuf> {
     let dir = root.join(crypto_build::source::TARBALLS_DIR);

@@ -168,7 +168,7 @@ pub struct Site {
 pub const DEFAULT_SITES: &[Site] = &[
     Site { path: "Cargo.toml",
            texts: &["The default line, OpenSSL {release}:\n\
-                     crypto-sys-openssl-{series_dash} = { path = \"sources/openssl-{series_dash}\", version = \"={release}\" }",
+                     crypto-sys-openssl-{series_dash} = { path = \"lines/openssl-{series}/source\", version = \"={release}\" }",
                     "(openssl-src {crate_full}), the tree",
                     "openssl-src-{crate_series_dash} = { package = \"openssl-src\", version = \"={crate}\" }"] },
     Site { path: "crypto-build/Cargo.toml",
@@ -213,6 +213,7 @@ pub const DEFAULT_SITES: &[Site] = &[
     Site { path: "xtask/src/ci/consumers.rs", texts: &["\"c consumer: OpenSSL {release}\""] },
     Site { path: "xtask/src/ci/apps.rs",
            texts: &["\"OpenSSL {release} ", "(Library: OpenSSL {release} ", "VERSION.replace(\"{release}\","] },
+    Site { path: ".github/workflows/update-openssl.yml", texts: &[DEFAULT_UPDATE_ENTRY] },
 ];
 
 /// The files that name a line other than the default, and the texts that do: its release,
@@ -222,8 +223,8 @@ pub const DEFAULT_SITES: &[Site] = &[
 pub const LINE_SITES: &[Site] = &[
     Site { path: "Cargo.toml",
            texts: &["# OpenSSL {release}, the line crypto-sys's `openssl-{series_dash}` feature chooses:\n\
-                     crypto-sys-openssl-{series_dash} = { path = \"sources/openssl-{series_dash}\", version = \"={release}\" }",
-                    "crypto-sys-sets-{series_dash} = { path = \"openssl-{series}\", version ="] },
+                     crypto-sys-openssl-{series_dash} = { path = \"lines/openssl-{series}/source\", version = \"={release}\" }",
+                    "crypto-sys-sets-{series_dash} = { path = \"lines/openssl-{series}\", version ="] },
     Site { path: "crypto-build/Cargo.toml",
            texts: &["crypto-sys-openssl-{series_dash} = { workspace = true, optional = true }\n\
                      crypto-sys-sets-{series_dash} = { workspace = true, optional = true }",
@@ -267,15 +268,24 @@ pub const LINE_SITES: &[Site] = &[
                     "features = [\"openssl-{series_dash}\"]"] },
     Site { path: "openssl-src/src/lib.rs",
            texts: &["(\"openssl-{series_dash}\", cfg!(feature = \"openssl-{series_dash}\"))"] },
-    Site { path: ".gitignore",
-           texts: &["/openssl-{series}/*/*/", "/openssl-{series}/.gen-staging*", "/openssl-{series}/.gen-lock",
-                    "/openssl-{series}/sets/"] },
     Site { path: ".github/workflows/ci.yml",
            texts: &["- name: openssl-{series}-tests", "- name: openssl-{series}-windows",
                     "- name: openssl-{series}-cross", "--openssl {series} --step"] },
     Site { path: "xtask/src/ci/workflow.rs",
            texts: &["@{series}\"", "--openssl {series} --step lock"] },
+    Site { path: ".github/workflows/update-openssl.yml", texts: &[LINE_UPDATE_ENTRY] },
 ];
+
+/// A line's entry in the update workflow's matrix, the default's and another's (each after
+/// its comment, so that two lines on one release are told apart).
+const DEFAULT_UPDATE_ENTRY: &str =
+    "# The default line.\n          - name: openssl-{series}\n            \
+                                    line: \"{series}\"\n            \
+                                    move: cargo xtask update-openssl --newest --openssl {series}";
+const LINE_UPDATE_ENTRY: &str =
+    "# A line a feature chooses.\n          - name: openssl-{series}\n            \
+                                 line: \"{series}\"\n            \
+                                 move: cargo xtask update-openssl --newest --openssl {series}";
 
 /// One file's new text.
 #[derive(Debug)]
@@ -338,7 +348,7 @@ pub struct NewCrate<'a> {
     pub lock: SourceLock,
     /// The release's tree, trimmed in scratch space, renamed into the crate.
     pub tree: &'a crate::sources::krate::Trimmed,
-    /// The release tarball, kept in `sources/tarballs/` where the crate is made from again.
+    /// The release tarball, kept in `lines/tarballs/` where the crate is made from again.
     pub tarball: Option<PathBuf>,
 }
 
@@ -387,7 +397,8 @@ impl Undo {
 impl Move<'_> {
     /// Applies the move; on any failure, puts everything back and says so.
     pub fn apply(self, sh: &Shell) -> Result<()> {
-        let _lock = WriteLock::acquire(self.root, false)?;
+        // The line's sets' one writer (`generate`'s lock), while they are replaced.
+        let _lock = WriteLock::acquire(&self.sets_roots.0, false)?;
         fs::create_dir_all(&self.aside)?;
         let mut undo = Undo::default();
         let result = self.steps(sh, &mut undo);
@@ -488,7 +499,7 @@ impl Move<'_> {
     }
 
     /// The line's source crate written anew for the release (the one it replaces put aside
-    /// whole), and the release tarball kept in `sources/tarballs/`.
+    /// whole), and the release tarball kept in `lines/tarballs/`.
     fn install_crate(&self, undo: &mut Undo) -> Result<()> {
         let c = &self.source_crate;
         let (old, new) = &c.dirs;
