@@ -794,9 +794,13 @@ mod tests {
         let dir = scratch.path();
         let krate = dir.join("crypto-sys-0.1.0");
         std::fs::create_dir_all(&krate).unwrap();
-        // No generate.lock beside the crate: it is not the workspace.
+        // No default line's generate.lock beside the crate: it is not the workspace.
         assert_eq!(default_sets_root(&krate), (krate.join("sets"), true));
         std::fs::write(dir.join(crate::generate::lock::FILE_NAME), "").unwrap();
+        assert_eq!(default_sets_root(&krate), (krate.join("sets"), true), "a lock at the root");
+        let line = data::DEFAULT_LINE.root(dir);
+        std::fs::create_dir_all(&line).unwrap();
+        std::fs::write(line.join(crate::generate::lock::FILE_NAME), "").unwrap();
         assert_eq!(default_sets_root(&krate), (dir.to_path_buf(), false));
     }
 
