@@ -348,6 +348,17 @@ pub struct UnitDefines {
     pub removed: Vec<String>,
 }
 
+impl UnitDefines {
+    /// Where the units are, as the summary and the report both say it: `` in `providers/` ``,
+    /// or `in several directories`.
+    pub fn place(&self) -> String {
+        match self.dir.as_str() {
+            "" => "in several directories".into(),
+            dir => format!("in `{dir}`"),
+        }
+    }
+}
+
 /// Whether a C variant still does what `data::C_VARIANTS` says on the new release.
 #[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VariantState {

@@ -412,10 +412,10 @@ fn configuration(out: &mut String, c: &Comparison) {
 }
 
 /// A list item for each short non-empty list, a fold for each long one.
-fn items(lines: &[(&str, Vec<String>)]) -> String {
+fn items(lines: &[(impl AsRef<str>, Vec<String>)]) -> String {
     let (mut short, mut long) = (String::new(), String::new());
     for (what, items) in lines.iter().filter(|(_, i)| !i.is_empty()) {
-        let what = format!("{what} ({})", items.len());
+        let what = format!("{} ({})", what.as_ref(), items.len());
         match items.len() <= INLINE_MAX {
             true => {
                 let _ = writeln!(short, "- {what}: {}", items.join(", "));
@@ -440,15 +440,10 @@ fn defines_section(d: &ConfigDiff) -> String {
         ("system libraries removed".into(), code(&d.ex_libs.removed)),
     ];
     for u in &d.unit_defines {
-        let whose = match u.dir.as_str() {
-            "" => format!("{} units in several directories", u.units),
-            dir => format!("{} units in `{dir}`", u.units),
-        };
+        let whose = format!("{} units {}", u.units, u.place());
         lines.push((format!("{whose} gain"), code(&u.added)));
         lines.push((format!("{whose} lose"), code(&u.removed)));
     }
-    let lines: Vec<(&str, Vec<String>)> =
-        lines.iter().map(|(what, v)| (what.as_str(), v.clone())).collect();
     items(&lines)
 }
 

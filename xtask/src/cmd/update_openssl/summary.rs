@@ -588,12 +588,9 @@ fn by_target(keys: &[&str], universe: &[&str]) -> String {
     join_and(&said)
 }
 
-/// `` `providers/`'s units gain `-DGHASH_ASM` and `-DMD5_ASM` ``.
+/// ``units in `providers/` gain `-DGHASH_ASM` and `-DMD5_ASM` ``.
 fn unit_change(u: &super::compare::UnitDefines) -> String {
-    let whose = match u.dir.as_str() {
-        "" => "units in several directories".to_string(),
-        dir => format!("`{dir}`'s units"),
-    };
+    let whose = format!("units {}", u.place());
     let code = |v: &[String]| join_and(&v.iter().map(|d| format!("`{d}`")).collect::<Vec<_>>());
     match (u.added.is_empty(), u.removed.is_empty()) {
         (false, true) => format!("{whose} gain {}", code(&u.added)),
