@@ -9,7 +9,7 @@
 //! certificate), and the core of libssl (contexts, connections, handshakes over BIO pairs),
 //! library contexts and providers (the built-in `legacy` one), PKCS#12 parsing and CMS.
 //!
-//! Every signature mirrors the C prototype in OpenSSL 4.0.4's `include/openssl/*.h`
+//! Every signature mirrors the C prototype in the line's OpenSSL release's `include/openssl/*.h`
 //! (`crypto.h.in`, `err.h.in`, `evp.h`, `bn.h`, `param_build.h`, `params.h`, `core.h`,
 //! `kdf.h`, `rsa.h`, `ec.h`, `rand.h`, `bio.h.in`, `pem.h`, `asn1.h.in`, `x509.h.in`,
 //! `ssl.h.in`, `provider.h`, `pkcs12.h.in`, `stack.h`, `cms.h.in`); `tests/signatures.rs`

@@ -1,5 +1,6 @@
-//! OpenSSL 4.0.4 (libcrypto and libssl), statically linked, with its asm chosen file by file
-//! for the assembler that built it. Raw bindings, plus `build_info()` to tell what was built.
+//! OpenSSL's libcrypto and libssl (the line's release: [`build_info`]), statically linked,
+//! with its asm chosen file by file for the assembler that built it. Raw bindings, plus
+//! `build_info()` to tell what was built.
 
 #![allow(non_camel_case_types)]
 

@@ -33,6 +33,7 @@ pub enum Command {
     Sources(Sources),
     Test(Test),
     Docs(Docs),
+    Lines(Lines),
 }
 
 /// The OpenSSL line a command works on (`data::OPENSSL_LINES`).
@@ -253,12 +254,23 @@ pub struct Toolchains {
 /// Write the generated parts of the docs from the code's tables, and check the rest.
 ///
 /// Renders docs/configuration.md's tables (crypto-sys's features, the variables the build
-/// reads, the DEP_CRYPTO_SYS_* keys it emits) and the OpenSSL lines and features in README.md
-/// and crypto-sys/README.md; then checks the hand-written parts: every `cargo xtask` command
+/// reads, the DEP_CRYPTO_SYS_* keys it emits) and crypto-sys's features in its README.md (the
+/// lines' tables are `cargo xtask lines`'s); then checks the hand-written parts: every `cargo xtask` command
 /// line parses, every relative link resolves, and every variable, feature, OpenSSL release,
 /// crate version, MSRV and license named is the code's.
 #[derive(Debug, Args)]
 pub struct Docs {
+    /// Compare with the committed files instead of writing them
+    #[arg(long)]
+    pub check: bool,
+}
+
+/// Write every file that depends on the OpenSSL lines from their data (data::OPENSSL_LINES,
+/// data::TREE_SUPPLIER): the crates' dependencies and features, the releases the tests and
+/// consumers expect, the workflows' line jobs and the docs' line tables; then the docs'
+/// generated parts that read them (`cargo xtask docs`).
+#[derive(Debug, Args)]
+pub struct Lines {
     /// Compare with the committed files instead of writing them
     #[arg(long)]
     pub check: bool,
@@ -273,8 +285,9 @@ pub struct Docs {
 /// still accepted, and every failed configuration or check as a finding. Writes
 /// target/update-openssl/FROM-to-TO.md and .json; fails after writing them when there is a
 /// finding. Without --report-only, and only when there is none, then moves the pin:
-/// Cargo.toml, generate.lock and the sets, data::OPENSSL_VERSION, the version checks and the
-/// README, all or nothing, and the report to docs/openssl-updates/. A release older than the
+/// the line's row of data::OPENSSL_LINES, its source crate, generate.lock and the sets,
+/// Cargo.lock, and every file `cargo xtask lines` writes from the data moved to, all or
+/// nothing, and the report to docs/openssl-updates/. A release older than the
 /// oldest series OpenSSL supports (data::SUPPORT), of a series past its support or of one with
 /// no support date there is refused before anything is touched.
 #[derive(Debug, Args)]

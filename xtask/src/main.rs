@@ -5,6 +5,7 @@
 //! cargo calls), `runner` (native, wine, qemu), `prefix` (an installed prefix's format),
 //! `driver` (the C test driver), `sources` (OpenSSL's releases and the source crates), `matrix` (the tested toolchains) and `progress`.
 
+mod blocks;
 mod cargo;
 mod ci;
 mod cmd;
@@ -51,5 +52,6 @@ fn run(command: flags::Command) -> anyhow::Result<()> {
         flags::Command::UpdateOpenssl(u) => u.run(&sh),
         flags::Command::Sources(s) => s.run(&sh),
         flags::Command::Docs(d) => d.run(&sh),
+        flags::Command::Lines(l) => l.run(&sh),
     }
 }

@@ -244,9 +244,17 @@ impl Named {
         }
     }
 
-    /// A path that must be one of `candidates` (from the root), naming it.
+    /// A path that must be one of `candidates` (from the root), naming it. `X.Y` in one
+    /// stands for any line's series (`lines/openssl-X.Y/source`), so that a line's move to
+    /// another series leaves the page true.
     fn exact(&mut self, candidates: &[String]) {
-        match candidates.iter().find(|c| root().join(c).exists()) {
+        let series = crypto_build::data::OPENSSL_LINES.iter().map(|l| l.name());
+        let series: Vec<&str> = series.collect();
+        let exists = |c: &&String| {
+            let path = |s: &str| root().join(c.replace("X.Y", s));
+            series.iter().any(|s| path(s).exists())
+        };
+        match candidates.iter().find(exists) {
             Some(found) => drop(self.files.insert(found.trim_end_matches('/').to_string())),
             None => self.missing.push(candidates[0].clone()),
         }

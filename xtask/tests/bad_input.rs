@@ -2,6 +2,7 @@
 //! is compiled, with one `error: crypto-sys:` line naming the cause and the fix, and leave
 //! nothing half-built (no libraries, no half-written sets).
 
+use crypto_build::data::DEFAULT_LINE;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -190,12 +191,14 @@ fn a_sets_dir_of_another_openssl_version_is_refused() {
     let sets = scratch_sets("sets-of-3.5.4", |set| {
         let m = set.join("manifest.tsv");
         let text = fs::read_to_string(&m).unwrap();
-        assert!(text.contains("\nopenssl\t4.0.4\n"), "the copied manifest is not 3.6.3's");
-        fs::write(&m, text.replace("\nopenssl\t4.0.4\n", "\nopenssl\t3.5.4\n")).unwrap();
+        let ours = format!("\nopenssl\t{}\n", DEFAULT_LINE.version);
+        assert!(text.contains(&ours), "the copied manifest is not the default line's");
+        fs::write(&m, text.replace(&ours, "\nopenssl\t3.5.4\n")).unwrap();
     });
     let before = snapshot(&sets);
     let o = build_from(&sets);
-    one_error_line(&o, &["OpenSSL 3.5.4", "builds OpenSSL 4.0.4", "--root", "unset"]);
+    let builds = format!("builds OpenSSL {}", DEFAULT_LINE.version);
+    one_error_line(&o, &["OpenSSL 3.5.4", &builds, "--root", "unset"]);
     assert!(before == snapshot(&sets), "the build changed {}", sets.display());
     nothing_half_built();
 }

@@ -3,8 +3,14 @@
 
 use std::fmt;
 
-/// OpenSSL version that openssl-src (pinned in the workspace) provides: the default line's.
-pub const OPENSSL_VERSION: &str = "4.0.4";
+/// The default line's OpenSSL release.
+pub const OPENSSL_VERSION: &str = DEFAULT_LINE.version;
+
+/// The registry's openssl-src that crypto-build holds to supply the default line's tree, from
+/// which a fresh clone's first build makes the line's source crate: the default line's own
+/// crate while it comes from the registry (a move keeps it so; a tarball's line keeps the one
+/// it had). `cargo xtask lines` writes the dependency from it.
+pub const TREE_SUPPLIER: &str = "400.0.3";
 
 /// The oldest openssl-sys that accepts each OpenSSL major (`4`: rust-openssl #2591, in
 /// openssl-sys 0.9.114), for the `openssl-src` patch crate's refusal of an older one. A major
@@ -141,7 +147,7 @@ pub struct OpensslLine {
 /// a line is chosen explicitly.
 #[rustfmt::skip]
 pub const OPENSSL_LINES: &[OpensslLine] = &[
-    OpensslLine { version: OPENSSL_VERSION, source: LineSource::Registry { crate_version: "400.0.3" }, default: true,
+    OpensslLine { version: "4.0.4", source: LineSource::Registry { crate_version: "400.0.3" }, default: true,
                   targets: None },
     OpensslLine { version: "3.5.5", source: LineSource::Registry { crate_version: "300.5.5" }, default: false,
                   targets: None },

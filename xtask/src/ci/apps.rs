@@ -156,7 +156,9 @@ pub fn self_signed(tool: &Tool, more: &[&str]) -> Result<()> {
 mod tests {
     use super::*;
 
-    const VERSION: &str = "OpenSSL 4.0.4 30 Sep 2025 (Library: OpenSSL 4.0.4 30 Sep 2025)\n\
+    /// `openssl version -a` of a build of the default line.
+    const VERSION: &str =
+        "OpenSSL {release} 30 Sep 2025 (Library: OpenSSL {release} 30 Sep 2025)\n\
         built on: reproducible build, date unspecified\n\
         platform: linux-x86_64 (crypto-sys: set asm requested auto, GNU as 2.40, C variant \
         ec_nistp_64_gcc_128, legacy provider built in)\n\
@@ -166,17 +168,19 @@ mod tests {
     #[test]
     fn version_must_name_the_built_set_variant_and_provider() {
         let facts = crate::prefix::sample_facts();
-        check_version(VERSION, &facts).unwrap();
+        let version = VERSION.replace("{release}", &facts.openssl_version);
+        let version = version.as_str();
+        check_version(version, &facts).unwrap();
         let other_set = BuildFacts { effective_set: "asm_avx2".into(), ..facts.clone() };
-        assert!(check_version(VERSION, &other_set).is_err());
+        assert!(check_version(version, &other_set).is_err());
         let plain = BuildFacts { c_variant: None, ..facts.clone() };
-        let e = check_version(VERSION, &plain).unwrap_err().to_string();
+        let e = check_version(version, &plain).unwrap_err().to_string();
         assert!(e.contains("lacks `C variant none,`"), "{e}");
         let no_legacy = BuildFacts { legacy_provider: false, ..facts.clone() };
-        assert!(check_version(VERSION, &no_legacy).is_err());
-        assert!(check_version(&VERSION.replace("4.0.4", "3.0.2"), &facts).is_err());
+        assert!(check_version(version, &no_legacy).is_err());
+        assert!(check_version(&version.replace(&facts.openssl_version, "3.0.2"), &facts).is_err());
         let elsewhere = BuildFacts { openssldir: "/w/prefix/ssl".into(), ..facts.clone() };
-        let e = check_version(VERSION, &elsewhere).unwrap_err().to_string();
+        let e = check_version(version, &elsewhere).unwrap_err().to_string();
         assert!(e.contains("lacks `OPENSSLDIR: \"/w/prefix/ssl\"`"), "{e}");
     }
 

@@ -8,6 +8,7 @@ mod detect;
 mod docs;
 mod generate;
 mod json;
+pub mod lines;
 mod package;
 mod sources;
 mod toolchains;

@@ -146,11 +146,12 @@ impl UpdateOpenssl {
             return Ok(());
         }
         plan.apply(sh, (&root, line), &comparison, &generated.side, &new)?;
-        // The docs' generated tables (the lines and their releases) are rendered from the
-        // data just moved: by xtask built anew on it, as a user would run it.
+        // The docs' tables that read the files just written (crypto-sys's features), by xtask
+        // built anew on the data just moved, as a user would run it; the files the move wrote
+        // from that data come out the same.
         let cargo = crate::cargo::cargo();
-        xshell::cmd!(sh, "{cargo} xtask docs").run().context(
-            "the move is made, but `cargo xtask docs` failed: run it again after fixing the cause",
+        xshell::cmd!(sh, "{cargo} xtask lines").run().context(
+            "the move is made, but `cargo xtask lines` failed: run it again after fixing the cause",
         )?;
         println!("update-openssl: review and commit the move ({:.0?})", started.elapsed());
         Ok(())
@@ -181,8 +182,8 @@ impl UpdateOpenssl {
             if (&from.openssl, &from.origin) == (&to.openssl, &to.origin) {
                 bail!("{} is the pinned one already", to.origin.describe())
             }
-            // A stale table refused now; the texts themselves are read again at the move.
-            pin::plan(root, pin::sites(line), &from, &to)?;
+            // A stale row refused now; the files themselves are read again at the move.
+            pin::plan(root, line, &to)?;
         }
         Ok(Plan { from, to })
     }
@@ -312,14 +313,13 @@ impl Plan {
             root,
             sets_roots: (old_root, new_root.clone()),
             to: &self.to,
-            // The sites' texts read again now: planned before the generation, they would put
-            // back what changed in those files in the quarter of an hour it took.
-            edits: pin::plan(root, pin::sites(line), &self.from, &self.to)?,
+            // The files read again now: planned before the generation, their edits would put
+            // back what changed in them in the quarter of an hour it took.
+            edits: pin::plan(root, line, &self.to)?,
             sets,
             report: report.to_vec(),
             aside: scratch.join(format!("aside-{}", std::process::id())),
             source_crate,
-            sets_crate: !line.is_default(),
         };
         step.apply(sh)?;
         let moved = format!(

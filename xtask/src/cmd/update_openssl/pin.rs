@@ -1,12 +1,13 @@
 //! Moving a line's pin, all or nothing: its source crate (written anew for the release, its
-//! trimmed tree installed), every file that names the line's release ([`DEFAULT_SITES`],
-//! [`LINE_SITES`]), Cargo.lock, the sets and generate.lock, and the report under
-//! docs/openssl-updates/. Each file and directory is put aside first; a failure at any step
-//! puts every one back.
+//! trimmed tree installed), its row of the data (`data/lines.rs`) and every file `cargo xtask
+//! lines` writes from the data moved to, Cargo.lock, the sets and generate.lock, and the report
+//! under docs/openssl-updates/. Each file and directory is put aside first; a failure at any
+//! step puts every one back.
 
 use super::compare::Origin;
+use crate::cmd::lines::{Edit, Lines};
 use anyhow::{bail, Context, Result};
-use crypto_build::data::{self, OpensslLine};
+use crypto_build::data::{self, LineSource, OpensslLine};
 use crypto_build::generate::lock::{self, Lock};
 use crypto_build::generate::{write_atomic, WriteLock};
 use crypto_build::manifest::Manifest;
@@ -28,58 +29,6 @@ pub struct Release {
     pub openssl: String,
     /// Where the line's tree comes from (`data::LineSource`).
     pub origin: Origin,
-}
-
-impl Release {
-    /// `text` with each placeholder of this release: `{crate}` (`300.6.1`), `{crate_full}`,
-    /// `{source}` (lines.rs's `LineSource`),
-    /// `{release}` (`3.6.3`), `{number}` (OPENSSL_VERSION_NUMBER, `0x30600030`) and
-    /// `{number_rust}` (`0x3060_0030`), `{prefix_len}` (the length of `OpenSSL 3.6.3 `), and
-    /// its series as a line's name (`{series}`, `3.6`), in cargo's names (`{series_dash}`,
-    /// `3-6`) and in Rust's (`{series_ident}`, `3_6`); the crate's series, which names the
-    /// supplier's dependency, as cargo and Rust spell it (`{crate_series_dash}`,
-    /// `{crate_series_ident}`).
-    fn render(&self, text: &str) -> Result<String> {
-        let krate = self.crate_full.split('+').next().unwrap_or(&self.crate_full);
-        let crate_series = match krate {
-            "" => String::new(),
-            k => crate::sources::fetch::series(k)?,
-        };
-        let parts: Vec<u32> = self
-            .openssl
-            .split('.')
-            .map(|p| p.parse().with_context(|| format!("OpenSSL release `{}`", self.openssl)))
-            .collect::<Result<_>>()?;
-        let [major, minor, patch] = parts[..] else {
-            bail!("OpenSSL release `{}` is not MAJOR.MINOR.PATCH", self.openssl);
-        };
-        // include/openssl/opensslv.h: 0xMNN00PP0L.
-        let number = (major << 28) | (minor << 20) | (patch << 4);
-        let hex = format!("{number:08x}");
-        let series = data::series_of(&self.openssl);
-        let source = match &self.origin {
-            Origin::Crate { crate_version } => {
-                let own = crate_version.split('+').next().unwrap_or(crate_version);
-                format!("LineSource::Registry {{ crate_version: \"{own}\" }}")
-            }
-            Origin::Tarball { sha256, .. } => {
-                format!("LineSource::Tarball {{ sha256: \"{sha256}\" }}")
-            }
-        };
-        Ok(text
-            .replace("{source}", &source)
-            .replace("{crate_series_dash}", &crate_series.replace('.', "-"))
-            .replace("{crate_series_ident}", &crate_series.replace('.', "_"))
-            .replace("{series_dash}", &series.replace('.', "-"))
-            .replace("{series_ident}", &series.replace('.', "_"))
-            .replace("{series}", series)
-            .replace("{crate_full}", &self.crate_full)
-            .replace("{crate}", krate)
-            .replace("{release}", &self.openssl)
-            .replace("{number_rust}", &format!("0x{}_{}", &hex[..4], &hex[4..]))
-            .replace("{number}", &format!("0x{hex}"))
-            .replace("{prefix_len}", &format!("OpenSSL {} ", self.openssl).len().to_string()))
-    }
 }
 
 /// A line's pinned release: what its source crate's lock names (checked against the line's
@@ -146,177 +95,66 @@ pub fn supplier_moves(line: &OpensslLine, origin: &Origin) -> bool {
     matches!(origin, Origin::Crate { crate_version } if line.default && !crate_version.starts_with("300."))
 }
 
-/// The sites of `line`: the default line's, or another line's.
-pub fn sites(line: &OpensslLine) -> &'static [Site] {
-    if line.default {
-        DEFAULT_SITES
-    } else {
-        LINE_SITES
-    }
-}
+/// The data moved: `data/lines.rs`, its line's row and the tree's supplier.
+const LINES_RS: &str = "crypto-build/src/data/lines.rs";
 
-/// A file that names the pinned release, and the exact texts that do. Each text must be found
-/// (else this table is stale and nothing moves). Comments that cite a fact checked in one
-/// release (`data.rs`'s "from OpenSSL 3.6.3's perlasm") are no site: they stay until
-/// someone checks them again.
-pub struct Site {
-    pub path: &'static str,
-    pub texts: &'static [&'static str],
-}
-
-#[rustfmt::skip]
-pub const DEFAULT_SITES: &[Site] = &[
-    Site { path: "Cargo.toml",
-           texts: &["The default line, OpenSSL {release}:\n\
-                     crypto-sys-openssl-{series_dash} = { path = \"lines/openssl-{series}/source\", version = \"={release}\" }",
-                    "(openssl-src {crate_full}), the tree",
-                    "openssl-src-{crate_series_dash} = { package = \"openssl-src\", version = \"={crate}\" }"] },
-    Site { path: "crypto-build/Cargo.toml",
-           texts: &["crypto-sys-openssl-{series_dash}.workspace = true",
-                    "openssl-src-{crate_series_dash}.workspace = true"] },
-    Site { path: "crypto-build/src/data/lines.rs",
-           texts: &["pub const OPENSSL_VERSION: &str = \"{release}\";",
-                    "OpensslLine { version: OPENSSL_VERSION, source: {source}, default: true,"] },
-    Site { path: "crypto-build/src/source/mod.rs",
-           texts: &["// The default line's, always a dependency.\n        \"{series}\" => Some(crypto_sys_openssl_{series_ident}::crate_dir()),",
-                    "(openssl_src_{crate_series_ident}::source_dir(), openssl_src_{crate_series_ident}::version())"] },
-    Site { path: "bench/Cargo.toml",
-           texts: &["vendored-default = [\"dep:openssl-src-{crate_series_dash}\"]",
-                    "openssl-src-{crate_series_dash} = { workspace = true, optional = true"] },
-    Site { path: "bench/build.rs", texts: &["openssl_src_{crate_series_ident}::Build::new()"] },
-    Site { path: "README.md",
-           texts: &["crypto-sys builds OpenSSL {release} (libcrypto", "generates OpenSSL {release}'s perlasm output",
-                    "| OpenSSL {release} | the default |", "with crypto-sys's build, on OpenSSL {release},"] },
-    Site { path: "docs/lines.md",
-           texts: &["**The default is OpenSSL {release}**", "registry's openssl-src {crate}), the newest supported line"] },
-    Site { path: "docs/patch.md", texts: &["The patch builds the default line, OpenSSL {release}, unless"] },
-    Site { path: "docs/ARCHITECTURE.md", texts: &["(OpenSSL {release}, the default line)"] },
-    Site { path: "crypto-sys/Cargo.toml", texts: &["description = \"OpenSSL {release} (libcrypto"] },
-    Site { path: "crypto-sys/README.md", texts: &["OpenSSL {release} (libcrypto and libssl)"] },
-    Site { path: "crypto-sys/src/lib.rs", texts: &["//! OpenSSL {release} (libcrypto and libssl)"] },
-    Site { path: "crypto-sys/src/bindings.rs", texts: &["prototype in OpenSSL {release}'s"] },
-    Site { path: "crypto-sys/tests/api.rs",
-           texts: &["0xMNN00PP0L: {release}.", "OpenSSL_version_num(), {number_rust},",
-                    "starts_with(\"OpenSSL {release}\")"] },
-    Site { path: "crypto-sys/tests/kat.rs",
-           texts: &["{release} -> {number}.", "assert_eq!(num, {number_rust});", "Ok(\"{release}\")"] },
-    Site { path: "crypto-sys/tests/fast_paths.rs", texts: &["info.openssl_version, \"{release}\""] },
-    Site { path: "consumer/c/digest.c",
-           texts: &["OPENSSL_VERSION_NUMBER != {number}L", "expected the OpenSSL {release} headers"] },
-    Site { path: "xtask/tests/c-consumer/CMakeLists.txt",
-           texts: &["OPENSSL_VERSION STREQUAL \"{release}\"", "not {release}\")"] },
-    Site { path: "xtask/tests/c-consumer/main.c",
-           texts: &["strncmp(version, \"OpenSSL {release} \", {prefix_len})"] },
-    Site { path: "xtask/tests/prefix-consumer/src/main.rs",
-           texts: &["starts_with(\"OpenSSL {release} \")", "openssl::version::number(), {number_rust}"] },
-    Site { path: "xtask/tests/bad_input.rs", texts: &["\\nopenssl\\t{release}\\n", "builds OpenSSL {release}"] },
-    Site { path: "xtask/src/ci/consumers.rs", texts: &["\"c consumer: OpenSSL {release}\""] },
-    Site { path: "xtask/src/ci/apps.rs",
-           texts: &["\"OpenSSL {release} ", "(Library: OpenSSL {release} ", "VERSION.replace(\"{release}\","] },
-    Site { path: ".github/workflows/update-openssl.yml", texts: &[DEFAULT_UPDATE_ENTRY] },
-];
-
-/// The files that name a line other than the default, and the texts that do: its release,
-/// and the names taken from its series (its feature, directory and source crate), each with
-/// enough around it to tell it from the default line's.
-#[rustfmt::skip]
-pub const LINE_SITES: &[Site] = &[
-    Site { path: "Cargo.toml",
-           texts: &["# OpenSSL {release}, the line crypto-sys's `openssl-{series_dash}` feature chooses:\n\
-                     crypto-sys-openssl-{series_dash} = { path = \"lines/openssl-{series}/source\", version = \"={release}\" }",
-                    "crypto-sys-sets-{series_dash} = { path = \"lines/openssl-{series}\", version ="] },
-    Site { path: "crypto-build/Cargo.toml",
-           texts: &["crypto-sys-openssl-{series_dash} = { workspace = true, optional = true }\n\
-                     crypto-sys-sets-{series_dash} = { workspace = true, optional = true }",
-                    "# OpenSSL {series}'s source crate and sets crate, for the line crypto-sys's `openssl-{series_dash}` feature selects.\n\
-                     openssl-{series_dash} = [\"dep:crypto-sys-openssl-{series_dash}\", \"dep:crypto-sys-sets-{series_dash}\"]"] },
-    Site { path: "crypto-build/src/packed.rs",
-           texts: &["#[cfg(feature = \"openssl-{series_dash}\")]\n        \"{series}\" => crypto_sys_sets_{series_ident}::crate_dir(),"] },
-    Site { path: "crypto-build/src/data/lines.rs",
-           texts: &["OpensslLine { version: \"{release}\", source: {source}, default: false,"] },
-    Site { path: "crypto-build/src/source/mod.rs",
-           texts: &["#[cfg(feature = \"openssl-{series_dash}\")]\n        \"{series}\" => Some(crypto_sys_openssl_{series_ident}::crate_dir()),"] },
-    Site { path: "crypto-sys/Cargo.toml",
-           texts: &["# OpenSSL {release} instead of the default line",
-                    "openssl-{series_dash} = [\"crypto-build/openssl-{series_dash}\"]"] },
-    Site { path: "crypto-sys/README.md",
-           texts: &["| OpenSSL {release} | crypto-sys's `openssl-{series_dash}` feature |",
-                    "| `openssl-{series_dash}` | off | OpenSSL {release} instead of the default line"] },
-    Site { path: "README.md", texts: &["| OpenSSL {release} | crypto-sys's `openssl-{series_dash}` feature |"] },
-    Site { path: "crypto-sys/src/bindings.rs", texts: &["feature = \"openssl-{series_dash}\""] },
-    Site { path: "crypto-sys/tests/api.rs",
-           texts: &["// The second line (crypto-sys's `openssl-{series_dash}` feature): {release}.\n        \
-                     #[cfg(feature = \"openssl-{series_dash}\")]\n        {\n            \
-                     assert_eq!(ffi::OpenSSL_version_num(), {number_rust}, \"{num:#x}\");\n            \
-                     assert!(v.starts_with(\"OpenSSL {release}\"), \"{v}\");",
-                    "feature = \"openssl-{series_dash}\""] },
-    Site { path: "crypto-sys/tests/kat.rs",
-           texts: &["// crypto-sys's `openssl-{series_dash}` feature: {release} -> {number}.\n    \
-                     #[cfg(feature = \"openssl-{series_dash}\")]\n    {\n        \
-                     assert_eq!(num, {number_rust});\n        assert_eq!(text.to_str(), Ok(\"{release}\"));",
-                    "feature = \"openssl-{series_dash}\""] },
-    Site { path: "crypto-sys/tests/fast_paths.rs",
-           texts: &["#[cfg(feature = \"openssl-{series_dash}\")]\n    assert_eq!(info.openssl_version, \"{release}\");",
-                    "feature = \"openssl-{series_dash}\""] },
-    Site { path: "crypto-sys/tests/signatures.rs", texts: &["\"openssl-{series_dash}\""] },
-    Site { path: "bench/Cargo.toml", texts: &["openssl-{series_dash} = [\"crypto-sys?/openssl-{series_dash}\"]"] },
-    Site { path: "xtask/Cargo.toml", texts: &["features = [\"openssl-{series_dash}\"]"] },
-    Site { path: "openssl-src/Cargo.toml",
-           texts: &["# OpenSSL {release} instead of the default line (data::OPENSSL_LINES); without the feature,\n\
-                     # CRYPTO_SYS_OPENSSL_LINE={series} chooses it",
-                    "crate, crypto-sys-openssl-{series_dash}, which", "openssl-{series_dash} = []",
-                    "features = [\"openssl-{series_dash}\"]"] },
-    Site { path: "openssl-src/src/lib.rs",
-           texts: &["(\"openssl-{series_dash}\", cfg!(feature = \"openssl-{series_dash}\"))"] },
-    Site { path: ".github/workflows/ci.yml",
-           texts: &["- name: openssl-{series}-tests", "- name: openssl-{series}-windows",
-                    "- name: openssl-{series}-cross", "--openssl {series} --step"] },
-    Site { path: "xtask/src/ci/workflow.rs",
-           texts: &["@{series}\"", "--openssl {series} --step lock"] },
-    Site { path: ".github/workflows/update-openssl.yml", texts: &[LINE_UPDATE_ENTRY] },
-];
-
-/// A line's entry in the update workflow's matrix, the default's and another's (each after
-/// its comment, so that two lines on one release are told apart).
-const DEFAULT_UPDATE_ENTRY: &str =
-    "# The default line.\n          - name: openssl-{series}\n            \
-                                    line: \"{series}\"\n            \
-                                    move: cargo xtask update-openssl --newest --openssl {series}";
-const LINE_UPDATE_ENTRY: &str =
-    "# A line a feature chooses.\n          - name: openssl-{series}\n            \
-                                 line: \"{series}\"\n            \
-                                 move: cargo xtask update-openssl --newest --openssl {series}";
-
-/// One file's new text.
-#[derive(Debug)]
-pub struct Edit {
-    pub path: PathBuf,
-    pub text: String,
-}
-
-/// The new text of every site, or an error naming each text not found.
-pub fn plan(root: &Path, sites: &[Site], from: &Release, to: &Release) -> Result<Vec<Edit>> {
-    let mut edits = Vec::new();
-    let mut stale = Vec::new();
-    for site in sites {
-        let path = root.join(site.path);
-        let mut text =
-            fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-        for t in site.texts {
-            let (old, new) = (from.render(t)?, to.render(t)?);
-            if !text.contains(&old) {
-                stale.push(format!("{}: `{old}`", site.path));
-            }
-            text = text.replace(&old, &new);
+/// `source` as lines.rs spells it.
+fn source_text(source: &LineSource) -> String {
+    match source {
+        LineSource::Registry { crate_version } => {
+            format!("LineSource::Registry {{ crate_version: \"{crate_version}\" }}")
         }
-        edits.push(Edit { path, text });
+        LineSource::Tarball { sha256 } => format!("LineSource::Tarball {{ sha256: \"{sha256}\" }}"),
     }
-    if !stale.is_empty() {
+}
+
+/// A line's row in lines.rs, up to its targets.
+fn row(version: &str, source: &LineSource, default: bool) -> String {
+    format!(
+        "OpensslLine {{ version: \"{version}\", source: {}, default: {default},",
+        source_text(source)
+    )
+}
+
+/// What `to` makes of `line`'s source; its strings live as long as the command.
+fn source_of(to: &Release) -> LineSource {
+    let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
+    match &to.origin {
+        Origin::Crate { crate_version } => {
+            let own = crate_version.split('+').next().unwrap_or(crate_version);
+            LineSource::Registry { crate_version: leak(own) }
+        }
+        Origin::Tarball { sha256, .. } => LineSource::Tarball { sha256: leak(sha256) },
+    }
+}
+
+/// The move's edits: `line`'s row of the data (and the supplier, when it moves), and every file
+/// `cargo xtask lines` writes from the data moved to. Refused, with nothing moved, when the
+/// row is not in lines.rs as the data compiled in has it.
+pub fn plan(root: &Path, line: &OpensslLine, to: &Release) -> Result<Vec<Edit>> {
+    let path = root.join(LINES_RS);
+    let text = fs::read_to_string(&path).with_context(|| format!("reading {LINES_RS}"))?;
+    let old = row(line.version, &line.source, line.default);
+    if text.matches(&old).count() != 1 {
         bail!(
-            "update_openssl/pin.rs's SITES are stale, so nothing was moved; not found:\n  {}",
-            stale.join("\n  ")
+            "{LINES_RS}: line {}'s row `{old}` is not there once, so nothing was moved",
+            line.name()
         );
     }
+    let source = source_of(to);
+    let mut text = text.replacen(&old, &row(&to.openssl, &source, line.default), 1);
+    let supplier = match (supplier_moves(line, &to.origin), source) {
+        (true, LineSource::Registry { crate_version }) => crate_version,
+        _ => data::TREE_SUPPLIER,
+    };
+    let supplier_row = |v: &str| format!("pub const TREE_SUPPLIER: &str = \"{v}\";");
+    text = text.replace(&supplier_row(data::TREE_SUPPLIER), &supplier_row(supplier));
+    let version: &'static str = Box::leak(to.openssl.clone().into_boxed_str());
+    let moved = OpensslLine { version, source, ..*line };
+    let all: Vec<OpensslLine> =
+        data::OPENSSL_LINES.iter().map(|l| if l == line { moved } else { *l }).collect();
+    let mut edits = vec![Edit { path, text }];
+    edits.extend(crate::cmd::lines::render(root, &Lines { all: &all, supplier })?);
     Ok(edits)
 }
 
@@ -337,8 +175,6 @@ pub struct Move<'a> {
     pub aside: PathBuf,
     /// The line's source crate at the release moved to.
     pub source_crate: NewCrate<'a>,
-    /// Whether the sets root is another line's, whose sets crate a new root gets written.
-    pub sets_crate: bool,
 }
 
 /// A line's source crate, written anew for the release moved to.
@@ -464,7 +300,7 @@ impl Move<'_> {
     }
 
     /// The line's sets root and its lock: the same, or for another series a directory of its
-    /// own (another line's with its sets crate), its lock made of the new sets alone.
+    /// own (another line's sets crate is among the edits), its lock made of the new sets alone.
     fn sets_root(&self, undo: &mut Undo) -> Result<Lock> {
         let (old_root, new_root) = &self.sets_roots;
         if old_root == new_root {
@@ -473,12 +309,6 @@ impl Move<'_> {
         self.move_aside(old_root, undo)?;
         fs::create_dir_all(new_root).with_context(|| format!("creating {}", new_root.display()))?;
         undo.sets.push((new_root.clone(), None));
-        if self.sets_crate {
-            let release = &self.to.openssl;
-            fs::create_dir_all(new_root.join("src"))?;
-            fs::write(new_root.join("Cargo.toml"), crate::sets_crate::manifest(release))?;
-            fs::write(new_root.join("src/lib.rs"), crate::sets_crate::LIB)?;
-        }
         Ok(Lock::default())
     }
 
@@ -581,19 +411,6 @@ mod tests {
     }
 
     #[test]
-    fn placeholders_render_each_form_of_a_release() {
-        let r = release("300.6.1+3.6.3", "3.6.3");
-        let text = "{crate} {crate_full} {release} {number} {number_rust} {prefix_len}";
-        assert_eq!(
-            r.render(text).unwrap(),
-            "300.6.1 300.6.1+3.6.3 3.6.3 0x30600030 0x3060_0030 14"
-        );
-        let r = release("400.0.2+4.0.3", "4.0.3");
-        assert_eq!(r.render("{number}L").unwrap(), "0x40000030L");
-        assert!(release("1", "4.0").render("x").is_err());
-    }
-
-    #[test]
     fn undo_puts_back_files_and_sets() {
         let scratch = tempfile::tempdir().unwrap();
         let dir = scratch.path();
@@ -665,43 +482,10 @@ mod tests {
         assert!(old.join("asm/x").is_dir() && !new.exists());
     }
 
-    /// The moves in the order cargo allows (openssl-src 300.x once in a graph): the default
-    /// line onto another line's release first, then that line away. The second move finds its
-    /// texts and leaves every one of the default line's, though both lines share a release.
+    /// The move edits the data and writes the rest from it: a move of each line to a release
+    /// of a new series renames what is named after the series, and only that line's.
     #[test]
-    fn a_line_moves_off_the_default_lines_release_leaving_the_defaults_texts() {
-        let root = crate::cargo::project_root();
-        let sh = Shell::new().unwrap();
-        let scratch = tempfile::tempdir().unwrap();
-        let tmp = scratch.path();
-        for site in DEFAULT_SITES.iter().chain(LINE_SITES) {
-            let to = tmp.join(site.path);
-            fs::create_dir_all(to.parent().unwrap()).unwrap();
-            fs::copy(root.join(site.path), to).unwrap();
-        }
-        let other = data::OPENSSL_LINES.iter().find(|l| !l.default).unwrap();
-        let (default, shared) =
-            (pinned(&sh, &root, data::DEFAULT_LINE).unwrap(), pinned(&sh, &root, other).unwrap());
-        let apply = |sites, from, to| {
-            for e in plan(tmp, sites, from, to).unwrap() {
-                fs::write(&e.path, e.text).unwrap();
-            }
-        };
-        apply(DEFAULT_SITES, &default, &shared);
-        apply(LINE_SITES, &shared, &release("999.1.0+9.1.0", "9.1.0"));
-        for site in DEFAULT_SITES {
-            let text = fs::read_to_string(tmp.join(site.path)).unwrap();
-            for t in site.texts {
-                let t = shared.render(t).unwrap();
-                assert!(text.contains(&t), "{}: the default line's `{t}` was moved too", site.path);
-            }
-        }
-    }
-
-    /// The tables are this workspace's: every text of each line's sites is found for its
-    /// pinned release, and a move to another series renames what is named after it.
-    #[test]
-    fn every_site_names_its_lines_release() {
+    fn a_move_edits_the_row_and_writes_the_files_from_the_data_moved_to() {
         let root = crate::cargo::project_root();
         let sh = Shell::new().unwrap();
         let to = release("999.1.0+9.1.0", "9.1.0");
@@ -709,36 +493,42 @@ mod tests {
             let pinned = pinned(&sh, &root, line).unwrap();
             assert_eq!(pinned.openssl, line.version);
             assert!(pinned.crate_full.starts_with(&format!("{}+", line.crate_version().unwrap())));
-            assert!(
-                matches!(&pinned.origin, Origin::Crate { crate_version } if *crate_version == pinned.crate_full)
-            );
-            let sites = sites(line);
-            let edits = plan(&root, sites, &pinned, &to).unwrap();
-            assert_eq!(edits.len(), sites.len());
-            let rows = edits.iter().find(|e| e.path.ends_with("lines.rs")).unwrap();
+            let edits = plan(&root, line, &to).unwrap();
+            let text = |file: &str| {
+                let e = edits.iter().find(|e| e.path == root.join(file));
+                e.unwrap_or_else(|| panic!("{}: no edit of {file}", line.name())).text.as_str()
+            };
             let row = format!("version: \"9.1.0\", source: LineSource::Registry {{ crate_version: \"999.1.0\" }}, default: {}", line.default);
-            let version = "OPENSSL_VERSION: &str = \"9.1.0\"";
-            assert!(
-                rows.text.contains(if line.default { version } else { &row }),
-                "{}",
-                line.name()
-            );
-            if !line.default {
-                let krate = edits.iter().find(|e| e.path.ends_with("crypto-build/Cargo.toml"));
-                let text = &krate.unwrap().text;
+            assert!(text("crypto-build/src/data/lines.rs").contains(&row), "{}", line.name());
+            let krate = "crypto-sys-openssl-9-1 = { path = \"lines/openssl-9.1/source\", version = \"=9.1.0\" }";
+            assert!(text("Cargo.toml").contains(krate), "{}", text("Cargo.toml"));
+            let updates = text(".github/workflows/update-openssl.yml");
+            let moved_off = format!("--openssl {}\n", line.name());
+            assert!(updates.contains("--openssl 9.1\n") && !updates.contains(&moved_off));
+            if line.default {
+                let supplier =
+                    "openssl-src-9-1 = { package = \"openssl-src\", version = \"=999.1.0\" }";
+                assert!(text("Cargo.toml").contains(supplier), "{}", text("Cargo.toml"));
+                assert!(text("crypto-build/src/data/lines.rs")
+                    .contains("TREE_SUPPLIER: &str = \"999.1.0\""));
+                assert!(text("crypto-sys/tests/kat.rs").contains("(\"9.1.0\", 0x9010_0000)"));
+            } else {
+                let ci = text(".github/workflows/ci.yml");
+                assert!(
+                    ci.contains("--openssl 9.1 --step")
+                        && !ci.contains(&format!("--openssl {} ", line.name()))
+                );
                 let feature =
                     "openssl-9-1 = [\"dep:crypto-sys-openssl-9-1\", \"dep:crypto-sys-sets-9-1\"]";
-                assert!(text.contains(feature), "{text}");
-                let ci = edits.iter().find(|e| e.path.ends_with("ci.yml")).unwrap();
+                assert!(text("crypto-build/Cargo.toml").contains(feature));
                 assert!(
-                    ci.text.contains("--openssl 9.1 --step") && !ci.text.contains("--openssl 4.0")
+                    text("lines/openssl-9.1/Cargo.toml").contains("name = \"crypto-sys-sets-9-1\"")
                 );
             }
         }
-        let pinned = pinned(&sh, &root, data::DEFAULT_LINE).unwrap();
-        let stale = [Site { path: "README.md", texts: &["OpenSSL {release} was never here"] }];
-        let e = plan(&root, &stale, &pinned, &to).unwrap_err().to_string();
-        assert!(e.contains("nothing was moved") && e.contains("README.md"), "{e}");
+        let stale = OpensslLine { version: "4.0.9", ..*data::DEFAULT_LINE };
+        let e = plan(&root, &stale, &to).unwrap_err().to_string();
+        assert!(e.contains("nothing was moved") && e.contains("4.0.9"), "{e}");
         let e = super::pinned(&sh, &root, &OpensslLine { version: "4.0.9", ..*data::DEFAULT_LINE });
         let e = format!("{:#}", e.unwrap_err());
         let said = format!("source.lock is OpenSSL {}'s, not 4.0.9", data::DEFAULT_LINE.version);
