@@ -145,7 +145,22 @@ pub fn run() -> Result<()> {
     report(&config, &built);
     emit_link(&config, &built);
     emit_asm_cfgs(config.target, &built.plan);
+    emit_line_cfgs(config.line);
     Ok(())
+}
+
+/// Lets crypto-sys and its tests tell the line built by its release rather than by a feature's
+/// name: `crypto_sys_openssl_major = "3"` (the API a major changes: bindings.rs's prototypes
+/// whose constness 4.0 changed) and `crypto_sys_openssl = "3.5"` (its series' facts), each
+/// value any line's, so that a line's move changes no cfg.
+fn emit_line_cfgs(line: &data::OpensslLine) {
+    let quoted = |v: Vec<&str>| v.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ");
+    let majors = data::OPENSSL_LINES.iter().map(|l| l.major()).collect();
+    let series = data::OPENSSL_LINES.iter().map(|l| l.name()).collect();
+    println!("cargo:rustc-check-cfg=cfg(crypto_sys_openssl_major, values({}))", quoted(majors));
+    println!("cargo:rustc-check-cfg=cfg(crypto_sys_openssl, values({}))", quoted(series));
+    println!("cargo:rustc-cfg=crypto_sys_openssl_major={:?}", line.major());
+    println!("cargo:rustc-cfg=crypto_sys_openssl={:?}", line.name());
 }
 
 /// The warnings (one line each) and the inputs whose change reruns the build, to cargo.

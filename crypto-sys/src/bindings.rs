@@ -836,31 +836,31 @@ extern "C" {
     /// Sets `s` to now + `adj` seconds.
     pub fn X509_gmtime_adj(s: *mut ASN1_TIME, adj: c_long) -> *mut ASN1_TIME;
     // OpenSSL 4.0 changed the constness of a few prototypes: each such function has its
-    // declaration per line, 3.x's under the 3.x line's crypto-sys feature.
-    #[cfg(feature = "openssl-3-5")]
+    // declaration per major, 3.x's where the line built is a 3.x (the build script's cfg).
+    #[cfg(crypto_sys_openssl_major = "3")]
     pub fn X509_getm_notBefore(x: *const X509) -> *mut ASN1_TIME;
-    #[cfg(not(feature = "openssl-3-5"))]
+    #[cfg(not(crypto_sys_openssl_major = "3"))]
     pub fn X509_getm_notBefore(x: *mut X509) -> *mut ASN1_TIME;
-    #[cfg(feature = "openssl-3-5")]
+    #[cfg(crypto_sys_openssl_major = "3")]
     pub fn X509_getm_notAfter(x: *const X509) -> *mut ASN1_TIME;
-    #[cfg(not(feature = "openssl-3-5"))]
+    #[cfg(not(crypto_sys_openssl_major = "3"))]
     pub fn X509_getm_notAfter(x: *mut X509) -> *mut ASN1_TIME;
     pub fn X509_set_pubkey(x: *mut X509, pkey: *mut EVP_PKEY) -> c_int;
     /// Returns a new reference (`EVP_PKEY_free`).
-    #[cfg(feature = "openssl-3-5")]
+    #[cfg(crypto_sys_openssl_major = "3")]
     pub fn X509_get_pubkey(x: *mut X509) -> *mut EVP_PKEY;
     /// Returns a new reference (`EVP_PKEY_free`).
-    #[cfg(not(feature = "openssl-3-5"))]
+    #[cfg(not(crypto_sys_openssl_major = "3"))]
     pub fn X509_get_pubkey(x: *const X509) -> *mut EVP_PKEY;
     /// The certificate's own name object (not a copy).
-    #[cfg(feature = "openssl-3-5")]
+    #[cfg(crypto_sys_openssl_major = "3")]
     pub fn X509_get_subject_name(a: *const X509) -> *mut X509_NAME;
     /// The certificate's own name object (not a copy); read-only since 4.0.
-    #[cfg(not(feature = "openssl-3-5"))]
+    #[cfg(not(crypto_sys_openssl_major = "3"))]
     pub fn X509_get_subject_name(a: *const X509) -> *const X509_NAME;
-    #[cfg(feature = "openssl-3-5")]
+    #[cfg(crypto_sys_openssl_major = "3")]
     pub fn X509_get_issuer_name(a: *const X509) -> *mut X509_NAME;
-    #[cfg(not(feature = "openssl-3-5"))]
+    #[cfg(not(crypto_sys_openssl_major = "3"))]
     pub fn X509_get_issuer_name(a: *const X509) -> *const X509_NAME;
     pub fn X509_set_subject_name(x: *mut X509, name: *const X509_NAME) -> c_int;
     pub fn X509_set_issuer_name(x: *mut X509, name: *const X509_NAME) -> c_int;
@@ -878,9 +878,9 @@ extern "C" {
     ) -> c_int;
     /// Returns the signature size, 0 on error; `md` null for Ed25519/Ed448 keys.
     pub fn X509_sign(x: *mut X509, pkey: *mut EVP_PKEY, md: *const EVP_MD) -> c_int;
-    #[cfg(feature = "openssl-3-5")]
+    #[cfg(crypto_sys_openssl_major = "3")]
     pub fn X509_verify(a: *mut X509, r: *mut EVP_PKEY) -> c_int;
-    #[cfg(not(feature = "openssl-3-5"))]
+    #[cfg(not(crypto_sys_openssl_major = "3"))]
     pub fn X509_verify(a: *const X509, r: *mut EVP_PKEY) -> c_int;
 
     // ---- ssl.h: library, methods, contexts ----
@@ -961,14 +961,14 @@ extern "C" {
 
     // ---- cms.h ----
     pub fn CMS_ContentInfo_free(a: *mut CMS_ContentInfo);
-    #[cfg(feature = "openssl-3-5")]
+    #[cfg(crypto_sys_openssl_major = "3")]
     pub fn CMS_encrypt(
         certs: *mut stack_st_X509,
         in_: *mut BIO,
         cipher: *const EVP_CIPHER,
         flags: c_uint,
     ) -> *mut CMS_ContentInfo;
-    #[cfg(not(feature = "openssl-3-5"))]
+    #[cfg(not(crypto_sys_openssl_major = "3"))]
     pub fn CMS_encrypt(
         certs: *const stack_st_X509,
         in_: *mut BIO,
@@ -983,7 +983,7 @@ extern "C" {
         out: *mut BIO,
         flags: c_uint,
     ) -> c_int;
-    #[cfg(feature = "openssl-3-5")]
+    #[cfg(crypto_sys_openssl_major = "3")]
     pub fn CMS_sign(
         signcert: *mut X509,
         pkey: *mut EVP_PKEY,
@@ -991,7 +991,7 @@ extern "C" {
         data: *mut BIO,
         flags: c_uint,
     ) -> *mut CMS_ContentInfo;
-    #[cfg(not(feature = "openssl-3-5"))]
+    #[cfg(not(crypto_sys_openssl_major = "3"))]
     pub fn CMS_sign(
         signcert: *mut X509,
         pkey: *mut EVP_PKEY,
@@ -999,7 +999,7 @@ extern "C" {
         data: *mut BIO,
         flags: c_uint,
     ) -> *mut CMS_ContentInfo;
-    #[cfg(feature = "openssl-3-5")]
+    #[cfg(crypto_sys_openssl_major = "3")]
     pub fn CMS_verify(
         cms: *mut CMS_ContentInfo,
         certs: *mut stack_st_X509,
@@ -1008,7 +1008,7 @@ extern "C" {
         out: *mut BIO,
         flags: c_uint,
     ) -> c_int;
-    #[cfg(not(feature = "openssl-3-5"))]
+    #[cfg(not(crypto_sys_openssl_major = "3"))]
     pub fn CMS_verify(
         cms: *mut CMS_ContentInfo,
         certs: *const stack_st_X509,

@@ -68,7 +68,7 @@ fn build_info_matches_the_requested_set() {
             // 4.0 dropped the engines, and with them e_padlock-x86_64 and e_padlock-x86; 3.5
             // has neither aes-cfb-avx512 nor sm3-x86_64 and sm4-x86_64 (the update reports).
             // 32-bit x86 has its own files.
-            let all = match (cfg!(target_arch = "x86"), cfg!(feature = "openssl-3-5")) {
+            let all = match (cfg!(target_arch = "x86"), cfg!(crypto_sys_openssl = "3.5")) {
                 (false, false) => 40,
                 (false, true) => 38,
                 (true, false) => 22,

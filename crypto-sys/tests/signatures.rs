@@ -225,7 +225,7 @@ struct Model {
     /// `pub type NAME = unsafe extern "C" fn(..) -> ..;`
     fn_aliases: Vec<FnSig>,
     opaque: Vec<String>,
-    /// Declarations for the other OpenSSL line (`#[cfg(..feature = "openssl-3-5"..)]`).
+    /// Declarations for the other OpenSSL major (`#[cfg(..crypto_sys_openssl_major = "3"..)]`).
     other_line: usize,
 }
 
@@ -540,20 +540,21 @@ fn ident(s: &str) -> Tok {
     Tok::Ident(s.to_string())
 }
 
-/// Whether an attribute lets its item into this build: `cfg(feature = "openssl-3-5")`, or its
-/// `not(..)`, the one cfg bindings.rs uses (a declaration per OpenSSL line); other attributes
-/// always do.
+/// Whether an attribute lets its item into this build: `cfg(crypto_sys_openssl_major = "3")`,
+/// or its `not(..)`, the one cfg bindings.rs uses (a declaration per OpenSSL major, as the
+/// build script sets it); other attributes always do.
 fn cfg_holds(attr: &Vec<Tok>) -> bool {
     if attr.first() != Some(&ident("cfg")) {
         return true;
     }
-    let feature = attr.iter().find_map(|t| match t {
+    let major = attr.iter().find_map(|t| match t {
         Tok::Str(s, _) => Some(s.as_str()),
         _ => None,
     });
-    assert_eq!(feature, Some("openssl-3-5"), "bindings.rs: an unsupported cfg: {attr:?}");
+    let supported = attr.contains(&ident("crypto_sys_openssl_major")) && major == Some("3");
+    assert!(supported, "bindings.rs: an unsupported cfg: {attr:?}");
     let negated = attr.contains(&ident("not"));
-    cfg!(feature = "openssl-3-5") != negated
+    cfg!(crypto_sys_openssl_major = "3") != negated
 }
 
 fn parse_bindings(src: &str) -> Model {

@@ -203,6 +203,11 @@ impl OpensslLine {
         series_of(self.version)
     }
 
+    /// Its release's major (`3`), whose API bindings follow.
+    pub fn major(&self) -> &'static str {
+        self.version.split('.').next().unwrap_or(self.version)
+    }
+
     /// Its series with a dash (`3-5`), as cargo's feature and dependency names spell it.
     pub fn series_dashed(&self) -> String {
         dashed(self.version)

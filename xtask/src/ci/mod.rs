@@ -167,9 +167,9 @@ impl Step {
 /// side by side, the two compiled most of them twice).
 #[rustfmt::skip]
 pub const STEPS: &[Step] = &[
-    Step { id: StepName::Lint, covers: "cargo fmt --check, clippy -D warnings", tier: Tier::Default,
+    Step { id: StepName::Lint, covers: "cargo fmt --check, clippy -D warnings, cargo xtask lines --check (every file written from the lines' data as it writes it)", tier: Tier::Default,
            scope: Scope::Workspace, lane: Lane::Cargo,
-           lines: Lines::Default("fmt and clippy read the same source whatever the line"), run: |sh, cargo| lint::run(sh, cargo) },
+           lines: Lines::Default("fmt, clippy and the lines' files read the same source whatever the line"), run: |sh, cargo| lint::run(sh, cargo) },
     Step { id: StepName::Lock, covers: "every configuration of every target of the run's OpenSSL line (of the others, the host's) generated and equal to its generate.lock; on the default line, a tarball packed from its tree with one perlasm file changed, through update-openssl --source: the host's asm and no_asm configurations byte for byte but that file, which the report names with its new entry point and class",
            tier: Tier::Default, scope: Scope::Workspace, lane: Lane::Apart,
            lines: Lines::Any, run: |_, _| lock::run() },

@@ -56,6 +56,7 @@ const PARTS: &[Part] = &[
     block("crypto-build/src/source/mod.rs", "line-source-crates", source_crate_arms),
     block("crypto-build/src/source/mod.rs", "supplier", supplier_call),
     block("crypto-build/src/packed.rs", "line-sets-crates", sets_crate_arms),
+    block("crypto-build/src/config.rs", "other-lines-test", other_lines_test),
     block("crypto-sys/Cargo.toml", "description", crypto_sys_description),
     block("crypto-sys/Cargo.toml", "line-features", crypto_sys_features),
     block("crypto-sys/tests/api.rs", "expected-release", expected_release),
@@ -290,6 +291,20 @@ fn sets_crate_arms(l: &Lines) -> Result<String> {
         );
     }
     Ok(out)
+}
+
+/// A test that needs every other line's crates, ignored (and saying why) without their
+/// features.
+fn other_lines_test(l: &Lines) -> Result<String> {
+    let features: Vec<String> = l
+        .others()
+        .filter_map(|line| line.feature())
+        .map(|f| format!("feature = \"{f}\""))
+        .collect();
+    Ok(format!(
+        "    #[cfg_attr(\n        not(all({})),\n        ignore = \"the other lines' crates come with their features, which `cargo test --workspace` turns on\"\n    )]\n",
+        features.join(", ")
+    ))
 }
 
 fn crypto_sys_description(l: &Lines) -> Result<String> {
