@@ -7,6 +7,7 @@ pub mod config;
 pub mod data;
 pub mod detect;
 pub mod facts;
+pub mod files;
 #[cfg(test)]
 mod fuzz;
 pub mod generate;

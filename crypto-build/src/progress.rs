@@ -88,7 +88,7 @@ impl Progress {
         let Some(file) = &self.file else { return };
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         change(&mut s);
-        let _ = crate::generate::write_atomic(file, s.text().as_bytes());
+        let _ = crate::files::write_atomic(file, s.text().as_bytes());
     }
 }
 

@@ -295,7 +295,7 @@ fn read_cache(path: &Path) -> Option<Vec<(Feature, bool)>> {
 fn write_cache(path: &Path, probes: &[(Feature, bool)]) {
     let text: String =
         probes.iter().map(|(f, ok)| format!("{f}\t{}\n", if *ok { "yes" } else { "no" })).collect();
-    let _ = crate::generate::write_atomic(path, text.as_bytes());
+    let _ = crate::files::write_atomic(path, text.as_bytes());
 }
 
 #[cfg(test)]

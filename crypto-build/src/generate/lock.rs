@@ -48,7 +48,7 @@ impl Lock {
         for ((key, path), sha) in &self.entries {
             text.push_str(&format!("{key}\t{sha}\t{path}\n"));
         }
-        crate::generate::write_atomic(&root.join(FILE_NAME), text.as_bytes())
+        crate::files::write_atomic(&root.join(FILE_NAME), text.as_bytes())
     }
 
     /// The lock lines one generated set directory should have.

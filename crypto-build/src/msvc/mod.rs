@@ -117,7 +117,7 @@ pub fn system_headers(c: &cc::Tool, rt: &WineRuntime, scratch: &Path) -> Result<
     let text =
         format!("/* What wine's headers lack against the Windows SDK's (crypto-build). */\n{gaps}");
     fs::create_dir_all(&dir)?;
-    crate::generate::write_atomic(&dir.join(&name), text.as_bytes())?;
+    crate::files::write_atomic(&dir.join(&name), text.as_bytes())?;
     flags.extend(["-I".into(), dir.display().to_string(), format!("/FI{name}")]);
     if let Some(gap) = WINE_HEADER_GAPS.iter().find(|g| !compiles(&flags, g.probe)) {
         bail!(

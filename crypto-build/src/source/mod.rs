@@ -232,7 +232,7 @@ impl SourceCrate {
     /// beside the crate and renamed into place, and only when the list's SHA-256 is `files`
     /// (else nothing is touched). One writer at a time; a crate made meanwhile is kept.
     pub fn install(&self, release: &Path, files: &str) -> Result<()> {
-        let _lock = crate::generate::WriteLock::acquire(&self.dir, true)?;
+        let _lock = crate::files::WriteLock::acquire(&self.dir, true)?;
         if self.has_list(files) {
             return Ok(());
         }
@@ -262,7 +262,7 @@ impl SourceCrate {
         }
         fs::rename(staging.join(TREE_DIR), self.tree_dir())
             .with_context(|| format!("installing {}", self.tree_dir().display()))?;
-        crate::generate::write_atomic(&self.list_path(), list.render().as_bytes())
+        crate::files::write_atomic(&self.list_path(), list.render().as_bytes())
     }
 }
 

@@ -3,7 +3,8 @@
 use crate::flags::Generate;
 use anyhow::{bail, Result};
 use crypto_build::data::{self, AsmSet, Target};
-use crypto_build::generate::{self, Config, Request, Source, Staging, WriteLock};
+use crypto_build::files::WriteLock;
+use crypto_build::generate::{self, Config, Request, Source, Staging};
 use std::time::Instant;
 use xshell::Shell;
 

@@ -100,7 +100,7 @@ impl flags::Lines {
         let mut stale: Vec<String> = edits.iter().map(|e| relative(&root, &e.path)).collect();
         if !self.check {
             for e in &edits {
-                crypto_build::generate::write_atomic(&e.path, e.text.as_bytes())?;
+                crypto_build::files::write_atomic(&e.path, e.text.as_bytes())?;
                 println!("wrote {}", relative(&root, &e.path));
             }
             stale.clear();

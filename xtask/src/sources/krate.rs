@@ -114,7 +114,7 @@ pub fn write(dir: &Path, lock: &SourceLock, trimmed: &Trimmed) -> Result<()> {
     fs::write(dir.join(LOCK_FILE), lock.render(&name))?;
     fs::rename(&trimmed.tree, dir.join(TREE_DIR))
         .with_context(|| format!("installing {}", dir.join(TREE_DIR).display()))?;
-    crypto_build::generate::write_atomic(&dir.join(LIST_FILE), trimmed.list.render().as_bytes())
+    crypto_build::files::write_atomic(&dir.join(LIST_FILE), trimmed.list.render().as_bytes())
 }
 
 #[cfg(test)]

@@ -140,7 +140,7 @@ pub fn record(
         }
     }
     if !added.is_empty() {
-        crypto_build::generate::write_atomic(path, data::render_releases(&rows).as_bytes())?;
+        crypto_build::files::write_atomic(path, data::render_releases(&rows).as_bytes())?;
     }
     added.sort_by(|a, b| crypto_build::version::compare(a, b));
     Ok(added)
