@@ -526,6 +526,23 @@ mod tests {
                 );
             }
         }
+        // To a tarball: the row names its SHA-256, the supplier stays, the docs say where the
+        // tree comes from.
+        let sha256 = "ab".repeat(32);
+        let file = "openssl-4.0.99.tar.gz".to_string();
+        let tarball = Release {
+            crate_full: String::new(),
+            openssl: "4.0.99".into(),
+            origin: Origin::Tarball { file, sha256: sha256.clone() },
+        };
+        let edits = plan(&root, data::DEFAULT_LINE, &tarball).unwrap();
+        let text = |file: &str| &edits.iter().find(|e| e.path == root.join(file)).unwrap().text;
+        let row = format!("version: \"4.0.99\", source: LineSource::Tarball {{ sha256: \"{sha256}\" }}, default: true,");
+        assert!(text("crypto-build/src/data/lines.rs").contains(&row));
+        let supplier = format!("TREE_SUPPLIER: &str = \"{}\"", data::TREE_SUPPLIER);
+        assert!(text("crypto-build/src/data/lines.rs").contains(&supplier));
+        assert!(text("docs/lines.md")
+            .contains("OpenSSL's tarball (`lines/tarballs/openssl-4.0.99.tar.gz`)"));
         let stale = OpensslLine { version: "4.0.9", ..*data::DEFAULT_LINE };
         let e = plan(&root, &stale, &to).unwrap_err().to_string();
         assert!(e.contains("nothing was moved") && e.contains("4.0.9"), "{e}");
