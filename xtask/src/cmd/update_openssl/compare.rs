@@ -343,6 +343,9 @@ pub struct UnitDefines {
     /// The directory every one of them is in (`providers/`), with a trailing `/`; empty when
     /// they share none.
     pub dir: String,
+    /// When they share none: each top directory they are in, with how many (`providers/`, 150).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tops: Vec<(String, usize)>,
     pub units: usize,
     pub added: Vec<String>,
     pub removed: Vec<String>,
@@ -350,11 +353,19 @@ pub struct UnitDefines {
 
 impl UnitDefines {
     /// Where the units are, as the summary and the report both say it: `` in `providers/` ``,
-    /// or `in several directories`.
+    /// `` in `providers/` (150) and `crypto/` (12) ``, or (a report made before the top
+    /// directories were kept) `in several directories`.
     pub fn place(&self) -> String {
-        match self.dir.as_str() {
-            "" => "in several directories".into(),
-            dir => format!("in `{dir}`"),
+        let top = |d: &str| if d.is_empty() { "the top".into() } else { format!("`{d}`") };
+        let tops: Vec<String> =
+            self.tops.iter().map(|(d, n)| format!("{} ({n})", top(d))).collect();
+        match (self.dir.as_str(), &tops[..]) {
+            ("", []) => "in several directories".into(),
+            ("", [.., last]) if tops.len() > 1 => {
+                format!("in {} and {last}", tops[..tops.len() - 1].join(", "))
+            }
+            ("", _) => format!("in {}", tops.join("")),
+            (dir, _) => format!("in `{dir}`"),
         }
     }
 }
@@ -599,13 +610,25 @@ fn unit_defines(a: &Manifest, b: &Manifest) -> Vec<UnitDefines> {
     }
     changes
         .into_iter()
-        .map(|((added, removed), paths)| UnitDefines {
-            dir: common_dir(&paths),
-            units: paths.len(),
-            added,
-            removed,
+        .map(|((added, removed), paths)| {
+            let dir = common_dir(&paths);
+            let tops = if dir.is_empty() { top_dirs(&paths) } else { vec![] };
+            UnitDefines { dir, tops, units: paths.len(), added, removed }
         })
         .collect()
+}
+
+/// Each top directory of `paths` (`crypto/`; `` for a file at the top) with how many are in
+/// it, the most first.
+fn top_dirs(paths: &[&str]) -> Vec<(String, usize)> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for p in paths {
+        let top = p.find('/').map_or(String::new(), |i| p[..=i].to_string());
+        *counts.entry(top).or_default() += 1;
+    }
+    let mut tops: Vec<(String, usize)> = counts.into_iter().collect();
+    tops.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    tops
 }
 
 /// The longest directory (`providers/implementations/`) that holds every path.
@@ -793,6 +816,7 @@ pub(super) mod tests {
             d,
             [UnitDefines {
                 dir: "providers/implementations/".into(),
+                tops: vec![],
                 units: 2,
                 added: words(&["-DGHASH_ASM", "-DMD5_ASM"]),
                 removed: vec![],
@@ -801,6 +825,12 @@ pub(super) mod tests {
         assert!(unit_defines(&new, &new).is_empty());
         assert_eq!(unit_defines(&new, &old)[0].removed, d[0].added);
         assert_eq!(common_dir(&["crypto/a.c", "ssl/b.c"]), "");
+        let tops = top_dirs(&["ssl/a.c", "crypto/b.c", "crypto/ec/c.c", "e_os.c"]);
+        assert_eq!(tops, [("crypto/".into(), 2), ("".into(), 1), ("ssl/".into(), 1)]);
+        let spread = UnitDefines { dir: String::new(), tops, ..d[0].clone() };
+        assert_eq!(spread.place(), "in `crypto/` (2), the top (1) and `ssl/` (1)");
+        let old_report = UnitDefines { tops: vec![], ..spread };
+        assert_eq!(old_report.place(), "in several directories");
         assert_eq!(common_dir(&["crypto/ec/a.c", "crypto/ecx.c"]), "crypto/");
     }
 
