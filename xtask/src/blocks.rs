@@ -6,7 +6,7 @@
 use anyhow::{bail, Context, Result};
 
 /// The text that opens block `name` of `command`, whatever comment carries it.
-pub fn begin(command: &str, name: &str) -> String {
+fn begin(command: &str, name: &str) -> String {
     format!("{}{name}", prefix(command))
 }
 

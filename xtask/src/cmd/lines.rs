@@ -9,6 +9,7 @@
 //! figures) are no part: they stay as measured.
 
 use crate::flags;
+use crate::step_names::StepName;
 use anyhow::{Context, Result};
 use crypto_build::data::{self, OpensslLine};
 use std::fs;
@@ -87,10 +88,10 @@ const PARTS: &[Part] = &[
 /// The jobs of ci.yml that test each line but the default, and their steps: each default
 /// step that can test another line (`cargo xtask test --list`), in three runners' worth.
 #[rustfmt::skip]
-const LINE_JOBS: &[(&str, &[&str])] = &[
-    ("tests", &["lock", "auto", "asm_avx2", "toolchains", "sanitize"]),
-    ("windows", &["windows", "msvc-wine", "msvc-wine-i686"]),
-    ("cross", &["aarch64", "ppc64le", "i686", "assembled"]),
+const LINE_JOBS: &[(&str, &[StepName])] = &[
+    ("tests", &[StepName::Lock, StepName::Auto, StepName::AsmAvx2, StepName::Toolchains, StepName::Sanitize]),
+    ("windows", &[StepName::Windows, StepName::MsvcWine, StepName::MsvcWineI686]),
+    ("cross", &[StepName::Aarch64, StepName::Ppc64le, StepName::I686, StepName::Assembled]),
 ];
 
 impl flags::Lines {
@@ -124,7 +125,15 @@ fn relative(root: &Path, path: &Path) -> String {
 
 /// Every file whose text `lines` changes, with its new text.
 pub fn render(root: &Path, lines: &Lines) -> Result<Vec<Edit>> {
-    let mut texts: Vec<(String, String)> = whole_files(lines);
+    let mut edits = vec![];
+    let mut keep = |file: &str, old: String, text: String| {
+        if text != old {
+            edits.push(Edit { path: root.join(file), text });
+        }
+    };
+    for (file, text) in whole_files(lines) {
+        keep(&file, read(root, &file)?, text);
+    }
     let mut files: Vec<&str> = PARTS.iter().map(|p| p.file).collect();
     files.sort();
     files.dedup();
@@ -135,13 +144,8 @@ pub fn render(root: &Path, lines: &Lines) -> Result<Vec<Edit>> {
             blocks.push((p.block, text));
         }
         let old = read(root, file)?;
-        texts.push((file.to_string(), crate::blocks::render_file(file, &old, "lines", &blocks)?));
-    }
-    let mut edits = vec![];
-    for (file, text) in texts {
-        if text != read(root, &file)? {
-            edits.push(Edit { path: root.join(file), text });
-        }
+        let text = crate::blocks::render_file(file, &old, "lines", &blocks)?;
+        keep(file, old, text);
     }
     Ok(edits)
 }
@@ -175,6 +179,18 @@ impl Lines<'_> {
         self.all.iter().filter(|l| !l.default)
     }
 
+    /// The features that choose the other lines (`openssl-3-5`).
+    fn other_features(&self) -> impl Iterator<Item = String> + '_ {
+        self.others().filter_map(|l| l.feature())
+    }
+
+    /// Each other line's feature as a cfg predicate, joined: `feature = "openssl-3-5", ...`.
+    fn other_feature_cfgs(&self) -> String {
+        let cfgs: Vec<String> =
+            self.other_features().map(|f| format!("feature = \"{f}\"")).collect();
+        cfgs.join(", ")
+    }
+
     /// The supplier's dependency name, after its series (`openssl-src-4-0`).
     fn supplier_dep(&self) -> Result<String> {
         let series = crate::sources::fetch::series(self.supplier)?;
@@ -186,14 +202,7 @@ impl Lines<'_> {
     fn cfg(&self, line: &OpensslLine) -> String {
         match line.feature() {
             Some(f) => format!("feature = \"{f}\""),
-            None => {
-                let others: Vec<String> = self
-                    .others()
-                    .filter_map(|l| l.feature())
-                    .map(|f| format!("feature = \"{f}\""))
-                    .collect();
-                format!("not(any({}))", others.join(", "))
-            }
+            None => format!("not(any({}))", self.other_feature_cfgs()),
         }
     }
 }
@@ -296,14 +305,9 @@ fn sets_crate_arms(l: &Lines) -> Result<String> {
 /// A test that needs every other line's crates, ignored (and saying why) without their
 /// features.
 fn other_lines_test(l: &Lines) -> Result<String> {
-    let features: Vec<String> = l
-        .others()
-        .filter_map(|line| line.feature())
-        .map(|f| format!("feature = \"{f}\""))
-        .collect();
     Ok(format!(
         "    #[cfg_attr(\n        not(all({})),\n        ignore = \"the other lines' crates come with their features, which `cargo test --workspace` turns on\"\n    )]\n",
-        features.join(", ")
+        l.other_feature_cfgs()
     ))
 }
 
@@ -349,8 +353,7 @@ fn bench_vendored_feature(l: &Lines) -> Result<String> {
 }
 
 fn bench_features(l: &Lines) -> Result<String> {
-    let features = l.others().filter_map(|line| line.feature());
-    Ok(features.map(|f| format!("{f} = [\"crypto-sys?/{f}\"]\n")).collect())
+    Ok(l.other_features().map(|f| format!("{f} = [\"crypto-sys?/{f}\"]\n")).collect())
 }
 
 fn bench_supplier(l: &Lines) -> Result<String> {
@@ -367,8 +370,7 @@ fn bench_build(l: &Lines) -> Result<String> {
 
 /// crypto-build with every line's feature: xtask and the patch crate reach every line.
 fn all_lines_dependency(l: &Lines) -> Result<String> {
-    let features: Vec<String> =
-        l.others().filter_map(|line| line.feature()).map(|f| format!("\"{f}\"")).collect();
+    let features: Vec<String> = l.other_features().map(|f| format!("\"{f}\"")).collect();
     Ok(format!("crypto-build = {{ workspace = true, features = [{}] }}\n", features.join(", ")))
 }
 
@@ -389,11 +391,8 @@ fn patch_features(l: &Lines) -> Result<String> {
 }
 
 fn patch_feature_table(l: &Lines) -> Result<String> {
-    let rows: Vec<String> = l
-        .others()
-        .filter_map(|line| line.feature())
-        .map(|f| format!("(\"{f}\", cfg!(feature = \"{f}\"))"))
-        .collect();
+    let rows: Vec<String> =
+        l.other_features().map(|f| format!("(\"{f}\", cfg!(feature = \"{f}\"))")).collect();
     Ok(format!("const LINE_FEATURES: &[(&str, bool)] = &[{}];\n", rows.join(", ")))
 }
 
@@ -430,7 +429,7 @@ fn ci_line_jobs(l: &Lines) -> Result<String> {
     for line in l.others() {
         let name = line.name();
         for (job, steps) in LINE_JOBS {
-            let steps: Vec<String> = steps.iter().map(|s| format!("--step {s}")).collect();
+            let steps: Vec<String> = steps.iter().map(|s| format!("--step {}", s.name())).collect();
             out += &format!(
                 "          - name: openssl-{name}-{job}\n            \
                  test: cargo xtask test --openssl {name} {}\n",
