@@ -112,7 +112,7 @@ impl UpdateOpenssl {
         }
         let new = self.new_release(sh, &scratch, tarball)?;
         // Before the long part: a move that could not go through is refused now.
-        let plan = self.plan(sh, &root, line, &new)?;
+        let plan = self.plan(&root, line, &new)?;
         let jobs = crypto_build::jobs::count();
         let pinned = plan.from.origin.clone();
         let old = self.old_side(sh, (&root, line), &scratch, (&configs, jobs), pinned)?;
@@ -158,23 +158,9 @@ impl UpdateOpenssl {
     }
 
     /// The releases moved from and to, and each file's new text (none for a report only).
-    fn plan(&self, sh: &Shell, root: &Path, line: &OpensslLine, new: &New) -> Result<Plan> {
-        let from = pin::pinned(sh, root, line)?;
-        // The default line's supplier moves only to a crate crypto-build can hold; another
-        // line has none.
-        let crate_full = match &new.origin {
-            Origin::Crate { crate_version }
-                if !line.default || pin::supplier_moves(line, &new.origin) =>
-            {
-                crate_version.clone()
-            }
-            _ => from.crate_full.clone(),
-        };
-        let to = pin::Release {
-            crate_full,
-            openssl: new.source.version.clone(),
-            origin: new.origin.clone(),
-        };
+    fn plan(&self, root: &Path, line: &OpensslLine, new: &New) -> Result<Plan> {
+        let from = pin::pinned(root, line)?;
+        let to = pin::Release { openssl: new.source.version.clone(), origin: new.origin.clone() };
         if !self.report_only {
             pin::check_graph(data::OPENSSL_LINES, line, &to.openssl)?;
         }

@@ -20,57 +20,26 @@ use xshell::{cmd, Shell};
 /// A release as the pin names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Release {
-    /// openssl-src's version with its build metadata, `400.0.2+4.0.3`: for the default line
-    /// the registry crate crypto-build holds as its tree's supplier (moved only to a crate it
-    /// can hold: not a tarball, nor a 300.x, the patch crate's major); for another line its
-    /// origin's crate, if any.
-    pub crate_full: String,
     /// OpenSSL's, `3.6.3`.
     pub openssl: String,
     /// Where the line's tree comes from (`data::LineSource`).
     pub origin: Origin,
 }
 
-/// A line's pinned release: what its source crate's lock names (checked against the line's
-/// row), and for the default line the registry's openssl-src that crypto-build's supplier
-/// dependency (`openssl_src_4_0`) resolves to in `root`'s Cargo.lock, as `cargo metadata
-/// --locked` reads it.
-pub fn pinned(sh: &Shell, root: &Path, line: &OpensslLine) -> Result<Release> {
+/// A line's pinned release: what its source crate's lock names, checked against the line's
+/// row. (The default line's supplier is data, `data::TREE_SUPPLIER`.)
+pub fn pinned(root: &Path, line: &OpensslLine) -> Result<Release> {
     let lock = SourceCrate::in_workspace(root, line).lock_for(line)?;
-    let supplier = match line.default {
-        false => None,
-        true => {
-            let (cargo, manifest) = (crate::cargo::cargo(), root.join("Cargo.toml"));
-            let metadata =
-                cmd!(sh, "{cargo} metadata --format-version 1 --locked --manifest-path {manifest}")
-                    .quiet()
-                    .read()
-                    .with_context(|| format!("cargo metadata of {}", manifest.display()))?;
-            Some(supplier_in(&metadata)?)
-        }
-    };
-    Ok(release_of(line, &lock, supplier))
+    Ok(release_of(line, &lock))
 }
 
-/// The release `lock` names, with the supplier's crate for the default line.
-fn release_of(line: &OpensslLine, lock: &SourceLock, supplier: Option<String>) -> Release {
+/// The release `lock` names.
+fn release_of(line: &OpensslLine, lock: &SourceLock) -> Release {
     let origin = match lock.registry_crate() {
         Some(c) => Origin::Crate { crate_version: c.into() },
         None => Origin::Tarball { file: lock.archive.clone(), sha256: lock.sha256.clone() },
     };
-    let own = lock.registry_crate().unwrap_or_default().to_string();
-    Release { crate_full: supplier.unwrap_or(own), openssl: line.version.into(), origin }
-}
-
-/// The openssl-src version crypto-build's supplier dependency (`openssl_src_X_Y`) resolves to.
-fn supplier_in(metadata: &str) -> Result<String> {
-    let metadata = crate::cargo::Metadata::parse(metadata)?;
-    let id = &metadata.package("crypto-build")?.id;
-    let nodes = metadata.resolve.as_ref().map(|r| &r.nodes[..]).unwrap_or_default();
-    let deps = nodes.iter().filter(|n| &n.id == id).flat_map(|n| &n.deps);
-    let name = deps.map(|d| d.name.as_str()).find(|n| n.starts_with("openssl_src_"));
-    let name = name.context("cargo metadata: crypto-build has no openssl_src_* dependency")?;
-    Ok(metadata.dependency("crypto-build", name)?.version.clone())
+    Release { openssl: line.version.into(), origin }
 }
 
 /// Refuses, before the long part, a move onto a series another line holds: a source crate is
@@ -89,7 +58,7 @@ pub fn check_graph(lines: &[OpensslLine], line: &OpensslLine, release: &str) -> 
     Ok(())
 }
 
-/// Whether the default line's supplier moves with it to `crate_full`: a registry crate of a
+/// Whether the default line's supplier moves with it to `origin`'s crate: a registry crate of a
 /// major other than 300, the patch crate's (the only openssl-src 300.x of the graph).
 pub fn supplier_moves(line: &OpensslLine, origin: &Origin) -> bool {
     matches!(origin, Origin::Crate { crate_version } if line.default && !crate_version.starts_with("300."))
@@ -370,44 +339,25 @@ mod tests {
     use super::*;
 
     fn release(c: &str, o: &str) -> Release {
-        Release {
-            crate_full: c.into(),
-            openssl: o.into(),
-            origin: Origin::Crate { crate_version: c.into() },
-        }
+        Release { openssl: o.into(), origin: Origin::Crate { crate_version: c.into() } }
     }
 
-    /// The default line's supplier is what crypto-build's `openssl_src_*` dependency resolves
-    /// to, wherever the lock lists it (here a 300.x crate, another graph's, sorts first); each
-    /// line's release and origin are its source crate's lock's.
+    /// Each line's release and origin are its source crate's lock's.
     #[test]
-    fn the_pin_is_the_source_crates_lock_and_the_supplier_crypto_build_holds() {
-        let r = "registry+https://github.com/rust-lang/crates.io-index#openssl-src@";
+    fn the_pin_is_the_source_crates_lock() {
         let default = data::DEFAULT_LINE;
         let dv = format!("{}+{}", default.crate_version().unwrap(), default.version);
-        let metadata = format!(
-            r#"{{"packages":[
-              {{"id":"{r}300.5.5+3.5.5","name":"openssl-src","version":"300.5.5+3.5.5","manifest_path":"/r/a/Cargo.toml"}},
-              {{"id":"{r}{dv}","name":"openssl-src","version":"{dv}","manifest_path":"/r/b/Cargo.toml"}},
-              {{"id":"path+file:///w/crypto-build#0.1.0","name":"crypto-build","version":"0.1.0","manifest_path":"/w/crypto-build/Cargo.toml"}}],
-            "resolve":{{"nodes":[{{"id":"path+file:///w/crypto-build#0.1.0","deps":[
-              {{"name":"openssl_src_4_0","pkg":"{r}{dv}"}}]}}]}}}}"#
-        );
-        assert_eq!(supplier_in(&metadata).unwrap(), dv);
-        let without = metadata.replace("openssl_src_4_0", "sha2");
-        let e = supplier_in(&without).unwrap_err().to_string();
-        assert_eq!(e, "cargo metadata: crypto-build has no openssl_src_* dependency");
         let lock = SourceLock {
             release: default.version.into(),
             archive: crypto_build::source::tarball_name(default.version),
             sha256: "ab".repeat(32),
             files: "cd".repeat(32),
         };
-        let tarball = release_of(default, &lock, Some(dv.clone()));
+        let tarball = release_of(default, &lock);
         let origin = Origin::Tarball { file: lock.archive.clone(), sha256: lock.sha256.clone() };
-        assert_eq!((tarball.crate_full.as_str(), &tarball.origin), (dv.as_str(), &origin));
+        assert_eq!(tarball.origin, origin);
         let registry = SourceLock { archive: format!("openssl-src-{dv}.crate"), ..lock };
-        assert_eq!(release_of(default, &registry, None), release(&dv, default.version));
+        assert_eq!(release_of(default, &registry), release(&dv, default.version));
     }
 
     #[test]
@@ -487,12 +437,12 @@ mod tests {
     #[test]
     fn a_move_edits_the_row_and_writes_the_files_from_the_data_moved_to() {
         let root = crate::cargo::project_root();
-        let sh = Shell::new().unwrap();
         let to = release("999.1.0+9.1.0", "9.1.0");
         for line in data::OPENSSL_LINES {
-            let pinned = pinned(&sh, &root, line).unwrap();
+            let pinned = pinned(&root, line).unwrap();
             assert_eq!(pinned.openssl, line.version);
-            assert!(pinned.crate_full.starts_with(&format!("{}+", line.crate_version().unwrap())));
+            let own = format!("{}+{}", line.crate_version().unwrap(), line.version);
+            assert_eq!(pinned.origin, Origin::Crate { crate_version: own });
             let edits = plan(&root, line, &to).unwrap();
             let text = |file: &str| {
                 let e = edits.iter().find(|e| e.path == root.join(file));
@@ -531,7 +481,6 @@ mod tests {
         let sha256 = "ab".repeat(32);
         let file = "openssl-4.0.99.tar.gz".to_string();
         let tarball = Release {
-            crate_full: String::new(),
             openssl: "4.0.99".into(),
             origin: Origin::Tarball { file, sha256: sha256.clone() },
         };
@@ -546,12 +495,12 @@ mod tests {
         let stale = OpensslLine { version: "4.0.9", ..*data::DEFAULT_LINE };
         let e = plan(&root, &stale, &to).unwrap_err().to_string();
         assert!(e.contains("nothing was moved") && e.contains("4.0.9"), "{e}");
-        let e = super::pinned(&sh, &root, &OpensslLine { version: "4.0.9", ..*data::DEFAULT_LINE });
+        let e = super::pinned(&root, &OpensslLine { version: "4.0.9", ..*data::DEFAULT_LINE });
         let e = format!("{:#}", e.unwrap_err());
         let said = format!("source.lock is OpenSSL {}'s, not 4.0.9", data::DEFAULT_LINE.version);
         assert!(e.contains(&said), "{e}");
         let source = data::LineSource::Registry { crate_version: "999.9.9" };
-        let e = super::pinned(&sh, &root, &OpensslLine { source, ..*data::DEFAULT_LINE });
+        let e = super::pinned(&root, &OpensslLine { source, ..*data::DEFAULT_LINE });
         let e = format!("{:#}", e.unwrap_err());
         assert!(e.contains("another source than the line's"), "{e}");
     }
