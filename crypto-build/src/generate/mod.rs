@@ -8,6 +8,7 @@ mod nasm;
 mod openssl;
 mod recipes;
 pub mod scan;
+mod trees;
 
 pub use openssl::{copy_tree, ConfigData, HostTools};
 
@@ -20,6 +21,7 @@ use openssl::Scratch;
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
+pub use trees::Trees;
 
 /// What to generate, from which OpenSSL tree, and where the set directories live.
 pub struct Request<'a> {
@@ -30,6 +32,9 @@ pub struct Request<'a> {
     pub progress: Option<&'a Progress>,
     /// The pinned one ([`Source::pinned`]) but for `cargo xtask update-openssl`.
     pub source: &'a Source,
+    /// Scratch copies of `source`'s tree kept by the caller for its next generations; else
+    /// this one's own.
+    pub trees: Option<&'a Trees<'a>>,
 }
 
 /// An OpenSSL tree and the release it holds, which every manifest generated from it names.
@@ -235,6 +240,7 @@ struct Env<'a> {
     tools: &'a HostTools,
     staging: &'a Staging,
     source: &'a Source,
+    trees: &'a Trees<'a>,
     jobs: usize,
     keep_going: bool,
 }
@@ -258,7 +264,9 @@ fn stage_concurrently(
     use std::sync::Mutex;
     let total = req.configs.len();
     let groups = groups(&req.configs);
-    let env = Env { tools, staging, source: req.source, jobs: req.jobs, keep_going };
+    let own = Trees::new(&req.source.dir, staging.dir.join("work"));
+    let trees = req.trees.filter(|t| t.of(&req.source.dir)).unwrap_or(&own);
+    let env = Env { tools, staging, source: req.source, trees, jobs: req.jobs, keep_going };
     let done = AtomicUsize::new(0);
     let results: Vec<Mutex<Option<Result<Staged>>>> =
         (0..total).map(|_| Mutex::new(None)).collect();
@@ -290,11 +298,12 @@ pub fn configure_only(
     let tools = HostTools::find()?;
     let groups: Vec<Vec<Config>> =
         groups(configs).iter().map(|g| g.iter().map(|&i| configs[i]).collect()).collect();
+    let trees = Trees::new(&source.dir, staging.dir.join("configure"));
     let configure = |c: &Config| {
-        let work = staging.dir.join("configure").join(c.key().replace('/', "-"));
-        let scratch = Scratch::configure(work.clone(), &tools, source, c);
+        let tree = trees.take().context(Check::Configure)?;
+        let scratch = Scratch::configure(tree.dir.clone(), &tools, source, c);
         let answer = scratch.and_then(|s| Ok((s.config_data()?, s.probed())));
-        let _ = fs::remove_dir_all(&work);
+        trees.give_back(tree);
         answer.context(Check::Configure)
     };
     // As in stage_group: a Configure that asked for the identity serves only its own.
@@ -358,7 +367,8 @@ fn makes_asm(config: &Config) -> bool {
     config.variant.is_none() && !config.set.configure.contains(&"no-asm")
 }
 
-/// Stages a group of configurations (see [`groups`]) in one scratch tree, Configured once,
+/// Stages a group of configurations (see [`groups`]) in one scratch tree of `env.trees`,
+/// given back when done, Configured once,
 /// telling `finished` of each as it is done. The C outputs are made once too, when neither
 /// Configure nor their rules asked the fake tools for the identity, the one thing that
 /// differs between the group's configurations; else each configuration gets its own.
@@ -366,17 +376,21 @@ fn makes_asm(config: &Config) -> bool {
 fn stage_group(env: &Env, group: &[Config], finished: &dyn Fn(usize, Result<Staged>, f64)) -> bool {
     let first = &group[0];
     let started = std::time::Instant::now();
-    let work = env.staging.dir.join("work").join(first.key().replace('/', "-"));
-    let scratch = Scratch::configure(work.clone(), env.tools, env.source, first);
+    let tree = match env.trees.take() {
+        Ok(t) => t,
+        Err(e) => return fail_group(env, group, e.context(Check::Configure), finished),
+    };
+    let scratch = Scratch::configure(tree.dir.clone(), env.tools, env.source, first);
     let mut scratch = match scratch {
         Ok(s) => s,
-        Err(e) => return fail_group(env, group, e.context(Check::Configure), finished),
+        Err(e) => {
+            env.trees.give_back(tree);
+            return fail_group(env, group, e.context(Check::Configure), finished);
+        }
     };
     if group.len() > 1 && scratch.probed() {
         drop(scratch);
-        if let Err(e) = fs::remove_dir_all(&work) {
-            return fail_group(env, group, e.into(), finished);
-        }
+        env.trees.give_back(tree);
         let mut all = true;
         for (n, config) in group.iter().enumerate() {
             let one =
@@ -390,7 +404,11 @@ fn stage_group(env: &Env, group: &[Config], finished: &dyn Fn(usize, Result<Stag
     }
     let shared = match Configured::read(&scratch) {
         Ok(c) => c,
-        Err(e) => return fail_group(env, group, e.context(Check::Configure), finished),
+        Err(e) => {
+            drop(scratch);
+            env.trees.give_back(tree);
+            return fail_group(env, group, e.context(Check::Configure), finished);
+        }
     };
     let mut shared_c = false;
     let mut all = true;
@@ -402,12 +420,11 @@ fn stage_group(env: &Env, group: &[Config], finished: &dyn Fn(usize, Result<Stag
         finished(n, outcome, started.elapsed().as_secs_f64());
         all &= ok;
         if !ok && !env.keep_going {
-            return false;
+            break;
         }
     }
     drop(scratch);
-    // Only scratch: the staging directory goes, with anything left here, when dropped.
-    let _ = fs::remove_dir_all(&work);
+    env.trees.give_back(tree);
     all
 }
 
@@ -788,12 +805,14 @@ pub fn check(req: &Request) -> Result<Vec<String>> {
 /// Makes sure every configuration exists and matches the committed lock: a missing one is
 /// generated (and compared with the lock as it is made), one on disk is hashed. Every
 /// configuration must be in the lock, so a fresh generation on any machine is checked.
+/// `trees`: scratch copies of `source`'s tree that the caller keeps for its next generations.
 pub fn ensure_all(
     root: &Path,
     source: &Source,
     configs: &[Config],
     jobs: usize,
     progress: Option<&Progress>,
+    trees: Option<&Trees>,
 ) -> Result<()> {
     let lock = Lock::load(root)?;
     for config in configs {
@@ -802,7 +821,7 @@ pub fn ensure_all(
             bail!("{key} is not in {}; run `cargo xtask generate` and commit it", lock::FILE_NAME);
         }
     }
-    ensure_many(root, source, &lock, configs, jobs, progress)?;
+    ensure_many(root, source, &lock, configs, jobs, progress, trees)?;
     for config in configs {
         let key = config.key();
         let diff = Lock::diff(&lock.of_key(&key), &lock::of_disk(&config.dir(root))?);
@@ -826,7 +845,7 @@ pub fn ensure(
     config: Config,
     jobs: usize,
 ) -> Result<()> {
-    ensure_many(root, source, lock, &[config], jobs, None)
+    ensure_many(root, source, lock, &[config], jobs, None, None)
 }
 
 /// The configurations not yet on disk, generated together, each compared with `lock` before
@@ -838,6 +857,7 @@ fn ensure_many(
     configs: &[Config],
     jobs: usize,
     progress: Option<&Progress>,
+    trees: Option<&Trees>,
 ) -> Result<()> {
     let missing = |c: &&Config| !c.dir(root).join(manifest::FILE_NAME).exists();
     if !configs.iter().any(|c| missing(&c)) {
@@ -849,7 +869,7 @@ fn ensure_many(
     if configs.is_empty() {
         return Ok(());
     }
-    let req = Request { root, configs, jobs, progress, source };
+    let req = Request { root, configs, jobs, progress, source, trees };
     let staging = Staging::new(root)?;
     let staged = stage(&req, &staging)?;
     for s in &staged {

@@ -64,6 +64,12 @@ fn compile_matchers_once(configure: &Path) -> Result<bool> {
     Ok(true)
 }
 
+/// Copies an OpenSSL tree to `to`, ready for [`Scratch::configure`].
+pub fn prepare(from: &Path, to: &Path) -> Result<()> {
+    copy_tree(from, to)?;
+    compile_matchers_once(&to.join("Configure")).map(drop)
+}
+
 /// One scratch OpenSSL tree, configured for a target and set.
 pub struct Scratch<'a> {
     pub dir: PathBuf,
@@ -146,7 +152,7 @@ pub struct Layout {
 }
 
 impl<'a> Scratch<'a> {
-    /// Copies the OpenSSL tree of `source` into `dir` and runs Configure there, as `config`
+    /// Runs Configure in `dir`, a copy of `source`'s tree made by [`prepare`], as `config`
     /// wants it (its target, its set's identity and options, its C variant's options).
     pub fn configure(
         dir: PathBuf,
@@ -154,9 +160,6 @@ impl<'a> Scratch<'a> {
         source: &Source,
         config: &Config,
     ) -> Result<Scratch<'a>> {
-        let src = &source.dir;
-        copy_tree(src, &dir).with_context(|| format!("copying {} to scratch", src.display()))?;
-        compile_matchers_once(&dir.join("Configure"))?;
         let target = config.target;
         let identity = &config.set.identity;
         let fake = FakeTools::write(&dir.join(".fake-bin"), &tools.perl, target, identity)?;

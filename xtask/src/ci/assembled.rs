@@ -143,6 +143,7 @@ pub fn run() -> Result<()> {
             &Config::expand(&targets, &sets),
             jobs,
             Some(&progress),
+            None,
         )
         .with_context(|| format!("the {} sets against generate.lock", target.name))?;
         for set in target.sets().filter(|s| row.of.assembles(s.name)) {

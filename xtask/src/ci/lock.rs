@@ -26,6 +26,7 @@ pub fn run() -> Result<()> {
     let mut order: Vec<&str> = TARGETS.iter().map(|t| t.name).collect();
     order.sort_by_key(|name| host.is_none_or(|h| h.name != *name));
     let workspace = crate::cargo::project_root();
+    let scratch = crate::cargo::xtask_test_dir()?.join("lock-trees");
     for line in OPENSSL_LINES {
         let whole = line == super::line();
         let targets: Vec<_> = TARGETS
@@ -36,12 +37,15 @@ pub fn run() -> Result<()> {
             .collect();
         let configs = Config::expand(&targets, &sets);
         let (root, source) = (line.root(&workspace), Source::of_line(line)?);
+        // The batches share their scratch copies of the tree, each copied once in the step.
+        let trees = generate::Trees::new(&source.dir, scratch.join(line.version));
         for target in order.iter().filter(|t| targets.iter().any(|c| c.name == **t)) {
             let batch: Vec<Config> =
                 configs.iter().filter(|c| c.target.name == *target).copied().collect();
-            generate::ensure_all(&root, &source, &batch, jobs, Some(&progress)).with_context(
-                || format!("OpenSSL {}'s sets of {target} against its generate.lock", line.version),
-            )?;
+            generate::ensure_all(&root, &source, &batch, jobs, Some(&progress), Some(&trees))
+                .with_context(|| {
+                    format!("OpenSSL {}'s sets of {target} against its generate.lock", line.version)
+                })?;
         }
         let which = if whole { "all" } else { "the host target's" };
         println!(

@@ -79,7 +79,7 @@ fn scratch_workspace(sh: &Shell, root: &Path, line: &OpensslLine, ws: &Path) -> 
     let configs = crypto_build::generate::Config::expand(&targets, &sets);
     let source = crypto_build::generate::Source::of_line(line)?;
     let jobs = crypto_build::jobs::count();
-    crypto_build::generate::ensure_all(&line.root(root), &source, &configs, jobs, None)?;
+    crypto_build::generate::ensure_all(&line.root(root), &source, &configs, jobs, None, None)?;
     for config in &configs {
         let from = config.dir(&line.root(root));
         crypto_build::generate::copy_tree(&from, &config.dir(&line.root(ws)))?;

@@ -30,8 +30,14 @@ impl Generate {
             configs.retain(|c| self.variants.contains(&c.variant));
         }
         let source = Source::of_line(line)?;
-        let req =
-            Request { root: &root, configs, jobs, progress: Some(&progress), source: &source };
+        let req = Request {
+            root: &root,
+            configs,
+            jobs,
+            progress: Some(&progress),
+            source: &source,
+            trees: None,
+        };
         let started = Instant::now();
         if self.check {
             let problems = generate::check(&req)?;

@@ -79,7 +79,7 @@ fn check_sets(root: &Path, line: &OpensslLine) -> Result<()> {
     let jobs = crypto_build::jobs::count();
     let progress = crate::progress::generation;
     let source = Source::of_line(line)?;
-    generate::ensure_all(&line.root(root), &source, &all_configs(line), jobs, Some(&progress))
+    generate::ensure_all(&line.root(root), &source, &all_configs(line), jobs, Some(&progress), None)
         .with_context(|| {
             format!("the packaged sets of OpenSSL {} against its {}", line.version, lock::FILE_NAME)
         })

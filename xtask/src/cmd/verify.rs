@@ -142,7 +142,14 @@ fn wide_files(
         [asm_set, avx2_set].map(|set| Config { target, set, variant: None }).into();
     let progress = crate::progress::generation;
     let jobs = crypto_build::jobs::count();
-    generate::ensure_all(root, &generate::Source::of_line(line)?, &configs, jobs, Some(&progress))?;
+    generate::ensure_all(
+        root,
+        &generate::Source::of_line(line)?,
+        &configs,
+        jobs,
+        Some(&progress),
+        None,
+    )?;
     let target = target.name;
     let (asm_dir, avx2_dir) =
         (set_dir(root, asm_set.name, target), set_dir(root, avx2_set.name, target));

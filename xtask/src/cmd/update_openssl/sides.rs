@@ -35,7 +35,7 @@ pub fn pinned(
     let lock = lock.strip_prefix(workspace).unwrap_or(&lock).display();
     println!("update-openssl: OpenSSL {}'s sets against {lock}", source.version);
     let progress = crate::progress::generation;
-    generate::ensure_all(root, &source, configs, jobs, Some(&progress))?;
+    generate::ensure_all(root, &source, configs, jobs, Some(&progress), None)?;
     let mut manifests = BTreeMap::new();
     for c in configs {
         manifests.insert(c.key(), Manifest::load(&c.dir(root))?);
@@ -71,8 +71,14 @@ pub fn generated(
         configs.len()
     );
     let progress = crate::progress::generation;
-    let req =
-        Request { root: &root, configs: configs.to_vec(), jobs, progress: Some(&progress), source };
+    let req = Request {
+        root: &root,
+        configs: configs.to_vec(),
+        jobs,
+        progress: Some(&progress),
+        source,
+        trees: None,
+    };
     let survey = generate::survey(&req, &staging)?;
     let mut findings = coverage::of_failures(&survey.failed);
     println!("update-openssl: configuring OpenSSL {}", source.version);
