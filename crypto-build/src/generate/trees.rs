@@ -1,8 +1,8 @@
 //! Scratch copies of an OpenSSL tree, each configured by one group after another. A fresh copy
-//! (2,500 files, 40 MB) cost a group about 2 s of the filesystem's time, as much as its
-//! Configure's matcher rewrite saves, and a generation runs many more groups than jobs. A tree
-//! is taken back to its copied state between groups: what Configure and make added goes; a
-//! copied file changed, gone or replaced makes the tree unfit, and it is removed, never reused.
+//! (2,500 files, 40 MB) for every group cost each about 2 s, most of it the filesystem's, and
+//! a generation runs many more groups than jobs. A tree is taken back to its copied state
+//! between groups: what Configure and make added goes; a copied file changed, gone or replaced
+//! makes the tree unfit, and it is removed, never reused.
 
 use anyhow::{Context, Result};
 use std::collections::{HashMap, HashSet};
