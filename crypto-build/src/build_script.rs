@@ -332,6 +332,7 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
     progress.phase("done");
     let tools = Tools { assembler: &assembler, c_compiler: detect::c_compiler(&compiler) };
     write_facts(config, &plan, &tools, &artifacts, openssldir)?;
+    artifacts.write_cost(&config.out_dir)?;
     let ex_libs: String = c_manifest.ex_libs.iter().map(|l| format!("{l}\n")).collect();
     fs::write(config.out_dir.join(EX_LIBS_FILE), ex_libs)?;
     Ok(Built { plan, assembler, artifacts, c_manifest, warning, inputs })

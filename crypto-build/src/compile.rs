@@ -51,6 +51,43 @@ pub struct Artifacts {
     pub units: usize,
     /// Units this build compiled (the rest came from the object cache).
     pub compiled: usize,
+    /// The CPU seconds the compilers and assemblers of the units took (unix: the build's
+    /// children, counted around the compile).
+    pub units_core_seconds: Option<f64>,
+}
+
+/// The file in OUT_DIR that says what compiling the units cost, for `cargo xtask bench
+/// --build-cost`: not among the facts of what was built, as it changes from run to run.
+pub const COST_FILE: &str = "crypto-sys-cost.txt";
+
+impl Artifacts {
+    /// Writes [`COST_FILE`] into `out_dir` (`units_core_seconds SECONDS`), or removes an older
+    /// one when the CPU was not counted.
+    pub fn write_cost(&self, out_dir: &Path) -> Result<()> {
+        let path = out_dir.join(COST_FILE);
+        match self.units_core_seconds {
+            Some(s) => fs::write(&path, format!("units_core_seconds {s:.3}\n"))?,
+            None => drop(fs::remove_file(&path)),
+        }
+        Ok(())
+    }
+}
+
+/// CPU seconds of every child this process has waited for, user and system.
+#[cfg(unix)]
+fn children_cpu() -> Option<f64> {
+    // SAFETY: getrusage writes the struct it is given and nothing else.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        (libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) == 0).then_some(usage)
+    }?;
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Some(secs(usage.ru_utime) + secs(usage.ru_stime))
+}
+
+#[cfg(not(unix))]
+fn children_cpu() -> Option<f64> {
+    None
 }
 
 /// The unit that includes crypto/buildinf.h, and where this build's copy goes.
@@ -104,6 +141,7 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
         units.sort_by_key(|u| std::cmp::Reverse(u.size));
         builds.push((lib, group, build, units));
     }
+    let cpu_before = children_cpu();
     // Groups compile side by side: cc's jobserver bounds the total, and no small group waits
     // for a large one to drain.
     let results: Vec<(Lib, Result<Vec<PathBuf>>)> = std::thread::scope(|scope| {
@@ -130,6 +168,7 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
             .collect();
         handles.into_iter().map(|h| h.join().expect("compile thread panicked")).collect()
     });
+    let units_core_seconds = children_cpu().zip(cpu_before).map(|(after, before)| after - before);
     // Group order, the same in every build, whatever order the groups finished in.
     let mut objects: BTreeMap<Option<&str>, Vec<PathBuf>> = BTreeMap::new();
     for (lib, objs) in results {
@@ -152,7 +191,7 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     install_cmake_config(&c_dir, &job.out_dir.join(CMAKE_DIR))?;
     install_ssl_config(&job.out_dir.join(SSL_DIR))?;
     let compiled = cache.compiled.load(Ordering::Relaxed);
-    Ok(Artifacts { lib_dir, include_dir, units, compiled })
+    Ok(Artifacts { lib_dir, include_dir, units, compiled, units_core_seconds })
 }
 
 /// The library flags with the build's OPENSSLDIR, and the units that see it. At the

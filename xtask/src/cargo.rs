@@ -167,6 +167,21 @@ pub fn crates(root: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The crates of `cargo xtask package` run in `root`, unpacked in `work`, emptied first.
+/// Their files get the time they are unpacked (`tar -m`): cargo writes every file of a
+/// `.crate` with one fixed time in 2006, so a build in a target directory that outlives them
+/// (the workspace's) would take them for older than what it compiled from an earlier package
+/// at the same path, and keep that (seen here: a packaged crypto-sys built with the crypto-build
+/// of the run before).
+pub fn unpack_crates(sh: &Shell, root: &Path, work: &Path) -> Result<()> {
+    let _ = std::fs::remove_dir_all(work);
+    std::fs::create_dir_all(work)?;
+    for krate in crates(root) {
+        cmd!(sh, "tar -xzmf {krate} -C {work}").run()?;
+    }
+    Ok(())
+}
+
 /// Each line's source crate, and each other line's sets crate: (name, version).
 fn line_crates() -> Vec<(String, String)> {
     let mut crates = vec![];

@@ -181,6 +181,11 @@ pub struct Bench {
     /// native Linux build
     #[arg(long)]
     pub windows: bool,
+    /// Instead, the `openssl` crate's clean release builds, on vendored and through the
+    /// packaged patch: the time, the CPU, the CPU before the first C compiler, the patch's
+    /// C-compile floor (its units' core-seconds over the cores), the crates' bytes (Linux)
+    #[arg(long, conflicts_with_all = ["windows", "against", "sets", "cc"])]
+    pub build_cost: bool,
     /// Also write the figures as JSON to FILE
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,

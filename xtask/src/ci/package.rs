@@ -21,7 +21,7 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
     let line = crypto_build::data::DEFAULT_LINE.name();
     cmd!(sh, "{cargo} xtask package --openssl {line}").run()?;
     let work = root.join("target/package-test");
-    unpack(sh, &root, &work)?;
+    crate::cargo::unpack_crates(sh, &root, &work)?;
     consumer(&root, &work)?;
     let path = path_without_perl(&work.join("bin"))?;
     let _path = sh.push_env("PATH", &path);
@@ -73,21 +73,6 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
     let stderr = failed_build(sh, cargo, &manifest, &target_dir)?;
     if !stderr.contains("carries no pre-generated asm sets") {
         bail!("a package without its sets must fail clearly:\n{stderr}");
-    }
-    Ok(())
-}
-
-/// The crates of `cargo xtask package` run in `root`, unpacked in `work`, emptied first.
-/// Their files get the time they are unpacked (`tar -m`): cargo writes every file of a
-/// `.crate` with one fixed time in 2006, so a build in a target directory that outlives them
-/// (the workspace's) would take them for older than what it compiled from an earlier package
-/// at the same path, and keep that (seen here: a packaged crypto-sys built with the crypto-build
-/// of the run before).
-pub(super) fn unpack(sh: &Shell, root: &Path, work: &Path) -> Result<()> {
-    let _ = std::fs::remove_dir_all(work);
-    std::fs::create_dir_all(work)?;
-    for krate in crate::cargo::crates(root) {
-        cmd!(sh, "tar -xzmf {krate} -C {work}").run()?;
     }
     Ok(())
 }

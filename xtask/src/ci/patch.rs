@@ -50,7 +50,7 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
     let name = line.name();
     cmd!(sh, "{cargo} xtask package --openssl {name}").run()?;
     let unpacked = work.join(CRATES);
-    super::package::unpack(sh, &root, &unpacked)?;
+    crate::cargo::unpack_crates(sh, &root, &unpacked)?;
     projects(sh, cargo, (&work, &unpacked), line, None)?;
     bad_input(sh, cargo, &work.join("path"))?;
     let patch = root.join("openssl-src");
@@ -67,7 +67,7 @@ pub fn lines(sh: &Shell, cargo: &str) -> Result<()> {
     let work = fresh(&root.join(LINES_WORK))?;
     cmd!(sh, "{cargo} xtask package").run()?;
     let unpacked = work.join(CRATES);
-    super::package::unpack(sh, &root, &unpacked)?;
+    crate::cargo::unpack_crates(sh, &root, &unpacked)?;
     for line in crypto_build::data::OPENSSL_LINES.iter().filter(|l| !l.is_default()) {
         let feature = line.feature().context("another line has a feature")?;
         projects(sh, cargo, (&work, &unpacked), line, Some(&feature))?;

@@ -250,7 +250,7 @@ fn packaged(
         cmd!(sh, "{cargo} xtask package --openssl {name}").run()?;
     }
     let unpacked = ws.join("unpacked");
-    super::package::unpack(sh, ws, &unpacked)?;
+    crate::cargo::unpack_crates(sh, ws, &unpacked)?;
     let consumer = super::package::consumer(&crate::cargo::project_root(), &unpacked)?;
     let no_perl = super::package::path_without_perl(&unpacked.join("bin"))?;
     let expect = reference.asm_files.to_string();

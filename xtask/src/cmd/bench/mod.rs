@@ -2,10 +2,12 @@
 //! measured in one run, interleaved round by round, reported as a table of figures and ratios,
 //! JSON and an SVG chart.
 
+mod build;
 mod windows;
 
 use crate::flags::Bench;
 use anyhow::{bail, Context, Result};
+use build::{PATCHED, VENDORED};
 use crypto_build::config::ASM_SET_VAR;
 use crypto_build::data::{self, OpensslLine, ASM, ASM_AVX2};
 use serde::{Deserialize, Serialize};
@@ -110,6 +112,15 @@ impl Bench {
             }
             return windows::run(sh, self.rounds.unwrap_or(5), self.seconds.unwrap_or(1.0));
         }
+        if self.build_cost {
+            if !line.0.is_default() {
+                bail!("--build-cost measures the default OpenSSL line only (the patch's)");
+            }
+            let dir = crate::cargo::project_root().join("target/bench-build");
+            let measured = build::measure_both(sh, &dir)?;
+            print!("{}", build::table(&measured, crypto_build::jobs::count()));
+            return Ok(());
+        }
         let sets: Vec<String> = if self.sets.is_empty() {
             data::set_names().into_iter().map(String::from).collect()
         } else {
@@ -118,7 +129,7 @@ impl Bench {
         // Checked before any build, so that a typo costs nothing.
         let against = self.against.as_deref().map(parse_against).transpose()?.unwrap_or_default();
         let cc = self.cc.as_deref().map(Compiler::find).transpose()?;
-        let (cost, libraries) =
+        let (cost, libraries, figures) =
             if against.is_empty() { Default::default() } else { build_cost(sh, &against, line)? };
         let mut contenders = Vec::new();
         for set in &sets {
@@ -148,6 +159,7 @@ impl Bench {
         print!("{}", pair_table(&results, &pairs));
         print!("{}", library_table(&results, &others));
         print!("{}", cost_table(&cost));
+        print!("{figures}");
         if let Some(path) = &self.json {
             let all: Vec<Pair> = pairs.into_iter().chain(others).collect();
             fs::write(path, json(line.0.version, &results, &cost, &all)?)
@@ -168,7 +180,11 @@ type Cost = Vec<(&'static str, f64)>;
 /// asm_avx2 and a no-op rebuild, then each library asked for: the line's openssl-src's own
 /// build, and the harness on ring and on aws-lc-rs, whose binaries are kept as their
 /// contenders (they are built nowhere else).
-fn build_cost(sh: &Shell, against: &[Library], line: Line) -> Result<(Cost, Vec<Contender>)> {
+fn build_cost(
+    sh: &Shell,
+    against: &[Library],
+    line: Line,
+) -> Result<(Cost, Vec<Contender>, String)> {
     let cargo = cargo();
     let root = crate::cargo::project_root().join(line.dir("target/bench-cost"));
     let _ = fs::remove_dir_all(&root);
@@ -181,7 +197,7 @@ fn build_cost(sh: &Shell, against: &[Library], line: Line) -> Result<(Cost, Vec<
         ("crypto-sys set switch (asm -> asm_avx2)", timed(sh, Some(ASM_AVX2), ours())?),
         ("crypto-sys no-op rebuild", timed(sh, Some(ASM_AVX2), ours())?),
     ];
-    let mut contenders = Vec::new();
+    let (mut contenders, mut figures) = (Vec::new(), String::new());
     for &lib in against {
         let dir = root.join(lib.name()).display().to_string();
         match lib {
@@ -190,7 +206,9 @@ fn build_cost(sh: &Shell, against: &[Library], line: Line) -> Result<(Cost, Vec<
                 cost.push(("openssl-src clean build (vendored)", timed(sh, None, theirs)?));
                 // The patch builds the default line only.
                 if line.0.is_default() {
-                    cost.extend(patch_cost(sh, &root.join("patch"))?);
+                    let measured = build::measure_both(sh, &root.join("patch"))?;
+                    cost.extend(measured.iter().map(|m| (m.label, m.seconds)));
+                    figures = build::table(&measured, crypto_build::jobs::count());
                 }
             }
             Library::Ring | Library::AwsLcRs => {
@@ -207,40 +225,7 @@ fn build_cost(sh: &Shell, against: &[Library], line: Line) -> Result<(Cost, Vec<
             }
         }
     }
-    Ok((cost, contenders))
-}
-
-/// Labels of the `openssl` crate's clean release builds: through the patch, and on openssl-sys's
-/// `vendored` (the registry's openssl-src), the build a user leaves.
-const PATCHED: &str = "openssl crate clean build (openssl-src patch)";
-const VENDORED: &str = "openssl crate clean build (vendored)";
-
-/// The patch step's scratch project, built clean in release twice side by side: with the
-/// `[patch.crates-io]` entry, and as its user had it. Each in a fresh target directory, so
-/// with no object cache.
-fn patch_cost(sh: &Shell, dir: &Path) -> Result<Cost> {
-    let root = crate::cargo::project_root();
-    let fixture = root.join("xtask/tests/patch-consumer");
-    let cargo = cargo();
-    let mut cost = Vec::new();
-    for (label, patch) in [(VENDORED, None), (PATCHED, Some(root.join("openssl-src")))] {
-        let project = dir.join(if patch.is_some() { "patched" } else { "vendored" });
-        crypto_build::generate::copy_tree(&fixture, &project)?;
-        let manifest = project.join("Cargo.toml");
-        if let Some(p) = patch {
-            let mut text = fs::read_to_string(&manifest)?;
-            text.push_str(&format!(
-                "\n[patch.crates-io]\nopenssl-src = {{ path = {:?} }}\n",
-                p.display().to_string()
-            ));
-            fs::write(&manifest, text)?;
-        }
-        let target = project.join("target");
-        let build =
-            cmd!(sh, "{cargo} build -q --release --manifest-path {manifest} --target-dir {target}");
-        cost.push((label, timed(sh, None, build)?));
-    }
-    Ok(cost)
+    Ok((cost, contenders, figures))
 }
 
 /// Seconds one build command takes, with CRYPTO_SYS_ASM_SET=`set` when given.
