@@ -12,7 +12,7 @@ mod trees;
 
 pub use openssl::{copy_tree, ConfigData, HostTools};
 
-use crate::data::{Arch, AsmSet, AsmSyntax, CVariant, SetRole, Target, LEGACY};
+use crate::data::{Arch, AsmSet, AsmSyntax, CVariant, Feature, SetRole, Target, LEGACY};
 use crate::manifest::{self, AsmFile, FileHash, Lib, Manifest, Unit};
 use crate::sha256;
 use anyhow::{bail, Context, Result};
@@ -579,8 +579,8 @@ fn scan_asm(config: &Config, out: &Path, asm_paths: &[String]) -> Result<Vec<Asm
             Ok((p.clone(), text))
         })
         .collect::<Result<_>>()?;
-    scan::check_set(config.set, config.target, &asm_texts)?;
-    asm_texts.iter().map(|(p, t)| asm_entry(p, t, target.arch)).collect()
+    let classes = scan::check_set(config.set, config.target, &asm_texts)?;
+    asm_texts.iter().zip(classes).map(|((p, t), features)| asm_entry(p, t, features)).collect()
 }
 
 /// The set on which each target's generation proves `data::LEGACY` right: the one with the
@@ -639,13 +639,9 @@ fn check_variants_keep_asm(staged: &[Staged]) -> Vec<(String, anyhow::Error)> {
     out
 }
 
-fn asm_entry(path: &str, text: &str, arch: Arch) -> Result<AsmFile> {
+fn asm_entry(path: &str, text: &str, features: Vec<Feature>) -> Result<AsmFile> {
     let syntax = scan::syntax_of(path)?;
-    Ok(AsmFile {
-        path: path.into(),
-        features: scan::features(text, syntax, arch).into_iter().map(|(f, _)| f).collect(),
-        globals: scan::globals(text, syntax),
-    })
+    Ok(AsmFile { path: path.into(), features, globals: scan::globals(text, syntax) })
 }
 
 /// Each rendering of a file (`.s` for GNU as, `.asm` for nasm) must export the same symbols,

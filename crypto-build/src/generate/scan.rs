@@ -577,8 +577,13 @@ impl std::fmt::Display for Refused {
 
 impl std::error::Error for Refused {}
 
-/// Checks one set's asm files against what the set may contain and must contain.
-pub fn check_set(set: &AsmSet, target: &Target, files: &[(String, String)]) -> Result<()> {
+/// Checks one set's asm files against what the set may contain and must contain; gives each
+/// file's feature classes, in `files`' order (the scan a manifest keeps, made once).
+pub fn check_set(
+    set: &AsmSet,
+    target: &Target,
+    files: &[(String, String)],
+) -> Result<Vec<Vec<Feature>>> {
     if set.allowed.is_empty() && !files.is_empty() {
         bail!("{}/{}: a no-asm set holds asm files ({})", set.name, target.name, files[0].0);
     }
@@ -589,6 +594,7 @@ pub fn check_set(set: &AsmSet, target: &Target, files: &[(String, String)]) -> R
         text: text.into(),
         why,
     };
+    let mut classes = Vec::with_capacity(files.len());
     for (path, text) in files {
         let syntax = syntax_of(path)?;
         if let Some((n, line)) = unclassed(text, syntax, target.arch) {
@@ -596,15 +602,15 @@ pub fn check_set(set: &AsmSet, target: &Target, files: &[(String, String)]) -> R
                        probe exist yet";
             return Err(refused(path, n, line, why.into()).into());
         }
-        for (f, n, line) in features_at(text, syntax, target.arch) {
-            if !set.allowed.contains(&f) {
-                let why = format!("uses {f}, which this set must not contain");
-                return Err(refused(path, n, &line, why).into());
-            }
+        let found = features_at(text, syntax, target.arch);
+        if let Some((f, n, line)) = found.iter().find(|(f, _, _)| !set.allowed.contains(f)) {
+            let why = format!("uses {f}, which this set must not contain");
+            return Err(refused(path, *n, line, why).into());
         }
+        classes.push(found.into_iter().map(|(f, _, _)| f).collect());
     }
     if set.allowed.is_empty() {
-        return Ok(());
+        return Ok(classes);
     }
     let want_real = target.sets.first() == Some(&set.name);
     // Every rendering of the target must hold the same fast paths.
@@ -627,7 +633,7 @@ pub fn check_set(set: &AsmSet, target: &Target, files: &[(String, String)]) -> R
             Some(_) => {}
         }
     }
-    Ok(())
+    Ok(classes)
 }
 
 pub fn syntax_of(path: &str) -> Result<AsmSyntax> {
