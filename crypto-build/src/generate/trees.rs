@@ -58,6 +58,11 @@ impl<'a> Trees<'a> {
             return Ok(tree);
         }
         let dir = self.dir.join(self.copies.fetch_add(1, Ordering::SeqCst).to_string());
+        // A run killed before its trees were dropped left what its groups made here: never
+        // taken for the tree as copied.
+        if dir.exists() {
+            fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
+        }
         (self.prepare)(self.source, &dir)
             .with_context(|| format!("copying {} to scratch", self.source.display()))?;
         Tree::stamp(dir)
@@ -158,7 +163,11 @@ mod tests {
     fn a_tree_is_reused_only_as_it_was_copied() {
         let (src, scratch) = (source(), tempfile::tempdir().unwrap());
         let trees = Trees::with_prepare(src.path(), scratch.path().join("trees"), copy);
+        // What a killed run left where the first copy goes is not kept.
+        fs::create_dir_all(scratch.path().join("trees/0")).unwrap();
+        fs::write(scratch.path().join("trees/0/configdata.pm"), "stale").unwrap();
         let tree = trees.take().unwrap();
+        assert!(!tree.dir.join("configdata.pm").exists());
         let dir = tree.dir.clone();
         fs::write(dir.join("configdata.pm"), "made").unwrap();
         fs::create_dir_all(dir.join(".fake-bin/x")).unwrap();
