@@ -13,6 +13,7 @@ mod driver;
 mod flags;
 mod matrix;
 mod prefix;
+mod proc_stat;
 mod progress;
 mod runner;
 mod sets_crate;

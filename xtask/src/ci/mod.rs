@@ -547,26 +547,15 @@ impl std::fmt::Display for Jobs {
     }
 }
 
-/// CPU seconds of this process's finished children (Linux's /proc; `None` elsewhere): a step's
-/// share of both cores shows where steps could overlap.
-fn children_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // The command name may hold spaces; the fields after it do not.
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    // cutime and cstime, fields 16 and 17 of proc(5), in clock ticks of 1/100 s on Linux.
-    let ticks: u64 = fields.get(13)?.parse::<u64>().ok()? + fields.get(14)?.parse::<u64>().ok()?;
-    Some(ticks as f64 / 100.0)
-}
-
 /// One step in this process; its time is printed as it ends.
 fn run_step(sh: &Shell, step: &'static Step) -> Outcome {
     let cargo = crate::cargo::cargo();
     let started = std::time::Instant::now();
-    let cpu_before = children_cpu_seconds();
+    let cpu_before = crate::proc_stat::children_cpu_seconds();
     let result = (step.run)(sh, &cargo).with_context(|| format!("step `{}`", step.name()));
     let took = started.elapsed();
     let cores = cpu_before
-        .zip(children_cpu_seconds())
+        .zip(crate::proc_stat::children_cpu_seconds())
         .map(|(b, a)| (a - b) / took.as_secs_f64().max(0.001));
     let outcome = if result.is_ok() { "done" } else { "FAILED" };
     let jobs = Jobs::here();
@@ -614,17 +603,6 @@ mod tests {
     use super::*;
     use crate::flags::{Cli, Command};
     use clap::Parser;
-
-    /// A child that burns CPU shows in the count (Linux's /proc; elsewhere there is none).
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn children_cpu_counts_finished_children() {
-        let before = children_cpu_seconds().expect("Linux has /proc/self/stat");
-        let spin = "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done";
-        assert!(std::process::Command::new("sh").args(["-c", spin]).status().unwrap().success());
-        let after = children_cpu_seconds().unwrap();
-        assert!(after - before >= 0.05, "{before} then {after}");
-    }
 
     fn test(steps: &[&str], targets: &[&str], full: bool) -> Test {
         let mut words = vec!["cargo xtask", "test"];

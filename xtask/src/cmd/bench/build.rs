@@ -22,9 +22,6 @@ pub const VENDORED: &str = "openssl crate clean build (vendored)";
 /// The goal for the patch's clean build, against its C-compile floor (issue 52).
 const FLOOR_GOAL: f64 = 1.25;
 
-/// /proc's clock ticks per second (USER_HZ, 100 on every Linux this runs on).
-const TICKS: f64 = 100.0;
-
 /// One clean build, measured.
 pub struct Measured {
     pub label: &'static str,
@@ -140,7 +137,7 @@ fn measure(label: &'static str, manifest: &Path, target: &Path, root: &Path) -> 
 
 /// The CPU of `root` and its descendants, once one of them is a C compiler; else None.
 fn tree_cpu_once_compiling(root: u32) -> Option<f64> {
-    let procs = processes();
+    let procs = crate::proc_stat::all();
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     for (&pid, p) in &procs {
         children.entry(p.ppid).or_default().push(pid);
@@ -148,7 +145,7 @@ fn tree_cpu_once_compiling(root: u32) -> Option<f64> {
     let (mut pending, mut cpu, mut compiling) = (vec![root], 0.0, false);
     while let Some(pid) = pending.pop() {
         if let Some(p) = procs.get(&pid) {
-            cpu += p.cpu;
+            cpu += p.own + p.children;
             compiling |= is_c_compiler(&p.comm);
         }
         pending.extend(children.get(&pid).into_iter().flatten());
@@ -161,53 +158,9 @@ fn is_c_compiler(comm: &str) -> bool {
     matches!(comm, "cc1" | "cc1plus") || comm.starts_with("clang")
 }
 
-/// A process as /proc/PID/stat tells it.
-struct Proc {
-    ppid: u32,
-    comm: String,
-    /// Its CPU and that of the children it has waited for, in seconds.
-    cpu: f64,
-}
-
-fn processes() -> HashMap<u32, Proc> {
-    let mut out = HashMap::new();
-    let Ok(entries) = fs::read_dir("/proc") else { return out };
-    for e in entries.flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
-            continue;
-        };
-        // A process may end between the listing and the read.
-        if let Some(p) = fs::read_to_string(e.path().join("stat")).ok().and_then(|s| parse_stat(&s))
-        {
-            out.insert(pid, p);
-        }
-    }
-    out
-}
-
-/// `pid (comm) state ppid … utime stime cutime cstime …`; comm may hold spaces and parentheses.
-fn parse_stat(stat: &str) -> Option<Proc> {
-    let (open, close) = (stat.find('(')?, stat.rfind(')')?);
-    let comm = stat.get(open + 1..close)?.to_string();
-    let fields: Vec<&str> = stat.get(close + 1..)?.split_whitespace().collect();
-    let num = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok());
-    let ticks = num(11)? + num(12)? + num(13)? + num(14)?;
-    Some(Proc { ppid: num(1)? as u32, comm, cpu: ticks / TICKS })
-}
-
 /// The CPU of every child this process has waited for.
 fn own_children_cpu() -> Result<f64> {
-    let stat = fs::read_to_string("/proc/self/stat")?;
-    let p = parse_stat(&stat).context("reading /proc/self/stat")?;
-    // cpu holds this process's own CPU too: take it away.
-    let own = parse_own(&stat).context("reading /proc/self/stat")?;
-    Ok(p.cpu - own)
-}
-
-fn parse_own(stat: &str) -> Option<f64> {
-    let fields: Vec<&str> = stat.get(stat.rfind(')')? + 1..)?.split_whitespace().collect();
-    let num = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok());
-    Some((num(11)? + num(12)?) / TICKS)
+    crate::proc_stat::children_cpu_seconds().context("reading /proc/self/stat")
 }
 
 /// The directories of the packages cargo compiled (its `compiler-artifact` messages), but the
@@ -325,16 +278,6 @@ pub fn table(measured: &[Measured], cores: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_stat_line_gives_the_parent_the_name_and_the_cpu_with_children() {
-        let stat = "4242 (cc1 (x) y) S 17 4242 4242 0 -1 4194304 100 0 0 0 250 50 30 20 20 0 1 0";
-        let p = parse_stat(stat).unwrap();
-        assert_eq!((p.ppid, p.comm.as_str()), (17, "cc1 (x) y"));
-        assert!((p.cpu - 3.5).abs() < 1e-9);
-        assert!((parse_own(stat).unwrap() - 3.0).abs() < 1e-9);
-        assert!(parse_stat("4242 (cut").is_none());
-    }
 
     #[test]
     fn the_compilers_are_told_from_their_drivers() {
