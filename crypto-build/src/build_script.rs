@@ -5,12 +5,13 @@ use crate::config::{BuildConfig, SetChoice};
 use crate::data::{self, AsmSet, AsmSyntax, CVariant, Feature, Target};
 use crate::detect::{self, Assembler};
 use crate::facts::{self, BuildFacts, PlannedFile};
-use crate::generate::lock::{self, Lock};
-use crate::generate::{Config, Source};
+use crate::lock::{self, Lock};
 use crate::manifest::Manifest;
 use crate::progress::Progress;
 use crate::select::{self, Facts, Plan, Policy};
-use crate::{compile, generate, manifest, openssldir, sha256};
+use crate::sets::Config;
+use crate::source::Source;
+use crate::{compile, gen_tool, manifest, openssldir, sha256};
 use anyhow::{bail, Context, Result};
 use std::fmt::Write as _;
 use std::fs;
@@ -27,7 +28,6 @@ pub struct SetFacts<'a> {
     /// The OpenSSL tree a missing set is generated from.
     pub source: &'a Source,
     pub target: &'static Target,
-    pub jobs: usize,
     pub assembler: &'a Assembler,
     pub c_compiler: &'a cc::Tool,
     /// Where probe objects go.
@@ -36,8 +36,12 @@ pub struct SetFacts<'a> {
     pub c_probes: Vec<(&'static CVariant, bool)>,
     /// The crate's own generate.lock, which every set must match, wherever it was found.
     pub lock: &'a Lock,
+    /// Where that lock lies.
+    pub lock_dir: &'a Path,
     /// How to repair a set that does not match, for messages.
     pub regenerate: String,
+    /// Whether a missing set may be generated: in crypto-sys's repository, not in a package.
+    pub generates: bool,
 }
 
 impl SetFacts<'_> {
@@ -46,8 +50,13 @@ impl SetFacts<'_> {
         if let Some(i) = self.loaded.iter().position(|m| m.key() == key) {
             return Ok(&self.loaded[i]);
         }
-        generate::ensure(self.sets_root, self.source, self.lock, config, self.jobs)?;
         let dir = config.dir(self.sets_root);
+        if !dir.join(manifest::FILE_NAME).exists() {
+            if !self.generates {
+                bail!("{} holds no {key}; {}", self.sets_root.display(), self.regenerate);
+            }
+            gen_tool::make_sets(self.sets_root, self.lock_dir, self.source, &[config])?;
+        }
         let m = Manifest::load(&dir)?;
         self.check_against_lock(&key, &dir, &m)?;
         m.verify_files(&dir)?;
@@ -262,21 +271,27 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         asm_needed,
         &config.out_dir,
     )?;
-    // The line's source crate, every file checked against its list before anything compiles.
-    let tree = crate::source::line_tree(config.line)?;
+    // The line's source crate, every file checked against its list before anything compiles;
+    // in the repository, made first when a fresh clone lacks it.
+    let krate = crate::source::SourceCrate::of_line(config.line)?;
+    if !krate.is_packaged() && !krate.is_made(&krate.lock_for(config.line)?) {
+        gen_tool::make_tree(config.line)?;
+    }
+    let tree = krate.checked(config.line)?;
     let source = Source { dir: tree.dir.clone(), version: config.line.version.into() };
     let mut facts = SetFacts {
         sets_root: &sets_root,
         source: &source,
         target: config.target,
-        jobs: config.jobs,
         assembler: &assembler,
         c_compiler: &compiler,
         scratch: &config.out_dir,
         loaded: vec![],
         c_probes: vec![],
         lock: &lock,
+        lock_dir: &config.lock_dir,
         regenerate: config.regenerate_hint(),
+        generates: !config.packaged && gen_tool::repository().is_some(),
     };
     let policy = Policy { strict: config.strict, allow_downgrade: config.allow_downgrade };
     let plan = select::plan(config.choice, config.variant, policy, &mut facts)?;
@@ -310,7 +325,7 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
     // The lock vouches for the manifests: a changed or removed lock checks them again; the
     // source crate's list and tree (cargo scans a directory whole), so that a file changed
     // there is checked and refused.
-    let list = crate::source::SourceCrate::of_line(config.line)?.list_path();
+    let list = krate.list_path();
     let inputs = manifests.chain([lock_path, list, tree.dir.clone()]).collect();
     let job = compile::Job {
         plan: &plan,

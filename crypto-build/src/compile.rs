@@ -3,10 +3,10 @@
 
 use crate::data::{self, AsmSyntax, Target, NASM_FLAGS};
 use crate::detect::{self, Assembler};
-use crate::generate::set_dir;
 use crate::manifest::{self, Lib, Manifest};
 use crate::progress::Progress;
 use crate::select::Plan;
+use crate::sets::set_dir;
 use crate::{openssldir, sha256};
 use anyhow::{bail, Context, Result};
 use std::collections::{BTreeMap, BTreeSet};

@@ -549,9 +549,7 @@ fn patch_line_of(
 fn default_sets_root(manifest_dir: &std::path::Path) -> (PathBuf, bool) {
     let workspace = manifest_dir.parent().map(|p| p.to_path_buf());
     match workspace {
-        Some(w) if data::DEFAULT_LINE.root(&w).join(crate::generate::lock::FILE_NAME).exists() => {
-            (w, false)
-        }
+        Some(w) if data::DEFAULT_LINE.root(&w).join(crate::lock::FILE_NAME).exists() => (w, false),
         _ => (manifest_dir.join("sets"), true),
     }
 }
@@ -798,11 +796,11 @@ mod tests {
         std::fs::create_dir_all(&krate).unwrap();
         // No default line's generate.lock beside the crate: it is not the workspace.
         assert_eq!(default_sets_root(&krate), (krate.join("sets"), true));
-        std::fs::write(dir.join(crate::generate::lock::FILE_NAME), "").unwrap();
+        std::fs::write(dir.join(crate::lock::FILE_NAME), "").unwrap();
         assert_eq!(default_sets_root(&krate), (krate.join("sets"), true), "a lock at the root");
         let line = data::DEFAULT_LINE.root(dir);
         std::fs::create_dir_all(&line).unwrap();
-        std::fs::write(line.join(crate::generate::lock::FILE_NAME), "").unwrap();
+        std::fs::write(line.join(crate::lock::FILE_NAME), "").unwrap();
         assert_eq!(default_sets_root(&krate), (dir.to_path_buf(), false));
     }
 

@@ -76,3 +76,18 @@ fn flock(file: &fs::File, wait: bool) -> Result<bool> {
 fn flock(_file: &fs::File, _wait: bool) -> Result<bool> {
     Ok(true)
 }
+
+/// Recursive copy; OpenSSL's tree has only files and directories.
+pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    fs::create_dir_all(to)?;
+    for entry in fs::read_dir(from)? {
+        let entry = entry?;
+        let dest = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &dest)?;
+        } else {
+            fs::copy(entry.path(), &dest)?;
+        }
+    }
+    Ok(())
+}

@@ -6,7 +6,7 @@
 use crate::config::{BuildConfig, Vars};
 use crate::data::triples::X86_64_LINUX;
 use crate::facts::{BuildFacts, FACTS_FILE};
-use crate::generate::lock::Lock;
+use crate::lock::Lock;
 use crate::manifest::Manifest;
 use proptest::prelude::*;
 use proptest::test_runner::Config;

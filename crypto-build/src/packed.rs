@@ -5,7 +5,7 @@
 //! its target's configurations into OUT_DIR before reading them; the lock and the manifests
 //! then check every byte exactly as for the workspace's sets.
 
-use crate::generate::copy_tree;
+use crate::files::copy_tree;
 use crate::sha256;
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;

@@ -159,7 +159,7 @@ fn wait_for_staging(root: &Path, pid: u32) -> PathBuf {
 /// The no_asm configuration under `root` matches the repository's generate.lock, on disk and
 /// in `root`'s own lock.
 fn assert_intact(root: &Path) {
-    use crypto_build::generate::lock::{of_disk, Lock};
+    use crypto_build::lock::{of_disk, Lock};
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let committed = Lock::load(&crypto_build::data::DEFAULT_LINE.root(workspace)).unwrap();
     let written = Lock::load(root).unwrap();

@@ -3,11 +3,10 @@
 //! (made with the tree: each file's SHA-256, as `sha256sum` prints them, so that `sha256sum
 //! -c files.sha256` checks a crate by hand too).
 
-use super::trim;
 use crate::sha256;
 use anyhow::{bail, Context, Result};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The committed record, beside the crate's Cargo.toml.
 pub const LOCK_FILE: &str = "source.lock";
@@ -111,9 +110,9 @@ impl FileList {
     }
 }
 
-/// Every file under `tree` (relative, `/`-separated), by path; with `trimmed`, only those the
-/// trim keeps (a directory it leaves out whole is not entered).
-pub fn files_under(tree: &Path, trimmed: bool) -> Result<Vec<String>> {
+/// Every file under `tree` (relative, `/`-separated), by path, that `keep` keeps (given the
+/// path and whether it is a directory; a directory it leaves out is not entered).
+pub fn files_under(tree: &Path, keep: &dyn Fn(&str, bool) -> bool) -> Result<Vec<String>> {
     let mut files = Vec::new();
     let mut dirs = vec![(tree.to_path_buf(), String::new())];
     while let Some((dir, rel)) = dirs.pop() {
@@ -124,12 +123,13 @@ pub fn files_under(tree: &Path, trimmed: bool) -> Result<Vec<String>> {
                 anyhow::anyhow!("{} has a name that is not UTF-8: {n:?}", dir.display())
             })?;
             let path = if rel.is_empty() { name } else { format!("{rel}/{name}") };
-            if entry.path().is_dir() {
-                if !(trimmed && trim::leaves_out_dir(&path)) {
-                    dirs.push((entry.path(), path));
-                }
-            } else if !trimmed || trim::keeps(&path) {
-                files.push(path);
+            let is_dir = entry.path().is_dir();
+            if !keep(&path, is_dir) {
+                continue;
+            }
+            match is_dir {
+                true => dirs.push((entry.path(), path)),
+                false => files.push(path),
             }
         }
     }
@@ -137,28 +137,10 @@ pub fn files_under(tree: &Path, trimmed: bool) -> Result<Vec<String>> {
     Ok(files)
 }
 
-/// The list of `tree`'s files the trim keeps, each copied under `copy_to` when given.
-pub fn trimmed_list(tree: &Path, copy_to: Option<&Path>) -> Result<FileList> {
-    let mut list = FileList::default();
-    for rel in files_under(tree, true)? {
-        let from = tree.join(&rel);
-        let bytes = fs::read(&from).with_context(|| format!("reading {}", from.display()))?;
-        if let Some(to) = copy_to {
-            let to: PathBuf = to.join(&rel);
-            fs::create_dir_all(to.parent().context("a file's directory")?)?;
-            fs::write(&to, &bytes).with_context(|| format!("writing {}", to.display()))?;
-            // The release's modes: Configure and the scripts stay executable.
-            fs::set_permissions(&to, fs::metadata(&from)?.permissions())?;
-        }
-        list.files.push((rel, sha256::hex(&bytes)));
-    }
-    Ok(list)
-}
-
 /// The first file where `tree` and `list` part: one the list has and the tree lacks or holds
 /// other bytes of, or one the tree has and the list does not; `None` when they agree.
 pub fn first_difference(tree: &Path, list: &FileList) -> Result<Option<String>> {
-    let on_disk = files_under(tree, false)?;
+    let on_disk = files_under(tree, &|_, _| true)?;
     let mut listed = list.files.iter();
     for rel in &on_disk {
         let Some((path, sha)) = listed.next() else {
@@ -200,43 +182,5 @@ mod tests {
         assert_eq!(tarball.registry_crate(), None);
         assert!(SourceLock::parse("release\t3.5.5\n").unwrap_err().to_string().contains("archive"));
         assert!(SourceLock::parse("colour\tred\n").is_err());
-    }
-
-    #[test]
-    fn a_tree_is_listed_trimmed_and_checked_file_by_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let (release, copy) = (dir.path().join("release"), dir.path().join("crate"));
-        for (rel, text) in [
-            ("Configure", "perl"),
-            ("crypto/a.c", "a"),
-            ("crypto/a-b.c", "ab"),
-            ("test/build.info", "x"),
-            ("test/recipes/t.t", "t"),
-            ("README.md", "r"),
-        ] {
-            fs::create_dir_all(release.join(rel).parent().unwrap()).unwrap();
-            fs::write(release.join(rel), text).unwrap();
-        }
-        let list = trimmed_list(&release, Some(&copy)).unwrap();
-        let paths: Vec<&str> = list.files.iter().map(|(p, _)| p.as_str()).collect();
-        assert_eq!(paths, ["Configure", "crypto/a-b.c", "crypto/a.c", "test/build.info"]);
-        assert_eq!(list.sha256_of("crypto/a.c"), Some(sha256::hex(b"a").as_str()));
-        assert_eq!(FileList::parse(&list.render()).unwrap(), list);
-        assert!(list
-            .render()
-            .starts_with(&format!("{}  openssl/Configure\n", sha256::hex(b"perl"))));
-        assert_eq!(first_difference(&copy, &list).unwrap(), None);
-        fs::write(copy.join("crypto/a.c"), "A").unwrap();
-        let d = first_difference(&copy, &list).unwrap().unwrap();
-        assert_eq!(d, "crypto/a.c (its SHA-256 is not the listed one)");
-        fs::write(copy.join("crypto/a.c"), "a").unwrap();
-        fs::write(copy.join("crypto/b.c"), "b").unwrap();
-        assert_eq!(
-            first_difference(&copy, &list).unwrap().unwrap(),
-            "crypto/b.c (not in files.sha256)"
-        );
-        fs::remove_file(copy.join("crypto/b.c")).unwrap();
-        fs::remove_file(copy.join("test/build.info")).unwrap();
-        assert_eq!(first_difference(&copy, &list).unwrap().unwrap(), "test/build.info (missing)");
     }
 }

@@ -24,8 +24,9 @@
 
 use anyhow::{bail, ensure, Context, Result};
 use crypto_build::data::{self, Arch, AsmSet, AsmSyntax, Feature, Target, NASM_FLAGS};
-use crypto_build::generate::{self, Config};
 use crypto_build::manifest::{self, AsmFile, Manifest};
+use crypto_build::sets::{self, Config};
+use crypto_gen::generate;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -139,7 +140,7 @@ pub fn run() -> Result<()> {
         let progress = crate::progress::generation;
         generate::ensure_all(
             &root,
-            &generate::Source::of_line(line)?,
+            &crypto_build::source::Source::of_line(line)?,
             &Config::expand(&targets, &sets),
             jobs,
             Some(&progress),
@@ -147,7 +148,7 @@ pub fn run() -> Result<()> {
         )
         .with_context(|| format!("the {} sets against generate.lock", target.name))?;
         for set in target.sets().filter(|s| row.of.assembles(s.name)) {
-            let dir = generate::set_dir(&root, set.name, target.name);
+            let dir = sets::set_dir(&root, set.name, target.name);
             let m = Manifest::load(&dir)?;
             let checked = check_set(row, target, set, &m, &dir, &src_root, &out.join(set.name))
                 .with_context(|| {
@@ -173,7 +174,7 @@ fn same_as_twin(
     m: &Manifest,
     twin: &str,
 ) -> Result<String> {
-    let theirs = Manifest::load(&generate::set_dir(root, set.name, twin))?;
+    let theirs = Manifest::load(&sets::set_dir(root, set.name, twin))?;
     for (a, b, name) in [(m, &theirs, target.name), (&theirs, m, twin)] {
         if let Some(only) = a.asm.iter().find(|f| b.asm_file(&f.path).is_none()) {
             bail!("{}/{name} lists {}, {}/{} does not", set.name, only.path, set.name, b.target);

@@ -273,7 +273,7 @@ const TAMPERED_FAMILY: &str = "ecdsa_p256";
 fn tamper_vectors(exe: &Path) -> Result<String> {
     let dir = exe.parent().context("the driver's directory")?;
     let (vectors, tampered) = (dir.join("vectors"), dir.join("tampered"));
-    crypto_build::generate::copy_tree(&vectors, &tampered)?;
+    crypto_build::files::copy_tree(&vectors, &tampered)?;
     let path = tampered.join(format!("{TAMPERED_FAMILY}.txt"));
     let text = fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     let (at, line) = (text.lines().enumerate())

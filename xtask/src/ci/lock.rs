@@ -15,7 +15,9 @@ use std::path::Path;
 
 pub fn run() -> Result<()> {
     use crypto_build::data::{self, OPENSSL_LINES, SETS, TARGETS};
-    use crypto_build::generate::{self, Config, Source};
+    use crypto_build::sets::Config;
+    use crypto_build::source::Source;
+    use crypto_gen::generate;
     let sets: Vec<_> = SETS.iter().collect();
     let jobs = crypto_build::jobs::count();
     let progress = crate::progress::generation;
@@ -52,7 +54,7 @@ pub fn run() -> Result<()> {
             "sets: {which} {} configurations of OpenSSL {} match {}",
             configs.len(),
             line.version,
-            root.join(generate::lock::FILE_NAME).strip_prefix(&workspace)?.display()
+            root.join(crypto_build::lock::FILE_NAME).strip_prefix(&workspace)?.display()
         );
     }
     match host {

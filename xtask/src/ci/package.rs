@@ -64,7 +64,7 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
 
     // The build reads the lock the package carries: without it, or without the sets, it fails.
     let sets = work.join(format!("crypto-build-{}/sets", env!("CARGO_PKG_VERSION")));
-    std::fs::remove_file(sets.join(crypto_build::generate::lock::FILE_NAME))?;
+    std::fs::remove_file(sets.join(crypto_build::lock::FILE_NAME))?;
     let stderr = failed_build(sh, cargo, &manifest, &target_dir)?;
     if !stderr.contains("no generate.lock") {
         bail!("a package without its generate.lock must fail clearly:\n{stderr}");
@@ -80,7 +80,7 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
 /// The package consumer in `work/consumer`, each unpublished crate patched in from `work`.
 pub(super) fn consumer(root: &Path, work: &Path) -> Result<PathBuf> {
     let dir = work.join("consumer");
-    crypto_build::generate::copy_tree(&root.join("xtask/tests/package-consumer"), &dir)?;
+    crypto_build::files::copy_tree(&root.join("xtask/tests/package-consumer"), &dir)?;
     let manifest = dir.join("Cargo.toml");
     let mut text = std::fs::read_to_string(&manifest)?;
     for line in crate::cargo::unpacked_patches(work) {

@@ -206,7 +206,7 @@ fn check_consumer(
 fn write_project(p: &Project) -> Result<PathBuf> {
     let root = project_root();
     let dir = p.work.join(p.name);
-    crypto_build::generate::copy_tree(&root.join(p.src).join("src"), &dir.join("src"))?;
+    crypto_build::files::copy_tree(&root.join(p.src).join("src"), &dir.join("src"))?;
     let mut manifest = fs::read_to_string(root.join(CONSUMER).join("Cargo.toml"))?;
     for dep in &p.deps {
         manifest.push_str(&format!("{dep}\n"));
@@ -269,7 +269,7 @@ fn git_repo(sh: &Shell, root: &Path, repo: &Path) -> Result<PathBuf> {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             if name == host || name.starts_with(&format!("{host}+")) {
-                crypto_build::generate::copy_tree(&entry.path(), &to.join(&name))?;
+                crypto_build::files::copy_tree(&entry.path(), &to.join(&name))?;
             }
         }
     }
@@ -377,7 +377,7 @@ fn cross(sh: &Shell, cargo: &str, root: &Path, patch: &Path) -> Result<()> {
         .find(|r| r.target == triple && !r.cc.starts_with("clang"))
         .context("no gcc row for aarch64")?;
     let dir = root.join(WORK).join("cross");
-    crypto_build::generate::copy_tree(&root.join(CROSS), &dir)?;
+    crypto_build::files::copy_tree(&root.join(CROSS), &dir)?;
     let manifest = dir.join("Cargo.toml");
     let mut text = fs::read_to_string(&manifest)?;
     // With `legacy`, as openssl-sys asks for it: the aarch64 step's build then, every object

@@ -91,7 +91,7 @@ fn copy_suite(sh: &Shell, cargo: &str, root: &std::path::Path, name: &str) -> Re
     if suite.exists() {
         std::fs::remove_dir_all(&suite).with_context(|| format!("removing {}", suite.display()))?;
     }
-    crypto_build::generate::copy_tree(&crate_dir, &suite)
+    crypto_build::files::copy_tree(&crate_dir, &suite)
         .with_context(|| format!("copying {}", crate_dir.display()))?;
     let manifest = suite.join("Cargo.toml");
     let mut text = std::fs::read_to_string(&manifest)?;

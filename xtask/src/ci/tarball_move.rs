@@ -76,13 +76,13 @@ fn scratch_workspace(sh: &Shell, root: &Path, line: &OpensslLine, ws: &Path) -> 
     let targets: Vec<_> =
         crypto_build::data::TARGETS.iter().filter(|t| line.has_target(t.name)).collect();
     let sets: Vec<_> = crypto_build::data::SETS.iter().collect();
-    let configs = crypto_build::generate::Config::expand(&targets, &sets);
-    let source = crypto_build::generate::Source::of_line(line)?;
+    let configs = crypto_build::sets::Config::expand(&targets, &sets);
+    let source = crypto_build::source::Source::of_line(line)?;
     let jobs = crypto_build::jobs::count();
-    crypto_build::generate::ensure_all(&line.root(root), &source, &configs, jobs, None, None)?;
+    crypto_gen::generate::ensure_all(&line.root(root), &source, &configs, jobs, None, None)?;
     for config in &configs {
         let from = config.dir(&line.root(root));
-        crypto_build::generate::copy_tree(&from, &config.dir(&line.root(ws)))?;
+        crypto_build::files::copy_tree(&from, &config.dir(&line.root(ws)))?;
     }
     link_target(root, ws)?;
     Ok(ws.to_path_buf())
@@ -228,7 +228,7 @@ fn copy_host_sets(from: &Path, to: &Path, line: &OpensslLine) -> Result<()> {
             let name = entry.file_name().to_string_lossy().into_owned();
             if name == host || name.starts_with(&format!("{host}+")) {
                 let dest = line.root(to).join(set.name).join(&name);
-                crypto_build::generate::copy_tree(&entry.path(), &dest)?;
+                crypto_build::files::copy_tree(&entry.path(), &dest)?;
             }
         }
     }

@@ -7,7 +7,7 @@ use crypto_build::build_script::SetFacts;
 use crypto_build::config::{BuildConfig, SetChoice, VariantChoice};
 use crypto_build::data::{self, CVariant, Feature};
 use crypto_build::detect::{self, Assembler};
-use crypto_build::generate::lock::Lock;
+use crypto_build::lock::Lock;
 use crypto_build::select::{self, Plan, Policy};
 use serde::{Deserialize, Serialize};
 use xshell::Shell;
@@ -40,19 +40,21 @@ impl Detect {
         let asm =
             detect::assembler(assembler, &compiler, target, env.nasm.as_deref(), needed, &cache)?;
         let lock = Lock::load(&env.lock_dir)?;
-        let source = crypto_build::generate::Source::of_line(env.line)?;
+        let source = crypto_build::source::Source::of_line(env.line)?;
         let mut facts = SetFacts {
             sets_root: &env.sets_root,
             source: &source,
             target,
-            jobs: 2,
             assembler: &asm,
             c_compiler: &compiler,
             scratch: &cache,
             loaded: vec![],
             c_probes: vec![],
             lock: &lock,
+            lock_dir: &env.lock_dir,
             regenerate: env.regenerate_hint(),
+            // A set this workspace lacks is generated, as the build would.
+            generates: true,
         };
         let policy = Policy {
             strict: self.selection.strict,

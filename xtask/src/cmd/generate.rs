@@ -4,7 +4,9 @@ use crate::flags::Generate;
 use anyhow::{bail, Result};
 use crypto_build::data::{self, AsmSet, Target};
 use crypto_build::files::WriteLock;
-use crypto_build::generate::{self, Config, Request, Source, Staging};
+use crypto_build::sets::Config;
+use crypto_build::source::Source;
+use crypto_gen::generate::{self, Request, Staging};
 use std::time::Instant;
 use xshell::Shell;
 
@@ -49,7 +51,7 @@ impl Generate {
                     "generate --check: {} difference(s) from {}; run `cargo xtask generate` \
                      to regenerate, and commit generate.lock if the change is intended",
                     problems.len(),
-                    generate::lock::FILE_NAME
+                    crypto_build::lock::FILE_NAME
                 );
             }
             println!("generate --check: reproducible and intact ({:.1?})", started.elapsed());

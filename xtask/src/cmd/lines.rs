@@ -55,7 +55,6 @@ const PARTS: &[Part] = &[
     block("crypto-build/Cargo.toml", "line-dependencies", crypto_build_dependencies),
     block("crypto-build/Cargo.toml", "line-features", crypto_build_features),
     block("crypto-build/src/source/mod.rs", "line-source-crates", source_crate_arms),
-    block("crypto-build/src/source/mod.rs", "supplier", supplier_call),
     block("crypto-build/src/packed.rs", "line-sets-crates", sets_crate_arms),
     block("crypto-build/src/config.rs", "other-lines-test", other_lines_test),
     block("crypto-sys/Cargo.toml", "description", crypto_sys_description),
@@ -68,6 +67,9 @@ const PARTS: &[Part] = &[
     block("bench/Cargo.toml", "supplier", bench_supplier),
     block("bench/build.rs", "supplier", bench_build),
     block("xtask/Cargo.toml", "crypto-build", all_lines_dependency),
+    block("crypto-gen/Cargo.toml", "crypto-build", all_lines_dependency),
+    block("crypto-gen/Cargo.toml", "supplier-dependency", crypto_gen_supplier),
+    block("crypto-gen/src/source/mod.rs", "supplier", supplier_call),
     block("openssl-src/Cargo.toml", "line-features", patch_features),
     block("openssl-src/Cargo.toml", "crypto-build", all_lines_dependency),
     block("openssl-src/src/lib.rs", "line-features", patch_feature_table),
@@ -256,8 +258,12 @@ fn crypto_build_dependencies(l: &Lines) -> Result<String> {
         out += &format!("{} = {{ workspace = true, optional = true }}\n", line.source_crate());
         out += &format!("{} = {{ workspace = true, optional = true }}\n", line.sets_crate());
     }
-    out += "# The default line's release as the registry has it: the tree its source crate is made from.\n";
-    Ok(out + &format!("{}.workspace = true\n", l.supplier_dep()?))
+    Ok(out)
+}
+
+fn crypto_gen_supplier(l: &Lines) -> Result<String> {
+    let out = "# The default line's release as the registry has it: the tree its source crate is made from.\n";
+    Ok(format!("{out}{}.workspace = true\n", l.supplier_dep()?))
 }
 
 fn crypto_build_features(l: &Lines) -> Result<String> {

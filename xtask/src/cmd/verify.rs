@@ -8,8 +8,9 @@ use crate::flags::Verify;
 use anyhow::{bail, Context, Result};
 use crypto_build::data::{self, AsmSet, SetRole};
 use crypto_build::facts::{stem, BuildFacts};
-use crypto_build::generate::{self, scan, set_dir, Config};
 use crypto_build::manifest::{gen_path, Manifest};
+use crypto_build::sets::{set_dir, Config};
+use crypto_gen::generate::{self, scan};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
@@ -144,7 +145,7 @@ fn wide_files(
     let jobs = crypto_build::jobs::count();
     generate::ensure_all(
         root,
-        &generate::Source::of_line(line)?,
+        &crypto_build::source::Source::of_line(line)?,
         &configs,
         jobs,
         Some(&progress),

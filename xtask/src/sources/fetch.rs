@@ -3,7 +3,7 @@
 //! hand, so the registry, its mirror and its checksums are cargo's as for any dependency.
 
 use anyhow::{bail, Context, Result};
-use crypto_build::generate::Source;
+use crypto_build::source::Source;
 use std::fs;
 use std::path::Path;
 use xshell::{cmd, Shell};

@@ -5,7 +5,7 @@
 
 use anyhow::{bail, Context, Result};
 use crypto_build::data::{series_of, source_crate_of};
-use crypto_build::source::list::{self, FileList, SourceLock, LIST_FILE, LOCK_FILE, TREE_DIR};
+use crypto_build::source::list::{FileList, SourceLock, LIST_FILE, LOCK_FILE, TREE_DIR};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -26,7 +26,7 @@ pub struct Trimmed {
 pub fn trim(release_tree: &Path, dir: &Path) -> Result<Trimmed> {
     let _ = fs::remove_dir_all(dir);
     let tree = dir.join(TREE_DIR);
-    let list = list::trimmed_list(release_tree, Some(&tree))
+    let list = crypto_gen::source::trimmed_list(release_tree, Some(&tree))
         .with_context(|| format!("trimming {}", release_tree.display()))?;
     let packed_bytes = packed_size(&tree, &list)?;
     if packed_bytes > MAX_CRATE_BYTES {

@@ -52,7 +52,7 @@ pub fn ensure(sh: &Shell, root: &Path, line: &OpensslLine) -> Result<Made> {
                     krate.name
                 );
             }
-            krate.install(&fetched.source.dir, &lock.files)?;
+            crypto_gen::source::install(&krate, &fetched.source.dir, &lock.files)?;
         }
         None => {
             let path = root.join(TARBALLS_DIR).join(&lock.archive);
@@ -62,7 +62,7 @@ pub fn ensure(sh: &Shell, root: &Path, line: &OpensslLine) -> Result<Made> {
             let t = tarball::Tarball::check(&path, &lock.sha256)?;
             let unpacked = scratch.join(format!("tarball-{}", std::process::id()));
             let tree = t.unpack(&unpacked)?;
-            let made = krate.install(&tree, &lock.files);
+            let made = crypto_gen::source::install(&krate, &tree, &lock.files);
             let _ = fs::remove_dir_all(&unpacked);
             made?;
         }

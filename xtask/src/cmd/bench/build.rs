@@ -61,7 +61,7 @@ pub fn measure_both(sh: &Shell, dir: &Path) -> Result<Vec<Measured>> {
     let mut out = Vec::new();
     for (label, patches) in [(VENDORED, &[][..]), (PATCHED, &patches[..])] {
         let project = dir.join(if patches.is_empty() { "vendored" } else { "patched" });
-        crypto_build::generate::copy_tree(&fixture, &project)?;
+        crypto_build::files::copy_tree(&fixture, &project)?;
         let manifest = project.join("Cargo.toml");
         if !patches.is_empty() {
             let mut text = fs::read_to_string(&manifest)?;

@@ -6,8 +6,9 @@
 
 use super::names::{one_of, Name};
 use crypto_build::data::{AsmSyntax, Feature, Target, VERSION_THRESHOLDS};
-use crypto_build::generate::{Config, ConfigData};
 use crypto_build::manifest::{AsmFile, Manifest};
+use crypto_build::sets::Config;
+use crypto_gen::generate::ConfigData;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::{BTreeMap, BTreeSet};

@@ -33,7 +33,8 @@ use crate::sources::{fetch, tarball::Tarball};
 use anyhow::{bail, Context, Result};
 use compare::{Comparison, Origin, Side};
 use crypto_build::data::{self, AsmSet, LineSource, OpensslLine, Target};
-use crypto_build::generate::{Config, Source};
+use crypto_build::sets::Config;
+use crypto_build::source::Source;
 use crypto_build::source::{list::SourceLock, tarball_name};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -313,7 +314,7 @@ impl Plan {
             line.source_crate_at(to),
             release.trimmed.list.files.len()
         );
-        let lock = new_root.join(crypto_build::generate::lock::FILE_NAME);
+        let lock = new_root.join(crypto_build::lock::FILE_NAME);
         println!(
             "update-openssl: moved line {} from {} to {}: {moved}, {} and the sets, the \
              version checks, and {DOCS}/{}",
@@ -330,7 +331,7 @@ impl Plan {
 /// The old side, and the scratch staging that holds its directories when it was generated.
 struct Old {
     side: Side,
-    _staging: Option<crypto_build::generate::Staging>,
+    _staging: Option<crypto_gen::generate::Staging>,
 }
 
 /// The line whose source is this very tarball, if one is.

@@ -9,7 +9,7 @@ use crate::cmd::lines::{Edit, Lines};
 use anyhow::{bail, Context, Result};
 use crypto_build::data::{self, LineSource, OpensslLine};
 use crypto_build::files::{write_atomic, WriteLock};
-use crypto_build::generate::lock::{self, Lock};
+use crypto_build::lock::{self, Lock};
 use crypto_build::manifest::Manifest;
 use crypto_build::source::list::SourceLock;
 use crypto_build::source::SourceCrate;

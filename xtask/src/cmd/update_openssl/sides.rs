@@ -7,8 +7,10 @@ use super::compare::{Comparison, Finding, Origin, Side, TextDiff};
 use super::coverage;
 use anyhow::{bail, Context, Result};
 use crypto_build::data::OpensslLine;
-use crypto_build::generate::{self, Config, ConfigData, Request, Source, Staging};
 use crypto_build::manifest::{self, Manifest};
+use crypto_build::sets::Config;
+use crypto_build::source::Source;
+use crypto_gen::generate::{self, ConfigData, Request, Staging};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -31,7 +33,7 @@ pub fn pinned(
     origin: Origin,
 ) -> Result<Side> {
     let (root, source) = (&line.root(workspace), Source::of_line(line)?);
-    let lock = root.join(generate::lock::FILE_NAME);
+    let lock = root.join(crypto_build::lock::FILE_NAME);
     let lock = lock.strip_prefix(workspace).unwrap_or(&lock).display();
     println!("update-openssl: OpenSSL {}'s sets against {lock}", source.version);
     let progress = crate::progress::generation;

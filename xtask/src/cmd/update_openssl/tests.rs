@@ -7,8 +7,8 @@ use super::compare::tests::{asm, config, disabled, manifest};
 use super::compare::{self, Comparison, Origin, Side};
 use super::{report, sides, summary};
 use crypto_build::data::Feature::{self, *};
-use crypto_build::generate::Config;
 use crypto_build::manifest::{FileHash, Manifest};
+use crypto_build::sets::Config;
 use std::fs;
 use std::path::Path;
 

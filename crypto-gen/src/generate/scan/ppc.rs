@@ -5,7 +5,7 @@
 //! (aes-gcm-ppc, ecp_nistp384/521-ppc64), are what the assembler must know. Every file says
 //! `.machine "any"`, so GNU as takes any level it knows.
 
-use crate::data::Feature;
+use crypto_build::data::Feature;
 
 /// The base 64-bit integer, branch, floating-point and cache instructions every ppc64le
 /// assembler takes, with the extended mnemonics perlasm writes (record forms and branch hints

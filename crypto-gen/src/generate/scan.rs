@@ -2,8 +2,8 @@
 //! each file needs from its assembler, which symbols it exports, and whether an entry point is
 //! real code or a stub.
 
-use crate::data::{Arch, AsmSet, AsmSyntax, Feature, Target};
 use anyhow::{bail, Result};
+use crypto_build::data::{Arch, AsmSet, AsmSyntax, Feature, Target};
 use std::collections::BTreeSet;
 
 mod arm32;
@@ -700,7 +700,7 @@ mod tests {
 
     #[test]
     fn reads_aarch64_as_its_preprocessor_leaves_it() {
-        let linux = crate::data::target_by_name("linux-aarch64").unwrap();
+        let linux = crypto_build::data::target_by_name("linux-aarch64").unwrap();
         let text = "#include \"arm_arch.h\"\n#ifndef\t__KERNEL__\n.globl\tuser\n#else\n.globl\tkernel\n#endif\n#ifdef __AARCH64EB__\n\trev32\tv0.16b,v0.16b\n#endif\n#if __ARM_MAX_ARCH__>=8\n.globl\tv8\n#endif\n";
         let kept = preprocessed(text, linux).unwrap();
         assert_eq!(globals(&kept, AsmSyntax::Gas), ["user", "v8"]);
@@ -744,8 +744,8 @@ mod tests {
 
     #[test]
     fn refusals_name_the_file_and_line() {
-        let linux = crate::data::target_by_name("linux-x86_64").unwrap();
-        let avx2 = crate::data::set_by_name("asm_avx2").unwrap();
+        let linux = crypto_build::data::target_by_name("linux-x86_64").unwrap();
+        let avx2 = crypto_build::data::set_by_name("asm_avx2").unwrap();
         let text = "\tmovq\t%rax,%rbx\n\tvpxord\t%zmm0,%zmm1,%zmm2\n";
         let files = [("crypto/x.s".to_string(), text.to_string())];
         let e = check_set(avx2, linux, &files).unwrap_err();

@@ -5,7 +5,7 @@
 //! assembler takes. What stays a mnemonic is what the assembler must know; the vector crypto
 //! has no class, as no assembler is asked for it.
 
-use crate::data::Feature;
+use crypto_build::data::Feature;
 
 /// The text of a RISC-V `.S` file as the scan reads it, a line for each line: `//` comments,
 /// which the C preprocessor removes, dropped (4.0's ecp_sm2p256-riscv64.pl writes them; `#`

@@ -4,8 +4,8 @@
 //! An identifier whose value the scan does not know, outside `defined`, is refused rather
 //! than read as the 0 C would make of it: it may come from a header the scan does not read.
 
-use crate::data::{Arch, Target};
 use anyhow::{bail, Context, Result};
+use crypto_build::data::{Arch, Target};
 use std::collections::BTreeMap;
 
 /// A macro's value where it is a number, `None` where it is defined otherwise (empty, text,
@@ -248,7 +248,7 @@ impl Parser<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::target_by_name;
+    use crypto_build::data::target_by_name;
 
     fn kept(text: &str, target: &str) -> Result<Vec<String>> {
         let t = target_by_name(target).unwrap();

@@ -4,7 +4,7 @@
 //! a `#define` of `.byte`s in each file, which any ARMv7 assembler takes. A crypto mnemonic is
 //! classed too, should a release write one; an extension with no class stops generation.
 
-use crate::data::Feature;
+use crypto_build::data::Feature;
 
 /// Instruction lines: `@` and `//` comments, labels and directives dropped, and the
 /// `INST(...)` words, which are data. Each with its 1-based number, mnemonic and text.

@@ -146,7 +146,7 @@ mod tests {
     use super::*;
 
     fn copy(from: &Path, to: &Path) -> Result<()> {
-        super::super::copy_tree(from, to)
+        crypto_build::files::copy_tree(from, to)
     }
 
     fn source() -> tempfile::TempDir {

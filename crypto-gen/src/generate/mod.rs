@@ -3,20 +3,21 @@
 //! failed or interrupted run leaves the previous outputs as they were.
 
 mod identity;
-pub mod lock;
 mod nasm;
 mod openssl;
 mod recipes;
 pub mod scan;
 mod trees;
 
-pub use openssl::{copy_tree, ConfigData, HostTools};
+pub use openssl::{ConfigData, HostTools};
 
-use crate::data::{Arch, AsmSet, AsmSyntax, CVariant, Feature, SetRole, Target, LEGACY};
-use crate::manifest::{self, AsmFile, FileHash, Lib, Manifest, Unit};
-use crate::sha256;
 use anyhow::{bail, Context, Result};
-use lock::Lock;
+use crypto_build::data::{Arch, AsmSyntax, Feature, SetRole, LEGACY};
+use crypto_build::lock::{self, Lock};
+use crypto_build::manifest::{self, AsmFile, FileHash, Lib, Manifest, Unit};
+use crypto_build::sets::Config;
+use crypto_build::sha256;
+use crypto_build::source::Source;
 use openssl::Scratch;
 use std::fmt;
 use std::fs;
@@ -35,35 +36,6 @@ pub struct Request<'a> {
     /// Scratch copies of `source`'s tree kept by the caller for its next generations; else
     /// this one's own.
     pub trees: Option<&'a Trees<'a>>,
-}
-
-/// An OpenSSL tree and the release it holds, which every manifest generated from it names.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Source {
-    pub dir: PathBuf,
-    pub version: String,
-}
-
-impl Source {
-    /// The pinned openssl-src's tree, OpenSSL [`crate::data::OPENSSL_VERSION`].
-    pub fn pinned() -> Source {
-        Source::of_line(crate::data::DEFAULT_LINE).expect("the default line's tree is always in")
-    }
-
-    /// The tree of an OpenSSL line (`data::OPENSSL_LINES`).
-    pub fn of_line(line: &crate::data::OpensslLine) -> Result<Source> {
-        Ok(Source { dir: crate::line_source_dir(line)?, version: line.version.into() })
-    }
-
-    /// Another OpenSSL tree; its release is read from its `VERSION.dat`.
-    pub fn at(dir: &Path) -> Result<Source> {
-        let path = dir.join("VERSION.dat");
-        let text = fs::read_to_string(&path)
-            .with_context(|| format!("reading {} (not an OpenSSL tree?)", path.display()))?;
-        let version = crate::source::release_of_version_dat(&text)
-            .with_context(|| format!("reading {}", path.display()))?;
-        Ok(Source { dir: dir.to_path_buf(), version })
-    }
 }
 
 /// A step or check of generation. A configuration's error carries the one it failed (as
@@ -110,38 +82,6 @@ pub fn check_of(e: &anyhow::Error) -> Option<Check> {
 
 /// Generation's progress callback; see [`Request::progress`].
 pub type Progress = dyn Fn(usize, usize, &str, f64) + Sync;
-
-/// One generated directory: a set for a target, in OpenSSL's default C configuration or in a
-/// C variant (whose directory holds only C outputs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Config {
-    pub target: &'static Target,
-    pub set: &'static AsmSet,
-    pub variant: Option<&'static CVariant>,
-}
-
-impl Config {
-    pub fn key(&self) -> String {
-        manifest::key(self.set.name, self.target.name, self.variant.map(|v| v.name))
-    }
-
-    pub fn dir(&self, root: &Path) -> PathBuf {
-        root.join(self.key())
-    }
-
-    /// Each of `sets` that a target has, plain and with each of the target's C variants.
-    pub fn expand(targets: &[&'static Target], sets: &[&'static AsmSet]) -> Vec<Config> {
-        let mut out = Vec::new();
-        for &target in targets {
-            let variants = std::iter::once(None).chain(target.c_variants.iter().map(Some));
-            let variants: Vec<Option<&'static CVariant>> = variants.collect();
-            for &set in sets.iter().filter(|s| target.has_set(s.name)) {
-                out.extend(variants.iter().map(|&variant| Config { target, set, variant }));
-            }
-        }
-        out
-    }
-}
 
 /// A scratch directory beside the outputs (same filesystem, so renames are atomic); removed on
 /// drop, whatever happened.
@@ -270,7 +210,7 @@ fn stage_concurrently(
     let done = AtomicUsize::new(0);
     let results: Vec<Mutex<Option<Result<Staged>>>> =
         (0..total).map(|_| Mutex::new(None)).collect();
-    crate::jobs::each(groups.len(), req.jobs, |g| {
+    crypto_build::jobs::each(groups.len(), req.jobs, |g| {
         let configs: Vec<Config> = groups[g].iter().map(|&i| req.configs[i]).collect();
         let finished = |n: usize, outcome: Result<Staged>, seconds: f64| {
             let i = groups[g][n];
@@ -307,7 +247,7 @@ pub fn configure_only(
         answer.context(Check::Configure)
     };
     // As in stage_group: a Configure that asked for the identity serves only its own.
-    let answers = crate::par_map(&groups, jobs, |g| match configure(&g[0]) {
+    let answers = crypto_build::par_map(&groups, jobs, |g| match configure(&g[0]) {
         Ok((data, true)) if g.len() > 1 => {
             let rest = g[1..].iter().map(|c| (vec![*c], configure(c).map(|(d, _)| d)));
             std::iter::once((vec![g[0]], Ok(data))).chain(rest).collect()
@@ -347,8 +287,8 @@ fn groups(configs: &[Config]) -> Vec<Vec<usize>> {
     let cost = |g: &Vec<usize>| {
         let target = configs[g[0]].target;
         let configures = match target.scheme {
-            crate::data::Scheme::UnixMake => 1,
-            crate::data::Scheme::Nmake => 2,
+            crypto_build::data::Scheme::UnixMake => 1,
+            crypto_build::data::Scheme::Nmake => 2,
         };
         let asm = g.iter().filter(|&&i| makes_asm(&configs[i])).count() * target.syntaxes.len();
         let legacy = g.iter().filter(|&&i| checks_legacy(&configs[i])).count();
@@ -493,7 +433,7 @@ fn stage_member(
         check_legacy_rule(scratch, &configure, &m).context(Check::LegacyRule)?;
     }
     let out = env.staging.dir.join(config.key());
-    crate::files::write_atomic(&out.join(manifest::FILE_NAME), m.to_text().as_bytes())?;
+    crypto_build::files::write_atomic(&out.join(manifest::FILE_NAME), m.to_text().as_bytes())?;
     Ok(Staged { dir: out, manifest: m })
 }
 
@@ -742,11 +682,6 @@ fn check_symbol_parity(staged: &[Staged]) -> Vec<(String, anyhow::Error)> {
     out
 }
 
-/// The directory of one set/target (plain C configuration) under `root`.
-pub fn set_dir(root: &Path, set: &str, target: &str) -> PathBuf {
-    root.join(manifest::key(set, target, None))
-}
-
 /// Swaps staged outputs in place of the previous ones and records them in the lock.
 pub fn commit(root: &Path, staging: &Staging, staged: Vec<Staged>) -> Result<()> {
     let mut lock = Lock::load(root)?;
@@ -832,16 +767,17 @@ pub fn ensure_all(
     Ok(())
 }
 
-/// For build scripts: makes sure one configuration exists, generating it when missing. A fresh
-/// generation must match `lock` (the crate's own, wherever `root` is) before it is installed.
+/// For a build (crypto-build's `gen_tool`): makes sure `configs` exist, generating those
+/// missing. A fresh generation must match `lock` (the crate's own, wherever `root` is) before
+/// it is installed.
 pub fn ensure(
     root: &Path,
     source: &Source,
     lock: &Lock,
-    config: Config,
+    configs: &[Config],
     jobs: usize,
 ) -> Result<()> {
-    ensure_many(root, source, lock, &[config], jobs, None, None)
+    ensure_many(root, source, lock, configs, jobs, None, None)
 }
 
 /// The configurations not yet on disk, generated together, each compared with `lock` before
@@ -860,7 +796,7 @@ fn ensure_many(
         return Ok(());
     }
     // Another build may be generating the same configurations: wait for it, then look again.
-    let _lock = crate::files::WriteLock::acquire(root, true)?;
+    let _lock = crypto_build::files::WriteLock::acquire(root, true)?;
     let configs: Vec<Config> = configs.iter().filter(missing).copied().collect();
     if configs.is_empty() {
         return Ok(());
@@ -893,8 +829,10 @@ mod tests {
 
     #[test]
     fn groups_share_configure_only_across_identities() {
-        let targets: Vec<&'static Target> = crate::data::TARGETS.iter().collect();
-        let sets: Vec<&'static AsmSet> = crate::data::SETS.iter().collect();
+        let targets: Vec<&'static crypto_build::data::Target> =
+            crypto_build::data::TARGETS.iter().collect();
+        let sets: Vec<&'static crypto_build::data::AsmSet> =
+            crypto_build::data::SETS.iter().collect();
         let configs = Config::expand(&targets, &sets);
         let groups = groups(&configs);
         let mut seen: Vec<usize> = groups.iter().flatten().copied().collect();

@@ -5,7 +5,7 @@
 //! and the assembler the same compiler drives takes what it chose. A mnemonic of an extension
 //! (MSA, DSP) would stop generation instead of passing unnoticed.
 
-use crate::data::Feature;
+use crypto_build::data::Feature;
 
 /// MIPS III (64-bit) as OpenSSL's files write it, with `mips_arch.h`'s multiply macros
 /// (`dmultu (rs,rt)`, `mflo (rd,rs,rt)`: one spelling for release 2 and release 6) and
@@ -25,7 +25,7 @@ pub const CLASSES: &[(Option<Feature>, &[&str])] = &[(None, BASE)];
 #[cfg(test)]
 mod tests {
     use super::super::{unclassed, AsmSyntax};
-    use crate::data::Arch;
+    use crypto_build::data::Arch;
 
     #[test]
     fn every_mnemonic_is_known_or_refused_with_its_line() {

@@ -3,8 +3,8 @@
 
 use super::identity::FakeTools;
 use super::{Config, Source};
-use crate::data::{self, AsmIdentity, AsmSyntax, Scheme, Target, LEGACY};
 use anyhow::{bail, Context, Result};
+use crypto_build::data::{self, AsmIdentity, AsmSyntax, Scheme, Target, LEGACY};
 use std::collections::{BTreeMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -90,7 +90,7 @@ fn speed_up_configure(configure: &Path) -> Result<usize> {
 
 /// Copies an OpenSSL tree to `to`, ready for [`Scratch::configure`].
 pub fn prepare(from: &Path, to: &Path) -> Result<()> {
-    copy_tree(from, to)?;
+    crypto_build::files::copy_tree(from, to)?;
     speed_up_configure(&to.join("Configure")).map(drop)
 }
 
@@ -340,7 +340,7 @@ impl<'a> Scratch<'a> {
     /// `jobs` at a time, or as the inherited jobserver allows.
     pub fn make(&self, files: &[String], overrides: &[String], jobs: usize) -> Result<()> {
         let mut cmd = self.command(&self.tools.make);
-        crate::jobs::configure_make(&mut cmd, jobs);
+        crypto_build::jobs::configure_make(&mut cmd, jobs);
         cmd.args(overrides).args(files);
         // The shim's Makefile would write its own name into buildinf.h.
         cmd.arg(format!("PLATFORM={}", self.target.name));
@@ -596,21 +596,6 @@ fn walk(dir: &Path, f: &mut dyn FnMut(&Path)) -> Result<()> {
     Ok(())
 }
 
-/// Recursive copy; OpenSSL's tree has only files and directories.
-pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
-    fs::create_dir_all(to)?;
-    for entry in fs::read_dir(from)? {
-        let entry = entry?;
-        let dest = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_tree(&entry.path(), &dest)?;
-        } else {
-            fs::copy(entry.path(), &dest)?;
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -622,7 +607,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let configure = dir.path().join("Configure");
         fs::copy(
-            crate::line_source_dir(crate::data::DEFAULT_LINE).unwrap().join("Configure"),
+            crypto_build::line_source_dir(crypto_build::data::DEFAULT_LINE)
+                .unwrap()
+                .join("Configure"),
             &configure,
         )
         .unwrap();

@@ -141,6 +141,14 @@ pub fn leaves_out_dir(rel: &str) -> bool {
     TRIM.iter().any(|t| matches!(t.rule, Rule::Path(p) if p == rel))
 }
 
+/// [`keeps`] for a file, [`leaves_out_dir`] for a directory: the trim as a walk's filter.
+pub fn keeps_entry(rel: &str, is_dir: bool) -> bool {
+    match is_dir {
+        true => !leaves_out_dir(rel),
+        false => keeps(rel),
+    }
+}
+
 impl Rule {
     fn leaves_out(&self, rel: &str) -> bool {
         let name = rel.rsplit('/').next().unwrap_or(rel);

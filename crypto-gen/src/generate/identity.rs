@@ -1,8 +1,8 @@
 //! Fake `cc` and `nasm` that answer every probe of Configure and the perlasm scripts with the
 //! set's fixed assembler identity, so the output never depends on the host's tools.
 
-use crate::data::{AsmIdentity, CcKind, Target, CLANG_MAJOR_OF_SET};
 use anyhow::{Context, Result};
+use crypto_build::data::{AsmIdentity, CcKind, Target, CLANG_MAJOR_OF_SET};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -143,7 +143,7 @@ exit 1;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::{SETS, TARGETS};
+    use crypto_build::data::{SETS, TARGETS};
     use std::process::Command;
 
     fn predefined(target: &str, set: &str) -> (String, bool) {

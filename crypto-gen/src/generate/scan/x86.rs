@@ -6,7 +6,7 @@
 //! reused (`super::instructions`); its AVX-512 and APX checks still refuse what 32-bit code
 //! cannot hold.
 
-use crate::data::{AsmSyntax, Feature};
+use crypto_build::data::{AsmSyntax, Feature};
 
 /// The i686 integer instructions, which every assembler the project takes (GNU as 2.23, nasm
 /// 2.10, clang's) assembles, as [`SIMD`]'s. Intel names, with AT&T's own spellings of the

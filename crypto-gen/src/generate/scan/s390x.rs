@@ -5,8 +5,8 @@
 //! comment, and the older scripts write CPACF's KM/KIMD as `.long` too: directives, which any
 //! assembler takes. What stays a mnemonic is what the assembler must know.
 
-use crate::data::Feature;
 use anyhow::{bail, Result};
+use crypto_build::data::Feature;
 
 /// z/Architecture's base (z900) integer, branch and storage instructions, with the extended
 /// mnemonics (`jz`, `bzr`) and the extended-immediate facility (z9) perlasm writes, and the

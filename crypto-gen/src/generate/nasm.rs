@@ -64,7 +64,7 @@ mod tests {
     /// without the `endbr32` bytes.
     #[test]
     fn nasm_assembles_the_translated_rendering_only() {
-        let nasm = crate::installed("nasm", "nasm");
+        let nasm = crypto_build::installed("nasm", "nasm");
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path();
         let assemble = |name: &str, text: &str| {
@@ -89,9 +89,10 @@ mod tests {
     /// below the image base; from the rendering without it, none.
     #[test]
     fn gnu_ld_links_a_sound_image_without_safeseh() {
-        let nasm = crate::installed("nasm", "nasm");
-        let gcc = crate::installed("i686-w64-mingw32-gcc", "gcc-mingw-w64-i686");
-        let objdump = crate::installed("i686-w64-mingw32-objdump", "binutils-mingw-w64-i686");
+        let nasm = crypto_build::installed("nasm", "nasm");
+        let gcc = crypto_build::installed("i686-w64-mingw32-gcc", "gcc-mingw-w64-i686");
+        let objdump =
+            crypto_build::installed("i686-w64-mingw32-objdump", "binutils-mingw-w64-i686");
         assert!(!without_safeseh(PADLOCK).contains("safeseh"));
         assert_eq!(without_safeseh(PADLOCK).lines().count(), PADLOCK.lines().count() - 1);
         let tmp = tempfile::tempdir().unwrap();
