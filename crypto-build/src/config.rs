@@ -192,6 +192,12 @@ impl Vars<'_> {
     }
 }
 
+/// The cargo running the build, to build crypto-gen's binary with in crypto-sys's repository
+/// (`gen_tool`); `cargo` from PATH outside a build script.
+pub fn cargo_program() -> std::ffi::OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
 fn cargo_var(name: &str) -> Result<String> {
     std::env::var(name).with_context(|| format!("cargo did not set {name}; run through cargo"))
 }
@@ -656,7 +662,7 @@ pub const VARS: &[Var] = &[
     Var { name: KNOWN_RELEASES_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "unset: the crate's own list only",
           meaning: "A file of OpenSSL releases known to be newer than a line's, in the format of crypto-build's `src/data/releases.tsv`, read beside the crate's own list: a build of a line behind one prints one warning line naming it, an error under `CRYPTO_SYS_STRICT` when it fixes security issues" },
     Var { name: "PATH", set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "",
-          meaning: "Where generation finds perl and make: only a build from a git checkout that lacks a set generates it" },
+          meaning: "Where generation (crypto-gen's binary) finds perl and make: only a build in crypto-sys's repository that lacks a set generates it" },
     Var { name: crate::progress::PROGRESS_VAR, set_by: SetBy::Xtask, per_target: false, accepts: Accepts::Text, default: "nothing is written",
           meaning: "A file the build script keeps its phase and counts in, which `cargo xtask build` shows as the build goes" },
     Var { name: "TARGET", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "",
@@ -669,6 +675,8 @@ pub const VARS: &[Var] = &[
           meaning: "The `openssl-src` patch crate only: the package whose build script calls it; with `CARGO_PKG_VERSION`, an openssl-sys too old for the line built is refused" },
     Var { name: "CARGO_PKG_VERSION", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "",
           meaning: "The `openssl-src` patch crate only: that package's version" },
+    Var { name: "CARGO", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "`cargo`",
+          meaning: "In crypto-sys's repository only (a clone, a git or path dependency): the cargo that builds crypto-gen's binary, which makes a source tree or a set a fresh clone lacks" },
     Var { name: "NUM_JOBS", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "`2`",
           meaning: "How many compiles run at once, at most (a jobserver's tokens bound them too)" },
     Var { name: "CARGO_FEATURE_<FEATURE>", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "",
@@ -837,7 +845,10 @@ mod tests {
     #[test]
     fn vars_are_every_variable_the_code_reads() {
         let mut read = std::collections::BTreeSet::new();
-        variables_read(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut read);
+        // With crypto-gen's, whose binary the build runs in crypto-sys's repository.
+        for krate in ["crypto-build", "crypto-gen"] {
+            variables_read(&crate::crate_dir().join("..").join(krate).join("src"), &mut read);
+        }
         assert!(read.contains(ASM_SET_VAR) && read.contains("OUT_DIR"), "{read:?}");
         let missing: Vec<&String> =
             read.iter().filter(|n| !VARS.iter().any(|v| v.matches(n))).collect();

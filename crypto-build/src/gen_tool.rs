@@ -93,7 +93,7 @@ fn build() -> Result<PathBuf> {
             crate::crate_dir().display()
         );
     };
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let cargo = crate::config::cargo_program();
     let target_dir = root.join(TARGET_DIR);
     let mut cmd = Command::new(&cargo);
     cmd.args(["build", "--quiet", "-p", CRATE, "--bin", CRATE, "--manifest-path"])
