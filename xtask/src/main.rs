@@ -11,6 +11,7 @@ mod ci;
 mod cmd;
 mod driver;
 mod flags;
+mod graph;
 mod matrix;
 mod prefix;
 mod proc_stat;

@@ -311,7 +311,7 @@ fn architecture_md_names_every_module_file_and_only_paths_that_exist() {
     );
     let root = root();
     let mut unnamed = Vec::new();
-    for src in ["crypto-build/src", "xtask/src"] {
+    for src in ["crypto-build/src", "crypto-gen/src", "xtask/src"] {
         for file in rust_files(&root.join(src)) {
             let path = format!("{src}/{file}");
             if !named.files.contains(&path) {
@@ -323,4 +323,26 @@ fn architecture_md_names_every_module_file_and_only_paths_that_exist() {
         unnamed.is_empty(),
         "docs/ARCHITECTURE.md leaves out (name each by a path that is its alone): {unnamed:?}"
     );
+}
+
+#[path = "../src/graph.rs"]
+#[allow(dead_code)]
+mod graph;
+
+/// crypto-sys's and the patch crate's builds carry what a build runs, and nothing a maintainer
+/// runs: crypto-build never depends on crypto-gen (in its manifest or its code), and the
+/// registry's openssl-src holding the default line's tree is crypto-gen's dependency alone.
+/// The packaged crates are checked so by the `package` and `patch` steps.
+#[test]
+fn a_build_never_reaches_the_maintainers_crate() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let manifest = root().join("Cargo.toml");
+    for package in ["crypto-sys", "openssl-src@300.99.0"] {
+        graph::check_user_graph(&cargo, &manifest, Some(package)).unwrap();
+    }
+    let src = root().join("crypto-build/src");
+    for file in rust_files(&src) {
+        let text = fs::read_to_string(src.join(&file)).unwrap();
+        assert!(!text.contains("crypto_gen::"), "crypto-build/src/{file} uses crypto-gen");
+    }
 }

@@ -22,13 +22,14 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
     cmd!(sh, "{cargo} xtask package --openssl {line}").run()?;
     let work = root.join("target/package-test");
     crate::cargo::unpack_crates(sh, &root, &work)?;
-    consumer(&root, &work)?;
+    let manifest = consumer(&root, &work)?.join("Cargo.toml");
+    // One OpenSSL tree, and no generator, in the packaged crates' graph.
+    crate::graph::check_user_graph(cargo, &manifest, None)?;
     let path = path_without_perl(&work.join("bin"))?;
     let _path = sh.push_env("PATH", &path);
     if which::which_in("perl", Some(&path), &root).is_ok() {
         bail!("perl is still on the PATH built for this test");
     }
-    let manifest = work.join("consumer/Cargo.toml");
     let target_dir = work.join("target");
     let reference = root.join("target/prefix");
     // The consumer checks its build against the workspace's: the same number of asm files.

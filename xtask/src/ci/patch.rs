@@ -179,6 +179,9 @@ fn check_consumer(
     env: &[(&str, &str)],
 ) -> Result<BuildFacts> {
     let dir = write_project(p)?;
+    // A user's graph holds one OpenSSL tree per line and no generator, however the patch comes.
+    crate::graph::check_user_graph(cargo, &dir.join("Cargo.toml"), None)
+        .with_context(|| format!("the `{}` project", p.name))?;
     let (out_dir, stdout) =
         build_and_run(sh, cargo, &dir, env).with_context(|| format!("the `{}` project", p.name))?;
     let facts = BuildFacts::read(&out_dir.join("openssl-build"))
