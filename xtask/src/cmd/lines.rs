@@ -10,7 +10,7 @@
 
 use crate::flags;
 use crate::step_names::StepName;
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use crypto_build::data::{self, OpensslLine};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -172,7 +172,7 @@ fn whole_files(l: &Lines) -> Vec<(String, String)> {
     out
 }
 
-impl Lines<'_> {
+impl<'a> Lines<'a> {
     fn default(&self) -> &OpensslLine {
         self.all.iter().find(|l| l.default).expect("data holds a default line")
     }
@@ -195,8 +195,26 @@ impl Lines<'_> {
 
     /// The supplier's dependency name, after its series (`openssl-src-4-0`).
     fn supplier_dep(&self) -> Result<String> {
-        let series = crate::sources::fetch::series(self.supplier)?;
-        Ok(format!("openssl-src-{}", series.replace('.', "-")))
+        registry_dep(self.supplier)
+    }
+
+    /// Each registry openssl-src the workspace names: each line's that comes from the registry
+    /// (crypto-gen makes its source crate's tree from it), and the default line's supplier (the
+    /// bench's contender), each once: (dependency name, crate version).
+    fn registry_crates(&self) -> Result<Vec<(String, &'a str)>> {
+        let versions = self.all.iter().filter_map(|l| l.crate_version());
+        let mut out: Vec<(String, &str)> = vec![];
+        for v in versions.chain([self.supplier]) {
+            let dep = registry_dep(v)?;
+            match out.iter().find(|(d, _)| *d == dep) {
+                Some((_, other)) if *other != v => {
+                    bail!("openssl-src {other} and {v} would both be `{dep}`: one crate per series")
+                }
+                Some(_) => {}
+                None => out.push((dep, v)),
+            }
+        }
+        Ok(out)
     }
 
     /// `cfg(...)` that holds where `line` is built: its feature, or for the default line none
@@ -207,6 +225,12 @@ impl Lines<'_> {
             None => format!("not(any({}))", self.other_feature_cfgs()),
         }
     }
+}
+
+/// A registry openssl-src's dependency name, after its series (`openssl-src-4-0`).
+fn registry_dep(crate_version: &str) -> Result<String> {
+    let series = crate::sources::fetch::series(crate_version)?;
+    Ok(format!("openssl-src-{}", series.replace('.', "-")))
 }
 
 fn ident(name: &str) -> String {
@@ -247,8 +271,9 @@ fn workspace_dependencies(l: &Lines) -> Result<String> {
             out += &format!("{sets} = {{ path = \"{dir}\", version = \"={version}\" }}\n");
         }
     }
-    let (dep, supplier) = (l.supplier_dep()?, l.supplier);
-    out += &format!("{dep} = {{ package = \"openssl-src\", version = \"={supplier}\" }}\n");
+    for (dep, version) in l.registry_crates()? {
+        out += &format!("{dep} = {{ package = \"openssl-src\", version = \"={version}\" }}\n");
+    }
     Ok(out)
 }
 
@@ -262,8 +287,13 @@ fn crypto_build_dependencies(l: &Lines) -> Result<String> {
 }
 
 fn crypto_gen_supplier(l: &Lines) -> Result<String> {
-    let out = "# The default line's release as the registry has it: the tree its source crate is made from.\n";
-    Ok(format!("{out}{}.workspace = true\n", l.supplier_dep()?))
+    let mut out = String::new();
+    for line in l.all.iter().filter(|l| l.crate_version().is_some()) {
+        let dep = registry_dep(line.crate_version().unwrap_or_default())?;
+        out += &format!("# OpenSSL {}'s release as the registry has it: the tree its source crate is made from.\n", line.version);
+        out += &format!("{dep}.workspace = true\n");
+    }
+    Ok(out)
 }
 
 fn crypto_build_features(l: &Lines) -> Result<String> {
@@ -292,8 +322,13 @@ fn source_crate_arms(l: &Lines) -> Result<String> {
 }
 
 fn supplier_call(l: &Lines) -> Result<String> {
-    let s = ident(&l.supplier_dep()?);
-    Ok(format!("    ({s}::source_dir(), {s}::version())\n"))
+    let mut out = String::new();
+    for line in l.all.iter().filter(|l| l.crate_version().is_some()) {
+        let s = ident(&registry_dep(line.crate_version().unwrap_or_default())?);
+        out +=
+            &format!("        \"{}\" => Some(({s}::source_dir(), {s}::version())),\n", line.name());
+    }
+    Ok(out)
 }
 
 fn sets_crate_arms(l: &Lines) -> Result<String> {
