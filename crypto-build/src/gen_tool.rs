@@ -9,7 +9,6 @@ use crate::source::Source;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 
 /// The maintainer's crate, in the repository at crypto-build's parent.
 const CRATE: &str = "crypto-gen";
@@ -40,9 +39,11 @@ pub fn repository() -> Option<&'static Path> {
     root.join(CRATE).join("Cargo.toml").is_file().then_some(root)
 }
 
-/// Makes `line`'s source crate in the repository from its supplier, when its lock names it.
+/// Makes `line`'s source crate in the repository from its supplier (the registry's openssl-src
+/// of its release, crypto-gen's optional dependency: only that line's is downloaded), when its
+/// lock names it.
 pub fn make_tree(line: &crate::data::OpensslLine) -> Result<()> {
-    run(&[TREE.into(), line.name().into()])
+    run(line.supplier().as_deref(), &[TREE.into(), line.name().into()])
         .with_context(|| format!("making {}'s tree", line.source_crate()))
 }
 
@@ -56,13 +57,14 @@ pub fn make_sets(root: &Path, lock_dir: &Path, source: &Source, configs: &[Confi
     args.extend(["--release".into(), source.version.clone()]);
     args.extend(configs.iter().map(Config::key));
     let keys: Vec<String> = configs.iter().map(Config::key).collect();
-    run(&args).with_context(|| format!("generating {}", keys.join(", ")))
+    run(None, &args).with_context(|| format!("generating {}", keys.join(", ")))
 }
 
-/// Runs the tool with `args`; its own error, one line, when it fails.
-fn run(args: &[String]) -> Result<()> {
-    let tool = tool()?;
-    let out = Command::new(tool)
+/// Runs the tool, with the supplier `feature` on, with `args`; its own error, one line, when
+/// it fails.
+fn run(feature: Option<&str>, args: &[String]) -> Result<()> {
+    let tool = build(feature)?;
+    let out = Command::new(&tool)
         .args(args)
         .output()
         .with_context(|| format!("running {}", tool.display()))?;
@@ -75,17 +77,9 @@ fn run(args: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// crypto-gen's binary, built once per process.
-fn tool() -> Result<&'static Path> {
-    static TOOL: OnceLock<std::result::Result<PathBuf, String>> = OnceLock::new();
-    let built = TOOL.get_or_init(|| build().map_err(|e| format!("{e:#}")));
-    match built {
-        Ok(path) => Ok(path),
-        Err(e) => bail!("{e}"),
-    }
-}
-
-fn build() -> Result<PathBuf> {
+/// crypto-gen's binary, built (or found fresh, in a fraction of a second) with no supplier but
+/// `feature`.
+fn build(feature: Option<&str>) -> Result<PathBuf> {
     let Some(root) = repository() else {
         bail!(
             "crypto-build at {} is neither packaged nor in crypto-sys's repository: no \
@@ -96,7 +90,9 @@ fn build() -> Result<PathBuf> {
     let cargo = crate::config::cargo_program();
     let target_dir = root.join(TARGET_DIR);
     let mut cmd = Command::new(&cargo);
-    cmd.args(["build", "--quiet", "-p", CRATE, "--bin", CRATE, "--manifest-path"])
+    cmd.args(["build", "--quiet", "-p", CRATE, "--bin", CRATE, "--no-default-features"])
+        .args(feature.map(|f| ["--features", f]).into_iter().flatten())
+        .arg("--manifest-path")
         .arg(root.join("Cargo.toml"))
         .arg("--target-dir")
         .arg(&target_dir)

@@ -256,6 +256,12 @@ impl OpensslLine {
         format!("{}/source", self.dir_at(release))
     }
 
+    /// The name crypto-gen depends on its openssl-src by, its feature too (`openssl-src-4-0`):
+    /// the supplier of its tree to a fresh clone; `None` for a tarball's line.
+    pub fn supplier(&self) -> Option<String> {
+        self.crate_version().map(|_| format!("openssl-src-{}", self.name().replace('.', "-")))
+    }
+
     /// The openssl-src crate it builds from; `None` for a tarball's line.
     pub fn crate_version(&self) -> Option<&'static str> {
         match self.source {

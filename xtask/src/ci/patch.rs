@@ -121,13 +121,9 @@ fn projects(
     check_consumer(sh, cargo, (&project("path", vec![patch]), line), &[])?;
     let repo = git_repo(sh, &root, &work.join("repo"))?;
     let url = format!("file://{}", repo.display());
-    let mut git = vec![format!("openssl-src = {{ git = {url:?} }}")];
-    // A checkout has no source crate's tree but the default line's, which its build makes from
-    // the registry's openssl-src; another line's comes from its .crate, until it is published.
-    if !line.is_default() {
-        let krate = unpacked.join(format!("{}-{}", line.source_crate(), line.version));
-        git.push(format!("\n[patch.{url:?}]\n{} = {}", line.source_crate(), path(&krate)));
-    }
+    // A checkout has no source crate's tree: its build makes the line's from the registry's
+    // openssl-src, through crypto-gen.
+    let git = vec![format!("openssl-src = {{ git = {url:?} }}")];
     check_consumer(sh, cargo, (&project("git", git), line), &[])?;
     let no_perl = super::package::path_without_perl(&work.join("bin"))?;
     let patch = unpacked.join(format!("openssl-src-{}", crate::cargo::PATCH_VERSION));

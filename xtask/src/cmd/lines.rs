@@ -69,6 +69,7 @@ const PARTS: &[Part] = &[
     block("xtask/Cargo.toml", "crypto-build", all_lines_dependency),
     block("crypto-gen/Cargo.toml", "crypto-build", all_lines_dependency),
     block("crypto-gen/Cargo.toml", "supplier-dependency", crypto_gen_supplier),
+    block("crypto-gen/Cargo.toml", "supplier-features", crypto_gen_features),
     block("crypto-gen/src/source/mod.rs", "supplier", supplier_call),
     block("openssl-src/Cargo.toml", "line-features", patch_features),
     block("openssl-src/Cargo.toml", "crypto-build", all_lines_dependency),
@@ -286,14 +287,23 @@ fn crypto_build_dependencies(l: &Lines) -> Result<String> {
     Ok(out)
 }
 
+/// Each registry line's openssl-src, optional: the build's crypto-gen turns on the one of the
+/// line it builds, so that a checkout downloads one tree per line it builds.
 fn crypto_gen_supplier(l: &Lines) -> Result<String> {
     let mut out = String::new();
-    for line in l.all.iter().filter(|l| l.crate_version().is_some()) {
-        let dep = registry_dep(line.crate_version().unwrap_or_default())?;
+    for line in l.all {
+        let Some(dep) = line.supplier() else { continue };
         out += &format!("# OpenSSL {}'s release as the registry has it: the tree its source crate is made from.\n", line.version);
-        out += &format!("{dep}.workspace = true\n");
+        out += &format!("{dep} = {{ workspace = true, optional = true }}\n");
     }
     Ok(out)
+}
+
+/// Every supplier on for xtask and crypto-gen's own tests.
+fn crypto_gen_features(l: &Lines) -> Result<String> {
+    let deps: Vec<String> =
+        l.all.iter().filter_map(|l| l.supplier()).map(|d| format!("\"{d}\"")).collect();
+    Ok(format!("default = [{}]\n", deps.join(", ")))
 }
 
 fn crypto_build_features(l: &Lines) -> Result<String> {
@@ -323,8 +333,10 @@ fn source_crate_arms(l: &Lines) -> Result<String> {
 
 fn supplier_call(l: &Lines) -> Result<String> {
     let mut out = String::new();
-    for line in l.all.iter().filter(|l| l.crate_version().is_some()) {
-        let s = ident(&registry_dep(line.crate_version().unwrap_or_default())?);
+    for line in l.all {
+        let Some(dep) = line.supplier() else { continue };
+        let s = ident(&dep);
+        out += &format!("        #[cfg(feature = \"{dep}\")]\n");
         out +=
             &format!("        \"{}\" => Some(({s}::source_dir(), {s}::version())),\n", line.name());
     }
