@@ -291,7 +291,7 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         lock: &lock,
         lock_dir: &config.lock_dir,
         regenerate: config.regenerate_hint(),
-        generates: !config.packaged && gen_tool::repository().is_some(),
+        generates: !config.packaged && crate::repository().is_some(),
     };
     let policy = Policy { strict: config.strict, allow_downgrade: config.allow_downgrade };
     let plan = select::plan(config.choice, config.variant, policy, &mut facts)?;

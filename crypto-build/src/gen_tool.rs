@@ -33,12 +33,6 @@ const CALLER_ONLY: &[&str] = &[
     "RUSTC_WORKSPACE_WRAPPER",
 ];
 
-/// The repository crypto-build lies in, when it is one: its crypto-gen at hand.
-pub fn repository() -> Option<&'static Path> {
-    let root = crate::crate_dir().parent()?;
-    root.join(CRATE).join("Cargo.toml").is_file().then_some(root)
-}
-
 /// Makes `line`'s source crate in the repository from its supplier (the registry's openssl-src
 /// of its release, crypto-gen's optional dependency: only that line's is downloaded), when its
 /// lock names it.
@@ -80,7 +74,7 @@ fn run(feature: Option<&str>, args: &[String]) -> Result<()> {
 /// crypto-gen's binary, built (or found fresh, in a fraction of a second) with no supplier but
 /// `feature`.
 fn build(feature: Option<&str>) -> Result<PathBuf> {
-    let Some(root) = repository() else {
+    let Some(root) = crate::repository() else {
         bail!(
             "crypto-build at {} is neither packaged nor in crypto-sys's repository: no \
              {CRATE} beside it to generate with",

@@ -31,6 +31,13 @@ pub fn crate_dir() -> &'static std::path::Path {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// crypto-sys's repository, when crypto-build lies in one (a clone, a git or path dependency;
+/// never a package): each line's crates in its `lines/`, crypto-gen beside it.
+pub fn repository() -> Option<&'static std::path::Path> {
+    let root = crate_dir().parent()?;
+    root.join("crypto-gen/Cargo.toml").is_file().then_some(root)
+}
+
 /// The source tree of an OpenSSL line (`data::OPENSSL_LINES`): its source crate's, checked.
 pub use source::line_source_dir;
 

@@ -35,7 +35,7 @@ fn run(args: &[String]) -> Result<()> {
 fn tree(args: &[String]) -> Result<()> {
     let [name] = args else { bail!("{TREE} takes one line's name") };
     let line = crypto_build::data::OpensslLine::by_name(name)?;
-    let root = crypto_build::gen_tool::repository().context("crypto-gen outside its repository")?;
+    let root = crypto_build::repository().context("crypto-gen outside its repository")?;
     let krate = SourceCrate::in_workspace(root, line);
     if !crypto_gen::source::make_from_supplier(&krate, line)? {
         bail!("{}", krate.missing(&krate.lock_for(line)?));

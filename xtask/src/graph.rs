@@ -1,10 +1,13 @@
 //! What a build compiles and runs, as `cargo tree` lists it, and what it must never reach: the
-//! maintainer's crate (crypto-gen), and a registry openssl-src other than openssl-sys's
-//! vendored 300.x (the default line's tree comes in its source crate, never a second time).
+//! maintainer's crate (crypto-gen), a registry openssl-src other than openssl-sys's vendored
+//! 300.x (the default line's tree comes in its source crate, never a second time), and the
+//! source crate of a line it does not build.
 //! Shared by the `package` and `patch` steps (the packaged crates) and, through `#[path]`, by
 //! `tests/architecture.rs` (the workspace's).
 
 use anyhow::{bail, Context, Result};
+use crypto_build::data::{OpensslLine, DEFAULT_LINE};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 /// Whether `package` (`name vVERSION`, a path crate's followed by its path) is one a user's
@@ -30,8 +33,15 @@ pub fn build_graph(cargo: &str, manifest: &Path, package: Option<&str>) -> Resul
     Ok(text.lines().map(|l| l.trim_end_matches(" (*)").to_string()).collect())
 }
 
-/// `manifest`'s build reaches crypto-build and nothing [`maintainer_only`].
-pub fn check_user_graph(cargo: &str, manifest: &Path, package: Option<&str>) -> Result<()> {
+/// `manifest`'s build, of OpenSSL `line`, reaches crypto-build and nothing
+/// [`maintainer_only`], and the source crates of `line` and of the default line (which
+/// crypto-build always carries) alone.
+pub fn check_user_graph(
+    cargo: &str,
+    manifest: &Path,
+    package: Option<&str>,
+    line: &OpensslLine,
+) -> Result<()> {
     let graph = build_graph(cargo, manifest, package)?;
     let what = format!("{} ({})", manifest.display(), package.unwrap_or("every package"));
     if !graph.iter().any(|p| p.starts_with("crypto-build v")) {
@@ -40,6 +50,19 @@ pub fn check_user_graph(cargo: &str, manifest: &Path, package: Option<&str>) -> 
     let found: Vec<&String> = graph.iter().filter(|p| maintainer_only(p)).collect();
     if !found.is_empty() {
         bail!("{what}'s build reaches what only a maintainer runs: {found:?}");
+    }
+    let trees: BTreeSet<&str> = graph
+        .iter()
+        .filter_map(|p| p.split(' ').next())
+        .filter(|name| name.starts_with("crypto-sys-openssl-"))
+        .collect();
+    let (built, default) = (line.source_crate(), DEFAULT_LINE.source_crate());
+    let expected: BTreeSet<&str> = [built.as_str(), default.as_str()].into();
+    if trees != expected {
+        bail!(
+            "{what}'s build of OpenSSL {} holds the trees {trees:?}, not {expected:?}",
+            line.version
+        );
     }
     Ok(())
 }

@@ -95,19 +95,26 @@ fn dependency_dir(line: &OpensslLine) -> Option<&'static Path> {
 }
 
 impl SourceCrate {
-    /// The line's source crate that crypto-build depends on (crypto-sys's feature of the
-    /// line's name turns on crypto-build's, which brings it).
+    /// The line's source crate that crypto-build depends on (crypto-sys's or the patch's
+    /// feature of the line's name turns on crypto-build's, which brings it); in crypto-sys's
+    /// repository, without the feature, the repository's own (the patch's line chosen by
+    /// `CRYPTO_SYS_OPENSSL_LINE`: no user's graph carries a line it does not build).
     pub fn of_line(line: &OpensslLine) -> Result<SourceCrate> {
-        let Some(dir) = dependency_dir(line) else {
-            let feature = line.feature().unwrap_or_default();
-            bail!(
-                "OpenSSL {} needs crypto-build's `{feature}` feature (crypto-sys's `{feature}` \
-                 turns it on), which brings its source crate {}",
-                line.version,
-                line.source_crate()
-            )
-        };
-        Ok(SourceCrate { name: line.source_crate(), dir: dir.to_path_buf() })
+        if let Some(dir) = dependency_dir(line) {
+            return Ok(SourceCrate { name: line.source_crate(), dir: dir.to_path_buf() });
+        }
+        if let Some(root) = crate::repository() {
+            return Ok(SourceCrate::in_workspace(root, line));
+        }
+        let feature = line.feature().unwrap_or_default();
+        bail!(
+            "OpenSSL {} needs crypto-build's `{feature}` feature, which brings its source crate \
+             {}: crypto-sys's `{feature}` turns it on, and so does the openssl-src patch's (name \
+             `openssl-src = {{ version = \"300\", features = [\"{feature}\"] }}` among your \
+             build-dependencies)",
+            line.version,
+            line.source_crate()
+        )
     }
 
     /// The line's source crate in the workspace at `root`.

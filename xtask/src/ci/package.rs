@@ -24,7 +24,7 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
     crate::cargo::unpack_crates(sh, &root, &work)?;
     let manifest = consumer(&root, &work)?.join("Cargo.toml");
     // One OpenSSL tree, and no generator, in the packaged crates' graph.
-    crate::graph::check_user_graph(cargo, &manifest, None)?;
+    crate::graph::check_user_graph(cargo, &manifest, None, crypto_build::data::DEFAULT_LINE)?;
     let path = path_without_perl(&work.join("bin"))?;
     let _path = sh.push_env("PATH", &path);
     if which::which_in("perl", Some(&path), &root).is_ok() {

@@ -176,7 +176,7 @@ fn check_consumer(
 ) -> Result<BuildFacts> {
     let dir = write_project(p)?;
     // A user's graph holds one OpenSSL tree per line and no generator, however the patch comes.
-    crate::graph::check_user_graph(cargo, &dir.join("Cargo.toml"), None)
+    crate::graph::check_user_graph(cargo, &dir.join("Cargo.toml"), None, line)
         .with_context(|| format!("the `{}` project", p.name))?;
     let (out_dir, stdout) =
         build_and_run(sh, cargo, &dir, env).with_context(|| format!("the `{}` project", p.name))?;

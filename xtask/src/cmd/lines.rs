@@ -72,7 +72,7 @@ const PARTS: &[Part] = &[
     block("crypto-gen/Cargo.toml", "supplier-features", crypto_gen_features),
     block("crypto-gen/src/source/mod.rs", "supplier", supplier_call),
     block("openssl-src/Cargo.toml", "line-features", patch_features),
-    block("openssl-src/Cargo.toml", "crypto-build", all_lines_dependency),
+    block("openssl-src/Cargo.toml", "crypto-build", plain_dependency),
     block("openssl-src/src/lib.rs", "line-features", patch_feature_table),
     block("consumer/c/digest.c", "expected-release", c_version_check),
     block("xtask/tests/c-consumer/CMakeLists.txt", "expected-release", cmake_version_check),
@@ -421,7 +421,13 @@ fn bench_build(l: &Lines) -> Result<String> {
     ))
 }
 
-/// crypto-build with every line's feature: xtask and the patch crate reach every line.
+/// crypto-build with no line's feature: the patch crate's features turn on the line they
+/// choose.
+fn plain_dependency(_: &Lines) -> Result<String> {
+    Ok("crypto-build.workspace = true\n".into())
+}
+
+/// crypto-build with every line's feature: xtask and crypto-gen reach every line.
 fn all_lines_dependency(l: &Lines) -> Result<String> {
     let features: Vec<String> = l.other_features().map(|f| format!("\"{f}\"")).collect();
     Ok(format!("crypto-build = {{ workspace = true, features = [{}] }}\n", features.join(", ")))
@@ -432,11 +438,11 @@ fn patch_features(l: &Lines) -> Result<String> {
     for line in l.others() {
         let (f, name, v) = (line.feature().unwrap_or_default(), line.name(), line.version);
         out += &format!(
-            "# OpenSSL {v} instead of the default line (data::OPENSSL_LINES); without the feature,\n\
-             # CRYPTO_SYS_OPENSSL_LINE={name} chooses it too, for a project that cannot turn on a patched\n\
-             # crate's features. Its source is its own crate, {}, which crypto-build\n\
-             # always brings here for the variable: no openssl-src 300.x but this one in the graph.\n\
-             {f} = []\n",
+            "# OpenSSL {v} instead of the default line (data::OPENSSL_LINES), its source its own crate,\n\
+             # {}, which only this feature brings: no openssl-src 300.x but this one in the graph,\n\
+             # and no tree of a line not built. Through a path or git patch, CRYPTO_SYS_OPENSSL_LINE={name}\n\
+             # chooses it too, for a project that cannot turn on a patched crate's features.\n\
+             {f} = [\"crypto-build/{f}\"]\n",
             line.source_crate()
         );
     }
