@@ -51,8 +51,19 @@ struct Sccache;
 impl Sccache {
     fn start(sh: &Shell) -> Result<Sccache> {
         ensure!(which::which("sccache").is_ok(), "sccache is not installed; .ci/run installs it");
-        let _ = cmd!(sh, "sccache --stop-server").quiet().ignore_status().ignore_stderr().run();
-        cmd!(sh, "sccache --start-server").run()?;
+        // Debian's sccache 0.4 waits 10 s for its server and has no knob for it; on a loaded
+        // machine it can miss (mozilla/sccache #1438): a second and third try, each said.
+        let mut attempt = 1;
+        loop {
+            let stop = cmd!(sh, "sccache --stop-server").quiet().ignore_status().ignore_stderr();
+            let _ = stop.run();
+            match cmd!(sh, "sccache --start-server").run() {
+                Ok(()) => break,
+                Err(e) if attempt < 3 => println!("sccache's server did not start ({e}); again"),
+                Err(e) => return Err(e).context("sccache's server did not start in three tries"),
+            }
+            attempt += 1;
+        }
         cmd!(sh, "sccache --zero-stats").quiet().run()?;
         Ok(Sccache)
     }
