@@ -1,13 +1,12 @@
 //! Where each OpenSSL line's tree comes from: its source crate (`crypto-sys-openssl-X-Y`, named
 //! after the line's series), which holds OpenSSL's release tree trimmed to what a build reads
-//! ([`trim`]) and never edited, beside its `source.lock` and `files.sha256` ([`list`]). Every
-//! build checks the crate's files against them before it compiles anything.
+//! (crypto-gen's `source::trim`) and never edited, beside its `source.lock` and `files.sha256`
+//! ([`list`]). Every build checks the crate's files against them before it compiles anything.
 //!
-//! The tree is made from the release, never committed: in the workspace the build makes the
-//! default line's on first use from the registry's openssl-src that holds its release (a
-//! dependency of crypto-build, so that a fresh clone builds with plain cargo), and `cargo xtask
-//! sources` makes any line's, from that crate or from the release tarball its lock names. A
-//! packaged source crate carries its tree.
+//! The tree is made from the release, never committed, and never here: in crypto-sys's
+//! repository the build has crypto-gen make a registry line's on first use (`gen_tool`), and
+//! `cargo xtask sources` makes any line's, from its openssl-src crate or from the release
+//! tarball its lock names. A packaged source crate carries its tree.
 
 pub mod list;
 
@@ -69,7 +68,7 @@ impl Source {
     }
 }
 
-/// The tree of an OpenSSL line, checked (made first where the build can: [`SourceCrate::checked`]).
+/// The tree of an OpenSSL line, checked ([`SourceCrate::checked`]).
 pub fn line_source_dir(line: &OpensslLine) -> Result<PathBuf> {
     Ok(line_tree(line)?.dir)
 }
@@ -184,9 +183,8 @@ impl SourceCrate {
         !text.is_empty() && crate::sha256::hex(&text) == files && self.tree_dir().is_dir()
     }
 
-    /// Its tree, every file checked against its list and the list against its lock; made
-    /// first from the registry's openssl-src that crypto-build holds for the default line,
-    /// when that is the lock's archive and the tree is not made yet.
+    /// Its tree, every file checked against its list and the list against its lock; a tree
+    /// not made yet is the one line of [`SourceCrate::missing`].
     pub fn checked(&self, line: &OpensslLine) -> Result<Tree> {
         let lock = self.lock_for(line)?;
         let text = fs::read_to_string(self.list_path()).ok();
