@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The maintainer's crate, in the repository at crypto-build's parent.
-const CRATE: &str = "crypto-gen";
+pub const CRATE: &str = "crypto-gen";
 
 /// Its binary's commands: the line's source crate made from its supplier; missing sets made.
 pub const TREE: &str = "tree";
@@ -49,8 +49,8 @@ pub fn make_sets(root: &Path, lock_dir: &Path, source: &Source, configs: &[Confi
         args.extend([flag.into(), value.display().to_string()]);
     }
     args.extend(["--release".into(), source.version.clone()]);
-    args.extend(configs.iter().map(Config::key));
     let keys: Vec<String> = configs.iter().map(Config::key).collect();
+    args.extend(keys.iter().cloned());
     run(None, &args).with_context(|| format!("generating {}", keys.join(", ")))
 }
 

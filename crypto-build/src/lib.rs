@@ -35,7 +35,7 @@ pub fn crate_dir() -> &'static std::path::Path {
 /// never a package): each line's crates in its `lines/`, crypto-gen beside it.
 pub fn repository() -> Option<&'static std::path::Path> {
     let root = crate_dir().parent()?;
-    root.join("crypto-gen/Cargo.toml").is_file().then_some(root)
+    root.join(gen_tool::CRATE).join("Cargo.toml").is_file().then_some(root)
 }
 
 /// The source tree of an OpenSSL line (`data::OPENSSL_LINES`): its source crate's, checked.
