@@ -196,17 +196,23 @@ impl<'a> Lines<'a> {
 
     /// The supplier's dependency name, after its series (`openssl-src-4-0`).
     fn supplier_dep(&self) -> Result<String> {
-        registry_dep(self.supplier)
+        let series = crate::sources::fetch::series(self.supplier)?;
+        Ok(format!("openssl-src-{}", series.replace('.', "-")))
     }
 
-    /// Each registry openssl-src the workspace names: each line's that comes from the registry
-    /// (crypto-gen makes its source crate's tree from it), and the default line's supplier (the
-    /// bench's contender), each once: (dependency name, crate version).
+    /// Each line that comes from the registry, with its openssl-src's dependency name
+    /// (`OpensslLine::supplier`): crypto-gen makes its source crate's tree from it.
+    fn suppliers(&self) -> impl Iterator<Item = (&'a OpensslLine, String)> {
+        self.all.iter().filter_map(|l| Some((l, l.supplier()?)))
+    }
+
+    /// Each registry openssl-src the workspace names: each line's that comes from the registry,
+    /// and the default line's supplier (the bench's contender), each once: (dependency name,
+    /// crate version).
     fn registry_crates(&self) -> Result<Vec<(String, &'a str)>> {
-        let versions = self.all.iter().filter_map(|l| l.crate_version());
+        let lines = self.suppliers().map(|(l, dep)| (dep, l.crate_version().unwrap_or_default()));
         let mut out: Vec<(String, &str)> = vec![];
-        for v in versions.chain([self.supplier]) {
-            let dep = registry_dep(v)?;
+        for (dep, v) in lines.chain([(self.supplier_dep()?, self.supplier)]) {
             match out.iter().find(|(d, _)| *d == dep) {
                 Some((_, other)) if *other != v => {
                     bail!("openssl-src {other} and {v} would both be `{dep}`: one crate per series")
@@ -226,12 +232,6 @@ impl<'a> Lines<'a> {
             None => format!("not(any({}))", self.other_feature_cfgs()),
         }
     }
-}
-
-/// A registry openssl-src's dependency name, after its series (`openssl-src-4-0`).
-fn registry_dep(crate_version: &str) -> Result<String> {
-    let series = crate::sources::fetch::series(crate_version)?;
-    Ok(format!("openssl-src-{}", series.replace('.', "-")))
 }
 
 fn ident(name: &str) -> String {
@@ -291,8 +291,7 @@ fn crypto_build_dependencies(l: &Lines) -> Result<String> {
 /// line it builds, so that a checkout downloads one tree per line it builds.
 fn crypto_gen_supplier(l: &Lines) -> Result<String> {
     let mut out = String::new();
-    for line in l.all {
-        let Some(dep) = line.supplier() else { continue };
+    for (line, dep) in l.suppliers() {
         out += &format!("# OpenSSL {}'s release as the registry has it: the tree its source crate is made from.\n", line.version);
         out += &format!("{dep} = {{ workspace = true, optional = true }}\n");
     }
@@ -301,8 +300,7 @@ fn crypto_gen_supplier(l: &Lines) -> Result<String> {
 
 /// Every supplier on for xtask and crypto-gen's own tests.
 fn crypto_gen_features(l: &Lines) -> Result<String> {
-    let deps: Vec<String> =
-        l.all.iter().filter_map(|l| l.supplier()).map(|d| format!("\"{d}\"")).collect();
+    let deps: Vec<String> = l.suppliers().map(|(_, d)| format!("\"{d}\"")).collect();
     Ok(format!("default = [{}]\n", deps.join(", ")))
 }
 
@@ -333,8 +331,7 @@ fn source_crate_arms(l: &Lines) -> Result<String> {
 
 fn supplier_call(l: &Lines) -> Result<String> {
     let mut out = String::new();
-    for line in l.all {
-        let Some(dep) = line.supplier() else { continue };
+    for (line, dep) in l.suppliers() {
         let s = ident(&dep);
         out += &format!("        #[cfg(feature = \"{dep}\")]\n");
         out +=
