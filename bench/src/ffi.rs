@@ -4,6 +4,15 @@
 
 use core::ffi::{c_char, c_int, c_uchar, c_uint, c_void};
 
+// crypto-sys's symbols carry its prefix: its macro names them; openssl-src's build keeps
+// OpenSSL's own names.
+#[cfg(feature = "ours")]
+use crypto_sys::openssl_extern as declare;
+#[cfg(not(feature = "ours"))]
+macro_rules! declare {
+    ($($items:tt)*) => { extern "C" { $($items)* } };
+}
+
 #[repr(C)]
 pub struct Opaque {
     _p: [u8; 0],
@@ -29,7 +38,7 @@ pub const NID_X9_62_PRIME256V1: c_int = 415;
 pub const NID_SECP384R1: c_int = 715;
 pub const NID_SECP521R1: c_int = 716;
 
-extern "C" {
+declare! {
     pub fn EVP_aes_128_gcm() -> *const EVP_CIPHER;
     pub fn EVP_aes_256_gcm() -> *const EVP_CIPHER;
     pub fn EVP_chacha20_poly1305() -> *const EVP_CIPHER;

@@ -12,6 +12,7 @@ pub const SEEN_VERSION: &str = env!("CONSUMER_SAW_VERSION");
 pub const SEEN_ASM_SET: &str = env!("CONSUMER_SAW_ASM_SET");
 pub const SEEN_C_VARIANT: &str = env!("CONSUMER_SAW_C_VARIANT");
 pub const SEEN_LEGACY: &str = env!("CONSUMER_SAW_LEGACY");
+pub const SEEN_SYMBOL_PREFIX: &str = env!("CONSUMER_SAW_SYMBOL_PREFIX");
 /// The `DEP_CRYPTO_SYS_*` keys this crate's build script saw, and those crypto-sys documents
 /// (`crypto_build::build_script::LINK_METADATA`, docs/configuration.md's table), each sorted.
 pub const SEEN_KEYS: &str = env!("CONSUMER_SAW_KEYS");

@@ -20,6 +20,24 @@ fn links_metadata_matches_build_info() {
     assert_eq!(crypto_consumer::SEEN_ASM_SET, info.effective_set);
     assert_eq!(crypto_consumer::SEEN_C_VARIANT, info.c_variant.unwrap_or("none"));
     assert_eq!(crypto_consumer::SEEN_LEGACY, if info.legacy_provider { "1" } else { "0" });
+    assert_eq!(crypto_consumer::SEEN_SYMBOL_PREFIX, info.symbol_prefix);
+}
+
+/// crypto-sys's symbols carry its prefix, named after its version as its `links` key is; the
+/// C above, written for OpenSSL's names, reached them through the exported headers.
+#[test]
+fn the_symbol_prefix_is_crypto_sys_version() {
+    let info = crypto_sys::build_info();
+    let version = crypto_sys_version().replace(['.', '-', '+'], "_");
+    assert_eq!(info.symbol_prefix, format!("crypto_sys_{version}_"));
+}
+
+/// The version of crypto-sys this crate was built against, from cargo's own lock of it.
+fn crypto_sys_version() -> &'static str {
+    let lock = include_str!("../../Cargo.lock");
+    let after =
+        lock.split("name = \"crypto-sys\"\nversion = \"").nth(1).expect("crypto-sys in Cargo.lock");
+    after.split('"').next().unwrap()
 }
 
 /// Every `DEP_CRYPTO_SYS_*` key documented is one a dependent receives, and no other arrives.

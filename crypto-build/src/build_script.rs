@@ -147,6 +147,9 @@ pub struct Built {
     pub inputs: Vec<std::path::PathBuf>,
 }
 
+/// What crypto-sys's Rust code reads its symbol prefix from (`env!`), for its `link_name`s.
+pub const SYMBOL_PREFIX_ENV: &str = "CRYPTO_SYS_LINK_PREFIX";
+
 /// crypto-sys's build script: the pipeline, reported to cargo.
 pub fn run() -> Result<()> {
     let config = BuildConfig::from_cargo_env()?;
@@ -342,6 +345,7 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         progress: &progress,
         apps: config.apps,
         openssldir: &openssldir,
+        symbol_prefix: config.symbol_prefix.as_ref(),
     };
     let artifacts = compile::compile(&job)?;
     progress.phase("done");
@@ -482,6 +486,8 @@ fn buildinf(
 /// [`LINK_METADATA`]'s values.
 pub struct Linked<'a> {
     pub artifacts: &'a compile::Artifacts,
+    /// The symbol prefix (`symbols::Prefix::prefix`), or empty.
+    pub prefix: &'a str,
     pub manifest: &'a Manifest,
     pub plan: &'a Plan,
     pub legacy: bool,
@@ -499,10 +505,12 @@ pub struct LinkKey {
 /// Every key the build emits, each with its value: the one list of them.
 #[rustfmt::skip]
 pub const LINK_METADATA: &[LinkKey] = &[
-    LinkKey { key: "root", meaning: "the build's prefix: `include/` and `lib/` below it (`libcrypto.a` and `libssl.a`; `libcrypto.lib` and `libssl.lib` for MSVC)",
-              value: |l| l.artifacts.lib_dir.parent().unwrap().display().to_string() },
-    LinkKey { key: "include", meaning: "the directory holding `openssl/*.h`, for a dependent's own C",
-              value: |l| l.artifacts.include_dir.display().to_string() },
+    LinkKey { key: "root", meaning: "the libraries crypto-sys links and their headers: `include/` and `lib/` below it (`libcrypto.a` and `libssl.a`; `libcrypto.lib` and `libssl.lib` for MSVC), every symbol under `symbol_prefix`",
+              value: |l| l.artifacts.linked_dirs().0.parent().unwrap().display().to_string() },
+    LinkKey { key: "include", meaning: "the directory holding `openssl/*.h`, for a dependent's own C: its `configuration.h` maps each OpenSSL name the headers declare to the prefixed one, so that C written for OpenSSL links against crypto-sys's libraries",
+              value: |l| l.artifacts.linked_dirs().1.display().to_string() },
+    LinkKey { key: "symbol_prefix", meaning: "the prefix every symbol of crypto-sys's libraries carries (`crypto_sys_0_1_0_`: its `links` key and `_`), empty when `CRYPTO_SYS_SYMBOL_PREFIX=0`",
+              value: |l| l.artifacts.prefixed.as_ref().map_or(String::new(), |_| l.prefix.to_string()) },
     LinkKey { key: "version", meaning: "the OpenSSL release built (its line's), `X.Y.Z`",
               value: |l| l.manifest.openssl.clone() },
     LinkKey { key: "asm_set", meaning: "the set whose C configuration was compiled: `asm`, `asm_avx2`, or `no_asm` (after a full fallback too)",
@@ -515,14 +523,17 @@ pub const LINK_METADATA: &[LinkKey] = &[
 
 fn emit_link(config: &BuildConfig, built: &Built) {
     let (a, m, plan) = (&built.artifacts, &built.c_manifest, &built.plan);
-    println!("cargo:rustc-link-search=native={}", a.lib_dir.display());
+    println!("cargo:rustc-link-search=native={}", a.linked_dirs().0.display());
     for lib in ["ssl", "crypto"] {
         println!("cargo:rustc-link-lib=static={}", config.target.archive_link_name(lib));
     }
     for lib in &m.ex_libs {
         println!("cargo:rustc-link-lib={}", data::ex_lib_cargo(lib));
     }
-    let linked = Linked { artifacts: a, manifest: m, plan, legacy: config.legacy };
+    let prefix = config.symbol_prefix.as_ref().map_or("", |p| p.prefix.as_str());
+    // crypto-sys's bindings name each symbol `concat!(env!(...), "NAME")`.
+    println!("cargo:rustc-env={}={prefix}", SYMBOL_PREFIX_ENV);
+    let linked = Linked { artifacts: a, prefix, manifest: m, plan, legacy: config.legacy };
     for k in LINK_METADATA {
         println!("cargo:{}={}", k.key, (k.value)(&linked));
     }
@@ -607,13 +618,14 @@ fn write_facts(
             .collect(),
     };
     facts.write(&c.out_dir)?;
-    let include_dir = a.include_dir.display().to_string();
-    fs::write(c.out_dir.join("build_info.rs"), build_info_rs(&facts, &include_dir)?)?;
+    let include_dir = a.linked_dirs().1.display().to_string();
+    let prefix = c.symbol_prefix.as_ref().map_or("", |p| p.prefix.as_str());
+    fs::write(c.out_dir.join("build_info.rs"), build_info_rs(&facts, &include_dir, prefix)?)?;
     Ok(())
 }
 
 /// The constants crypto-sys's `build_info()` returns.
-fn build_info_rs(f: &BuildFacts, include_dir: &str) -> Result<String> {
+fn build_info_rs(f: &BuildFacts, include_dir: &str, prefix: &str) -> Result<String> {
     let files: Vec<String> =
         f.asm_files.iter().map(|p| format!("({:?}, {:?})", p.path, p.set)).collect();
     let downgrades: Vec<String> = f
@@ -649,6 +661,7 @@ fn build_info_rs(f: &BuildFacts, include_dir: &str) -> Result<String> {
             format!("{:?}", f.assembler_version.as_deref().unwrap_or("")),
         ),
         ("INCLUDE_DIR", "&str", format!("{include_dir:?}")),
+        ("SYMBOL_PREFIX", "&str", format!("{prefix:?}")),
         ("ASM_FILES", "&[(&str, &str)]", format!("&[{}]", files.join(", "))),
         ("DOWNGRADES", "&[super::Downgrade]", format!("&[{}]", downgrades.join(", "))),
     ];
@@ -656,6 +669,11 @@ fn build_info_rs(f: &BuildFacts, include_dir: &str) -> Result<String> {
     for (name, ty, value) in consts {
         writeln!(rs, "pub const {name}: {ty} = {value};")?;
     }
+    // For `openssl_extern!` in dependents: a literal, as `link_name` takes only one.
+    writeln!(
+        rs,
+        "#[doc(hidden)]\n#[macro_export]\nmacro_rules! __link_prefix {{ () => {{ {prefix:?} }} }}"
+    )?;
     Ok(rs)
 }
 

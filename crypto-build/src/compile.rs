@@ -42,6 +42,8 @@ pub struct Job<'a> {
     pub buildinf: String,
     /// OPENSSLDIR, given to the units that see it when it is not the configured one.
     pub openssldir: &'a str,
+    /// crypto-sys's symbol prefix: a renamed copy of the libraries too (`prefixed`).
+    pub symbol_prefix: Option<&'a crate::symbols::Prefix>,
 }
 
 /// What a successful compile leaves in `out_dir`.
@@ -54,6 +56,8 @@ pub struct Artifacts {
     /// The CPU seconds the compilers and assemblers of the units took (unix: the build's
     /// children, counted around the compile).
     pub units_core_seconds: Option<f64>,
+    /// The copy under crypto-sys's symbol prefix, when the build makes one.
+    pub prefixed: Option<crate::prefixed::Prefixed>,
 }
 
 /// The file in OUT_DIR that says what compiling the units cost, for `cargo xtask bench
@@ -61,6 +65,15 @@ pub struct Artifacts {
 pub const COST_FILE: &str = "crypto-sys-cost.txt";
 
 impl Artifacts {
+    /// The libraries' and headers' directories crypto-sys links and exports: the prefixed
+    /// copy's when there is one, else the plain ones.
+    pub fn linked_dirs(&self) -> (&Path, &Path) {
+        match &self.prefixed {
+            Some(p) => (&p.lib_dir, &p.include_dir),
+            None => (&self.lib_dir, &self.include_dir),
+        }
+    }
+
     /// Writes [`COST_FILE`] into `out_dir` (`units_core_seconds SECONDS`), or removes an older
     /// one when the CPU was not counted.
     pub fn write_cost(&self, out_dir: &Path) -> Result<()> {
@@ -190,8 +203,17 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     install_headers(src_root, &c_dir, &include_dir)?;
     install_cmake_config(&c_dir, &job.out_dir.join(CMAKE_DIR))?;
     install_ssl_config(&job.out_dir.join(SSL_DIR))?;
+    let libs: Vec<(&str, &[PathBuf])> =
+        objects.iter().filter_map(|(n, o)| n.map(|n| (n, o.as_slice()))).collect();
+    let prefixed = match job.symbol_prefix {
+        Some(prefix) => {
+            job.progress.phase("prefix");
+            Some(crate::prefixed::write(job, prefix, &libs, &include_dir)?)
+        }
+        None => None,
+    };
     let compiled = cache.compiled.load(Ordering::Relaxed);
-    Ok(Artifacts { lib_dir, include_dir, units, compiled, units_core_seconds })
+    Ok(Artifacts { lib_dir, include_dir, units, compiled, units_core_seconds, prefixed })
 }
 
 /// The library flags with the build's OPENSSLDIR, and the units that see it. At the
@@ -560,7 +582,7 @@ pub(crate) fn owned_by_cc(target: &Target, flag: &str) -> bool {
 /// `lib` (`Target::archive_file`): `lib<name>.a` by `ar`, or for MSVC `lib<name>.lib` by
 /// lib.exe or llvm-lib, whose object list goes through a response file: a thousand cache
 /// paths are longer than a Windows command line may be.
-fn archive(base: &cc::Build, lib: &Path, objs: &[PathBuf]) -> Result<()> {
+pub(crate) fn archive(base: &cc::Build, lib: &Path, objs: &[PathBuf]) -> Result<()> {
     let dir = lib.parent().context("an archive's directory")?;
     fs::create_dir_all(dir)?;
     let msvc = lib.extension().is_some_and(|e| e == "lib");

@@ -125,6 +125,9 @@ pub struct BuildConfig {
     /// The C compiler the user named for the target, as cc reads it ([`named_cc`]): (the
     /// variable, its value); `None` where cc takes its default.
     pub cc_named: Option<(String, String)>,
+    /// crypto-sys's versioned symbol prefix (its build only: the patch crate's and a prefix's
+    /// libraries keep OpenSSL's names); `None` where [`SYMBOL_PREFIX_VAR`] turns it off.
+    pub symbol_prefix: Option<crate::symbols::Prefix>,
 }
 
 /// Environment variables a user may set, with what they accept.
@@ -136,6 +139,7 @@ pub const ASSEMBLER_VAR: &str = "CRYPTO_SYS_ASSEMBLER";
 pub const SETS_DIR_VAR: &str = "CRYPTO_SYS_SETS_DIR";
 pub const NASM_VAR: &str = "NASM";
 pub const APPS_VAR: &str = "CRYPTO_SYS_APPS";
+pub const SYMBOL_PREFIX_VAR: &str = "CRYPTO_SYS_SYMBOL_PREFIX";
 pub const OPENSSLDIR_VAR: &str = "CRYPTO_SYS_OPENSSLDIR";
 pub const KNOWN_RELEASES_VAR: &str = "CRYPTO_SYS_KNOWN_RELEASES";
 /// cc's own: the C compiler, also as `CC_<triple>` and `TARGET_CC` ([`named_cc`]).
@@ -310,6 +314,31 @@ impl BuildConfig {
             jobs,
             crypto_sys_line(Vars::CARGO)?,
         )
+        .and_then(BuildConfig::with_symbol_prefix)
+    }
+
+    /// crypto-sys's prefix, from its `links` key, which must be its version's
+    /// (`symbols::links_key`): the key keeps two versions of crypto-sys apart in cargo's graph,
+    /// the prefix in the binary, so the two move together.
+    fn with_symbol_prefix(mut self) -> Result<BuildConfig> {
+        let vars = Vars::CARGO;
+        let on =
+            vars.get(SYMBOL_PREFIX_VAR)?.map_or(Ok(true), |v| parse_bool(SYMBOL_PREFIX_VAR, &v))?;
+        let (name, version) = (cargo_var("CARGO_PKG_NAME")?, cargo_var("CARGO_PKG_VERSION")?);
+        let links = cargo_var("CARGO_MANIFEST_LINKS")?;
+        let expected = crate::symbols::links_key(&name, &version);
+        if links != expected {
+            bail!(
+                "{name} {version}'s `links` key is `{links}`, not its version's `{expected}`: \
+                 set `links = \"{expected}\"` in its Cargo.toml, as the symbol prefix is named \
+                 after the version too"
+            );
+        }
+        self.symbol_prefix = on.then(|| crate::symbols::Prefix {
+            prefix: format!("{links}_"),
+            decoration: self.target.symbol_prefix,
+        });
+        Ok(self)
     }
 
     /// For a caller that names the target and OUT_DIR itself (the `openssl-src` patch crate,
@@ -412,6 +441,7 @@ impl BuildConfig {
             today,
             known_releases,
             cc_named,
+            symbol_prefix: None,
         })
     }
 }
@@ -651,6 +681,8 @@ pub const VARS: &[Var] = &[
           meaning: "A named set may fall back file by file, and a named C variant to none, each reported in one warning line" },
     Var { name: APPS_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Bool, default: "`0`",
           meaning: "Also compile OpenSSL's `apps/` and link the `openssl` program into `OUT_DIR/bin`" },
+    Var { name: SYMBOL_PREFIX_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Bool, default: "`1`",
+          meaning: "crypto-sys's symbols under its versioned prefix (its `links` key and `_`: `crypto_sys_0_1_0_EVP_sha256`), so that it lives beside any other OpenSSL in one binary; `0` links OpenSSL's own names, which another OpenSSL in the binary then mixes with (the coexistence test's control). The `openssl-src` patch crate and an installed prefix keep OpenSSL's names either way" },
     Var { name: OPENSSLDIR_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Text, default: "`/usr/local/ssl`, as the sets were configured",
           meaning: "OPENSSLDIR, an absolute path: where OpenSSL looks for `openssl.cnf`, certificates and keys. Only the units that use it are compiled again" },
     Var { name: OPENSSL_LINE_VAR, set_by: SetBy::User, per_target: false, accepts: Accepts::Line, default: "the line of the crate's features: the default without one",
@@ -672,9 +704,11 @@ pub const VARS: &[Var] = &[
     Var { name: "HOST", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "",
           meaning: "The `openssl-src` patch crate only (its `Build::new`, as openssl-src's): the host triple, for cc" },
     Var { name: "CARGO_PKG_NAME", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "",
-          meaning: "The `openssl-src` patch crate only: the package whose build script calls it; with `CARGO_PKG_VERSION`, an openssl-sys too old for the line built is refused" },
+          meaning: "The package whose build script runs the build: crypto-sys (its symbol prefix is named after it and `CARGO_PKG_VERSION`), or, for the `openssl-src` patch crate, its caller, whose version an openssl-sys too old for the line built is refused by" },
     Var { name: "CARGO_PKG_VERSION", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "",
-          meaning: "The `openssl-src` patch crate only: that package's version" },
+          meaning: "That package's version" },
+    Var { name: "CARGO_MANIFEST_LINKS", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "",
+          meaning: "crypto-sys's `links` key, its symbol prefix without the last `_`; a key that is not its version's is refused in one line" },
     Var { name: "CARGO", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "`cargo`",
           meaning: "In crypto-sys's repository only (a clone, a git or path dependency): the cargo that builds crypto-gen's binary, which makes a source tree or a set a fresh clone lacks" },
     Var { name: "NUM_JOBS", set_by: SetBy::Cargo, per_target: false, accepts: Accepts::Text, default: "`2`",

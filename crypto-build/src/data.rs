@@ -6,10 +6,12 @@ mod code_paths;
 mod lines;
 mod msvc;
 mod releases;
+mod system_symbols;
 pub use code_paths::*;
 pub use lines::*;
 pub use msvc::*;
 pub use releases::*;
+pub use system_symbols::*;
 use triples::*;
 
 /// A Configure option shared by every set, and the releases it applies to.

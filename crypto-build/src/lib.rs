@@ -18,11 +18,13 @@ pub mod manifest;
 pub mod msvc;
 pub mod openssldir;
 pub mod packed;
+pub mod prefixed;
 pub mod progress;
 pub mod select;
 pub mod sets;
 pub mod sha256;
 pub mod source;
+pub mod symbols;
 pub mod version;
 
 /// crypto-build's own directory: in the workspace the sets are beside it, in its package in

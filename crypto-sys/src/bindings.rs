@@ -316,7 +316,7 @@ pub const SSL_ERROR_WANT_ASYNC_JOB: c_int = 10;
 pub const SSL_ERROR_WANT_CLIENT_HELLO_CB: c_int = 11;
 pub const SSL_ERROR_WANT_RETRY_VERIFY: c_int = 12;
 
-extern "C" {
+prefixed_extern! {
     // ---- crypto.h ----
     pub fn OpenSSL_version_num() -> c_ulong;
     pub fn OpenSSL_version(type_: c_int) -> *const c_char;
@@ -587,7 +587,7 @@ extern "C" {
     pub fn OSSL_PARAM_free(p: *mut OSSL_PARAM);
 }
 
-extern "C" {
+prefixed_extern! {
     // ---- rand.h ----
     pub fn RAND_priv_bytes(buf: *mut c_uchar, num: c_int) -> c_int;
 
@@ -925,7 +925,7 @@ extern "C" {
     pub fn SSL_get1_peer_certificate(s: *const SSL) -> *mut X509;
 }
 
-extern "C" {
+prefixed_extern! {
     // ---- crypto.h: library contexts ----
     pub fn OSSL_LIB_CTX_new() -> *mut OSSL_LIB_CTX;
     pub fn OSSL_LIB_CTX_free(ctx: *mut OSSL_LIB_CTX);

@@ -53,13 +53,14 @@ const PATHS: &[Needs] = &[
 
 #[cfg(crypto_sys_ia32cap)]
 extern "C" {
+    #[link_name = concat!(env!("CRYPTO_SYS_LINK_PREFIX"), "OPENSSL_ia32cap_P")]
     static OPENSSL_ia32cap_P: [core::ffi::c_uint; 10];
 }
 
 // x86_64's only (32-bit x86 has no AVX-512 code to ask about), each where the build links
 // its file (the build script's cfg): an OpenSSL line may lack one (3.5 has no aes-cfb-avx512).
 #[cfg(crypto_sys_asm)]
-extern "C" {
+prefixed_extern! {
     #[cfg(crypto_sys_eligible = "ossl_vaes_vpclmulqdq_capable")]
     fn ossl_vaes_vpclmulqdq_capable() -> core::ffi::c_int;
     #[cfg(crypto_sys_eligible = "ossl_rsaz_avx512ifma_eligible")]
@@ -146,7 +147,7 @@ pub fn rsaz_avx512ifma_live() -> Option<bool> {
 }
 
 // Deprecated in OpenSSL 3 but still exported: the only way to see which EC_METHOD a curve got.
-extern "C" {
+prefixed_extern! {
     fn EC_GROUP_new_by_curve_name(nid: core::ffi::c_int) -> *mut core::ffi::c_void;
     fn EC_GROUP_free(group: *mut core::ffi::c_void);
     fn EC_GROUP_method_of(group: *const core::ffi::c_void) -> *const core::ffi::c_void;

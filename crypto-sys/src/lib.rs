@@ -4,6 +4,43 @@
 
 #![allow(non_camel_case_types)]
 
+/// Declares OpenSSL functions by their C names, each linked to its name under crypto-sys's
+/// symbol prefix (the build's, `build_info().symbol_prefix`): crypto-sys's own declarations.
+macro_rules! prefixed_extern {
+    ($($(#[$m:meta])* $v:vis fn $name:ident($($args:tt)*) $(-> $r:ty)?;)*) => {
+        extern "C" {
+            $(
+                $(#[$m])*
+                #[link_name = concat!(env!("CRYPTO_SYS_LINK_PREFIX"), stringify!($name))]
+                $v fn $name($($args)*) $(-> $r)?;
+            )*
+        }
+    };
+}
+
+/// Declares OpenSSL functions crypto-sys does not bind, by their C names, linked to
+/// crypto-sys's libraries, whose symbols carry its versioned prefix: a plain `extern "C"`
+/// block would name OpenSSL's own symbols, which crypto-sys's libraries do not define.
+///
+/// ```
+/// crypto_sys::openssl_extern! {
+///     pub fn OPENSSL_version_major() -> core::ffi::c_uint;
+/// }
+/// assert!(unsafe { OPENSSL_version_major() } >= 3);
+/// ```
+#[macro_export]
+macro_rules! openssl_extern {
+    ($($(#[$m:meta])* $v:vis fn $name:ident($($args:tt)*) $(-> $r:ty)?;)*) => {
+        extern "C" {
+            $(
+                $(#[$m])*
+                #[link_name = concat!($crate::__link_prefix!(), stringify!($name))]
+                $v fn $name($($args)*) $(-> $r)?;
+            )*
+        }
+    };
+}
+
 mod bindings;
 pub use bindings::*;
 
@@ -50,6 +87,10 @@ pub struct BuildInfo {
     pub include_dir: &'static str,
     /// Whether the legacy provider is built into libcrypto (the `legacy` feature).
     pub legacy_provider: bool,
+    /// The prefix every symbol of the linked libraries carries (`crypto_sys_0_1_0_`), so that
+    /// another OpenSSL in the same binary never mixes with this one; empty when the build
+    /// turned it off (`CRYPTO_SYS_SYMBOL_PREFIX=0`).
+    pub symbol_prefix: &'static str,
 }
 
 /// The facts fixed when this crate was built.
@@ -69,6 +110,7 @@ pub fn build_info() -> BuildInfo {
         c_variant_refused: facts::C_VARIANT_REFUSED,
         include_dir: facts::INCLUDE_DIR,
         legacy_provider: facts::LEGACY_PROVIDER,
+        symbol_prefix: facts::SYMBOL_PREFIX,
     }
 }
 

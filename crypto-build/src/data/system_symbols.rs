@@ -1,0 +1,53 @@
+//! The symbols an OpenSSL build may need from outside itself: the C library, the OS's API
+//! (POSIX and Linux; Windows'), and the compiler's runtime. crypto-sys's prefixed libraries
+//! may leave only these undefined (`prefixed::check`): any other name is one another OpenSSL
+//! in the binary could answer. Each name as C spells it, measured from the libraries of every
+//! row we build; a new one fails that row's build, naming it.
+
+/// Every allowed name, sorted (a test checks), one list for every OS: a name of one OS's API
+/// never appears in another's objects, and none of them is OpenSSL's.
+#[rustfmt::skip]
+pub const SYSTEM_SYMBOLS: &[&str] = &[
+    "_GLOBAL_OFFSET_TABLE_", "__aarch64_ldadd4_acq_rel", "__aarch64_ldadd4_rel", "__aarch64_ldadd4_relax", "__aarch64_ldadd8_acq", "__aarch64_ldadd8_acq_rel",
+    "__aarch64_ldadd8_rel", "__aarch64_ldadd8_relax", "__aarch64_ldclr8_acq_rel", "__aarch64_ldset8_acq_rel", "__ctype_b_loc", "__ctype_tolower_loc",
+    "__divdi3", "__divmoddi4", "__errno_location", "__isoc99_sscanf", "__moddi3", "__udivdi3",
+    "__udivmoddi4", "__umoddi3", "__xpg_strerror_r", "_longjmp", "_setjmp", "abort",
+    "accept", "atexit", "bind", "calloc", "chmod", "clearerr",
+    "clock_gettime", "close", "closedir", "closelog", "connect", "dladdr",
+    "dlclose", "dlerror", "dlopen", "dlsym", "fclose", "fcntl",
+    "fdopen", "feof", "ferror", "fflush", "fgets", "fileno",
+    "fopen", "fopen64", "fprintf", "fputc", "fputs", "fread",
+    "free", "freeaddrinfo", "fseek", "fstat", "ftell", "fwrite",
+    "gai_strerror", "getaddrinfo", "getauxval", "getcontext", "getentropy", "getenv",
+    "gethostbyname", "getnameinfo", "getpeername", "getpid", "getsockname", "getsockopt",
+    "gettimeofday", "gmtime_r", "ioctl", "listen", "lseek", "lstat",
+    "madvise", "makecontext", "malloc", "memchr", "memcmp", "memcpy",
+    "memmove", "memset", "mlock", "mmap", "mprotect", "munmap",
+    "nanosleep", "open", "opendir", "openlog", "perror", "poll",
+    "posix_memalign", "pthread_attr_destroy", "pthread_attr_init", "pthread_attr_setdetachstate", "pthread_cond_broadcast", "pthread_cond_destroy",
+    "pthread_cond_init", "pthread_cond_signal", "pthread_cond_timedwait", "pthread_cond_wait", "pthread_create", "pthread_exit",
+    "pthread_getspecific", "pthread_join", "pthread_key_create", "pthread_key_delete", "pthread_mutex_destroy", "pthread_mutex_init",
+    "pthread_mutex_lock", "pthread_mutex_trylock", "pthread_mutex_unlock", "pthread_once", "pthread_rwlock_destroy", "pthread_rwlock_init",
+    "pthread_rwlock_rdlock", "pthread_rwlock_unlock", "pthread_rwlock_wrlock", "pthread_self", "pthread_setspecific", "qsort",
+    "read", "readdir", "realloc", "recvfrom", "recvmmsg", "secure_getenv",
+    "select", "send", "sendmmsg", "sendmsg", "sendto", "setbuf",
+    "setcontext", "setsockopt", "shmat", "shmdt", "shmget", "shutdown",
+    "sigaction", "signal", "socket", "socketpair", "stat", "stderr",
+    "stdin", "strcat", "strchr", "strcmp", "strcpy", "strcspn",
+    "strdup", "strlen", "strncmp", "strncpy", "strpbrk", "strrchr",
+    "strspn", "strstr", "strtok", "strtol", "strtoul", "syscall",
+    "sysconf", "syslog", "tcgetattr", "tcsetattr", "time", "uname",
+    "usleep", "vfprintf", "vsnprintf", "write",
+];
+
+/// Whether an object's undefined `name` is a system symbol: after Windows' import thunk
+/// (`__imp_`), the target's decoration and a stdcall suffix (`@8`), as C spells it.
+pub fn system_symbol(name: &str, decoration: &str) -> bool {
+    let name = name.strip_prefix("__imp_").unwrap_or(name);
+    let name = name.strip_prefix(decoration).unwrap_or(name);
+    let name = match name.rsplit_once('@') {
+        Some((base, n)) if !base.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => name,
+    };
+    SYSTEM_SYMBOLS.binary_search(&name).is_ok()
+}
