@@ -206,6 +206,25 @@ fn cargo_var(name: &str) -> Result<String> {
     std::env::var(name).with_context(|| format!("cargo did not set {name}; run through cargo"))
 }
 
+/// crypto-sys's symbol prefix for a target: its `links` key and `_`, the key checked to be its
+/// version's (`symbols::links_key`), so that a version bump moves both.
+pub fn crypto_sys_prefix(
+    target: &Target,
+    name: &str,
+    version: &str,
+    links: &str,
+) -> Result<crate::symbols::Prefix> {
+    let expected = crate::symbols::links_key(name, version);
+    if links != expected {
+        bail!(
+            "{name} {version}'s `links` key is `{links}`, not its version's `{expected}`: set \
+             `links = \"{expected}\"` in its Cargo.toml, as the symbol prefix is named after \
+             the version too"
+        );
+    }
+    Ok(crate::symbols::Prefix { prefix: format!("{links}_"), decoration: target.symbol_prefix })
+}
+
 /// `CRYPTO_SYS_ASM_SET_<triple with underscores>` wins over `CRYPTO_SYS_ASM_SET`.
 pub fn per_target_var(base: &str, triple: &str) -> String {
     format!("{base}_{}", triple.replace(['-', '.'], "_"))
@@ -322,22 +341,12 @@ impl BuildConfig {
     /// the prefix in the binary, so the two move together.
     fn with_symbol_prefix(mut self) -> Result<BuildConfig> {
         let vars = Vars::CARGO;
-        let on =
-            vars.get(SYMBOL_PREFIX_VAR)?.map_or(Ok(true), |v| parse_bool(SYMBOL_PREFIX_VAR, &v))?;
+        let on = vars.get(SYMBOL_PREFIX_VAR)?;
+        let on = on.map_or(Ok(true), |v| parse_bool(SYMBOL_PREFIX_VAR, &v))?;
         let (name, version) = (cargo_var("CARGO_PKG_NAME")?, cargo_var("CARGO_PKG_VERSION")?);
         let links = cargo_var("CARGO_MANIFEST_LINKS")?;
-        let expected = crate::symbols::links_key(&name, &version);
-        if links != expected {
-            bail!(
-                "{name} {version}'s `links` key is `{links}`, not its version's `{expected}`: \
-                 set `links = \"{expected}\"` in its Cargo.toml, as the symbol prefix is named \
-                 after the version too"
-            );
-        }
-        self.symbol_prefix = on.then(|| crate::symbols::Prefix {
-            prefix: format!("{links}_"),
-            decoration: self.target.symbol_prefix,
-        });
+        let prefix = crypto_sys_prefix(self.target, &name, &version, &links)?;
+        self.symbol_prefix = on.then_some(prefix);
         Ok(self)
     }
 

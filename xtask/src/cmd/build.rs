@@ -189,6 +189,9 @@ fn build_without_cargo(
     config.legacy = o.legacy;
     config.apps = o.apps;
     config.openssldir = o.openssldir.clone().or(config.openssldir);
+    // crypto-sys's prefixed copy too, checked as its build script checks it: the one a Rust
+    // program on this target would link (the prefix installs the plain one).
+    config.symbol_prefix = Some(crypto_sys_prefix(sh, config.target)?);
     let mut base = cc::Build::new();
     base.target(triple).host(&host).out_dir(out_dir.join("cc")).cargo_metadata(false);
     let built = build_script::build(&config, base)?;
@@ -200,6 +203,17 @@ fn build_without_cargo(
         eprintln!("warning: crypto-sys: {w}");
     }
     Ok(out_dir)
+}
+
+/// crypto-sys's symbol prefix for `target`, from its manifest (`links` and version), as its
+/// build script takes it from cargo.
+fn crypto_sys_prefix(sh: &Shell, target: &data::Target) -> Result<crypto_build::symbols::Prefix> {
+    let cargo = crate::cargo::cargo();
+    let json = cmd!(sh, "{cargo} metadata --no-deps --format-version 1").read()?;
+    let metadata = crate::cargo::Metadata::parse(&json)?;
+    let krate = metadata.package("crypto-sys")?;
+    let links = krate.links.as_deref().context("crypto-sys has no `links` key")?;
+    crypto_build::config::crypto_sys_prefix(target, &krate.name, &krate.version, links)
 }
 
 /// Runs cargo and returns crypto-sys's build script OUT_DIR.
