@@ -505,7 +505,7 @@ pub struct LinkKey {
 /// Every key the build emits, each with its value: the one list of them.
 #[rustfmt::skip]
 pub const LINK_METADATA: &[LinkKey] = &[
-    LinkKey { key: "root", meaning: "the libraries crypto-sys links and their headers: `include/` and `lib/` below it (`libcrypto.a` and `libssl.a`; `libcrypto.lib` and `libssl.lib` for MSVC), every symbol under `symbol_prefix`",
+    LinkKey { key: "root", meaning: "the libraries crypto-sys links and their headers: `include/` and `lib/` below it, the libraries named and every symbol prefixed by `symbol_prefix` (`libcrypto_sys_0_1_0_crypto.a` and `…_ssl.a`; `lib…_crypto.lib` for MSVC; `libcrypto.a` and `libssl.a` when it is off)",
               value: |l| l.artifacts.linked_dirs().0.parent().unwrap().display().to_string() },
     LinkKey { key: "include", meaning: "the directory holding `openssl/*.h`, for a dependent's own C: its `configuration.h` maps each OpenSSL name the headers declare to the prefixed one, so that C written for OpenSSL links against crypto-sys's libraries",
               value: |l| l.artifacts.linked_dirs().1.display().to_string() },
@@ -525,7 +525,8 @@ fn emit_link(config: &BuildConfig, built: &Built) {
     let (a, m, plan) = (&built.artifacts, &built.c_manifest, &built.plan);
     println!("cargo:rustc-link-search=native={}", a.linked_dirs().0.display());
     for lib in ["ssl", "crypto"] {
-        println!("cargo:rustc-link-lib=static={}", config.target.archive_link_name(lib));
+        let name = config.symbol_prefix.as_ref().map_or(lib.to_string(), |p| p.library(lib));
+        println!("cargo:rustc-link-lib=static={}", config.target.archive_link_name(&name));
     }
     for lib in &m.ex_libs {
         println!("cargo:rustc-link-lib={}", data::ex_lib_cargo(lib));

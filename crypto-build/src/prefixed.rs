@@ -2,7 +2,8 @@
 //! (`symbols::Prefix`), beside the plain ones: crypto-sys links this copy, so that its
 //! OpenSSL lives beside any other in one binary; the plain `lib/` stays what an installed
 //! prefix and the `openssl` program take, byte for byte. The headers a dependent's C
-//! compiles against map each OpenSSL name they declare to the prefixed one.
+//! compiles against map each OpenSSL name they declare to the prefixed one. The libraries
+//! are named after the prefix too (`libcrypto_sys_0_1_0_crypto.a`).
 
 use crate::compile::{self, Job};
 use crate::symbols::{self, Prefix};
@@ -40,8 +41,9 @@ pub fn write(
         libs.iter().map(|(_, objs)| objs.iter().map(read).collect()).collect::<Result<_>>()?;
     let all: Vec<Vec<u8>> = objects.iter().flatten().cloned().collect();
     let names = symbols::defined(&all).context("reading the objects' symbols")?;
-    if obj_dir.exists() {
-        fs::remove_dir_all(&obj_dir)?;
+    // An earlier build's files (another prefix's libraries) must not stay beside these.
+    if root.exists() {
+        fs::remove_dir_all(&root)?;
     }
     for ((lib, objs), datas) in libs.iter().zip(&objects) {
         let dir = obj_dir.join(lib);
@@ -55,7 +57,7 @@ pub fn write(
             fs::write(&out, data)?;
             renamed.push(out);
         }
-        let archive = lib_dir.join(job.target.archive_file(lib));
+        let archive = lib_dir.join(job.target.archive_file(&prefix.library(lib)));
         compile::archive(&job.base, &archive, &renamed)?;
         // The archive holds them: no second copy of the objects stays in OUT_DIR.
         fs::remove_dir_all(&dir)?;

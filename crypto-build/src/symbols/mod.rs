@@ -96,6 +96,13 @@ impl Prefix {
         }
     }
 
+    /// The library name of crypto-sys's copy of `lib` (`crypto_sys_0_1_0_crypto`): a plain
+    /// `libcrypto.a` in the directory crypto-sys gives the linker would answer another crate's
+    /// `-lcrypto` (openssl-sys on the system's libssl) with the prefixed copy.
+    pub fn library(&self, lib: &str) -> String {
+        format!("{}{lib}", self.prefix)
+    }
+
     /// Whether an object's name carries the prefix (after the decoration, if any).
     pub fn carried_by(&self, name: &str) -> bool {
         let bare = name.strip_prefix(self.decoration).unwrap_or(name);

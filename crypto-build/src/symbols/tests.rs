@@ -74,7 +74,8 @@ fn every_format_renames_definitions_commons_and_references_and_nothing_else() {
         let want: BTreeSet<String> =
             ["shared_counter", "lib_twice", "lib_calls_out", "use_it"].map(c).into();
         // mingw's clang adds `.refptr.` stubs for a common symbol; they are renamed as well.
-        let ours: BTreeSet<String> = names.iter().filter(|n| !n.starts_with(".refptr")).cloned().collect();
+        let ours: BTreeSet<String> =
+            names.iter().filter(|n| !n.starts_with(".refptr")).cloned().collect();
         assert_eq!(ours, want, "{target}: the defined globals");
         let p = prefix(deco);
         let (lib2, user2) =
@@ -86,7 +87,10 @@ fn every_format_renames_definitions_commons_and_references_and_nothing_else() {
         };
         assert!(has(&lib_nm, &pre("lib_twice"), "T"), "{target}: {lib_nm:?}");
         assert!(has(&lib_nm, &pre("shared_counter"), "CB"), "{target}: {lib_nm:?}");
-        assert!(has(&lib_nm, &c("system_call"), "U"), "{target}: the system name stays: {lib_nm:?}");
+        assert!(
+            has(&lib_nm, &c("system_call"), "U"),
+            "{target}: the system name stays: {lib_nm:?}"
+        );
         assert!(!lib_nm.iter().any(|(_, n)| n == &c("lib_twice")), "{target}: {lib_nm:?}");
         let user_nm = nm(&user2, dir.path());
         assert!(has(&user_nm, &pre("lib_twice"), "U"), "{target}: the reference: {user_nm:?}");
@@ -116,7 +120,11 @@ fn a_program_linked_from_renamed_objects_runs() {
         let src = dir.path().join(format!("{name}.c"));
         std::fs::write(&src, text).unwrap();
         let o = dir.path().join(format!("{name}.o"));
-        let st = Command::new(&gcc).args(["-c", "-O1", "-fcommon", "-fPIC", "-o"]).arg(&o).arg(&src).status();
+        let st = Command::new(&gcc)
+            .args(["-c", "-O1", "-fcommon", "-fPIC", "-o"])
+            .arg(&o)
+            .arg(&src)
+            .status();
         assert!(st.unwrap().success());
         o
     };
@@ -133,7 +141,8 @@ fn a_program_linked_from_renamed_objects_runs() {
          return 0; }\n",
     );
     let exe = dir.path().join("prog");
-    let st = Command::new(&gcc).arg("-o").arg(&exe).arg(&main).arg(dir.path().join("lib.o")).status();
+    let st =
+        Command::new(&gcc).arg("-o").arg(&exe).arg(&main).arg(dir.path().join("lib.o")).status();
     assert!(st.unwrap().success(), "linking the renamed object");
     let out = Command::new(&exe).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "45 7\n");

@@ -5,6 +5,7 @@
 
 mod apps;
 mod assembled;
+mod coexist;
 mod consumers;
 mod driver_paths;
 mod flows;
@@ -215,6 +216,9 @@ pub const STEPS: &[Step] = &[
     Step { id: StepName::Patch, covers: "the openssl crate (vendored) on crypto-sys's build by one [patch] of openssl-src: path, file:// git, the packaged crates without perl (version line, TLS 1.3); crypto-sys beside it, one libcrypto; bad variables refused through it; the patch's Build for aarch64, the C driver under qemu",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("`patch-lines` takes every other line through the patch"), run: patch::run },
+    Step { id: StepName::Coexist, covers: "crypto-sys beside the openssl crate on the system's libssl in one binary: each its own version, each opens the other's AES-256-GCM; with the symbol prefix off, the same binary fails or mixes (the control)",
+           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
+           lines: Lines::Any, run: coexist::run },
     Step { id: StepName::Sccache, covers: "RUSTC_WRAPPER=sccache routes OpenSSL's C through sccache",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("what sccache is given does not depend on the line"), run: sccache::run },
@@ -273,6 +277,9 @@ pub const STEPS: &[Step] = &[
     Step { id: StepName::PatchLines, covers: "every OpenSSL line but the default from outside the workspace: the openssl crate through the patch by its feature (path, file:// git, the packaged crates of every line without perl, beside crypto-sys) and by CRYPTO_SYS_OPENSSL_LINE; crypto-sys on it from the packaged crates without perl",
            tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("it takes every other line itself"), run: patch::lines },
+    Step { id: StepName::CoexistVendored, covers: "crypto-sys beside the openssl crate's `vendored` build (openssl-src 300.x, without our patch) in one binary: each its own version, each opens the other's AES-256-GCM; the control with the prefix off fails or mixes",
+           tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
+           lines: Lines::Any, run: coexist::vendored },
     Step { id: StepName::TarballMove, covers: "a line moved to a release tarball ships: the other line's tree packed as its tarball, a scratch workspace moved to it (update-openssl --source), packaged; a fresh clone of it (one line naming the tarball, then made from it) and its packaged crates without perl build libcrypto.a as the registry-sourced line; the workspace unchanged",
            tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("it moves the other line itself"), run: tarball_move::run },

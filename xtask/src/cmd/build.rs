@@ -207,7 +207,10 @@ fn build_without_cargo(
 
 /// crypto-sys's symbol prefix for `target`, from its manifest (`links` and version), as its
 /// build script takes it from cargo.
-fn crypto_sys_prefix(sh: &Shell, target: &data::Target) -> Result<crypto_build::symbols::Prefix> {
+pub fn crypto_sys_prefix(
+    sh: &Shell,
+    target: &data::Target,
+) -> Result<crypto_build::symbols::Prefix> {
     let cargo = crate::cargo::cargo();
     let json = cmd!(sh, "{cargo} metadata --no-deps --format-version 1").read()?;
     let metadata = crate::cargo::Metadata::parse(&json)?;

@@ -39,11 +39,26 @@ impl Verify {
         let out_dir = super::build::build_crypto_sys(sh, Some(&features), None, &triple)?;
         let facts = BuildFacts::read(&out_dir)?;
         check_archive(sh, line, &facts, !self.no_legacy, &out_dir.join("lib/libcrypto.a"))?;
+        // What crypto-sys links: nothing of it outside its prefix.
+        let target = data::target_for(&triple)?;
+        let prefix = super::build::crypto_sys_prefix(sh, target)?;
+        for lib in ["crypto", "ssl"] {
+            let dir = out_dir.join(crypto_build::prefixed::DIR).join("lib");
+            crypto_build::prefixed::check(
+                &dir.join(target.archive_file(&prefix.library(lib))),
+                &prefix,
+            )
+            .context("verify")?;
+        }
         let cargo = crate::cargo::cargo();
         cmd!(sh, "{cargo} test -q -p crypto-sys {features...} --test fast_paths")
             .run()
             .context("verify: the eligibility functions disagree with the CPU and the plan")?;
-        println!("verify: every fast path is what the plan says, and live where the CPU allows");
+        println!(
+            "verify: every fast path is what the plan says, and live where the CPU allows; \
+             every symbol crypto-sys links carries `{}`",
+            prefix.prefix
+        );
         Ok(())
     }
 }
