@@ -356,12 +356,14 @@ fn one_openssl(
     let ours = out("crypto-sys")?.join("lib/libcrypto.a");
     let theirs = out("openssl-sys")?.join("openssl-build/lib/libcrypto.a");
     let same = fs::read(&ours)? == fs::read(&theirs)?;
-    ensure!(same, "{} and {} differ: two OpenSSLs in one binary", ours.display(), theirs.display());
+    ensure!(same, "{} and {} differ: two builds in one binary", ours.display(), theirs.display());
     let exe = target_dir.join("debug/patch-consumer");
     let stdout = cmd!(sh, "{exe}").read()?;
     ensure!(stdout.contains("both: ok"), "{stdout}");
+    let size = fs::metadata(&exe)?.len() as f64 / 1e6;
     println!(
-        "patch (crypto-sys beside it, OpenSSL {}): one libcrypto.a, the same bytes | {}",
+        "patch (crypto-sys beside it, OpenSSL {}): the plain libcrypto.a the same bytes, \
+         crypto-sys's copy under its prefix, a {size:.1} MB binary | {}",
         line.version,
         stdout.replace('\n', " | ")
     );
