@@ -377,3 +377,17 @@ mod tests {
         assert!(package(json, "ring").is_err());
     }
 }
+
+/// crypto-sys's symbol prefix for `target`, from its manifest (`links` and version), as its
+/// build script takes it from cargo.
+pub fn crypto_sys_prefix(
+    sh: &Shell,
+    target: &crypto_build::data::Target,
+) -> Result<crypto_build::symbols::Prefix> {
+    let cargo = cargo();
+    let json = cmd!(sh, "{cargo} metadata --no-deps --format-version 1").read()?;
+    let metadata = Metadata::parse(&json)?;
+    let krate = metadata.package("crypto-sys")?;
+    let links = krate.links.as_deref().context("crypto-sys has no `links` key")?;
+    crypto_build::config::crypto_sys_prefix(target, &krate.name, &krate.version, links)
+}

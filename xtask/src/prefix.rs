@@ -19,6 +19,22 @@ pub const SSL_DIR: &str = "ssl";
 /// Removes an earlier run's prefix at `prefix`, so that the next install is one into an empty
 /// prefix: a reinstall keeps the earlier `openssl.cnf`, which a test would then read, and a
 /// build that must install nothing would seem to have installed it.
+/// Where `cargo xtask build --target` builds for a target without a Rust std: what a build
+/// script's OUT_DIR would hold (the plain libraries a prefix installs, crypto-sys's prefixed
+/// copy beside them). Under target/, so the object cache beside cargo's CACHEDIR.TAG is shared
+/// with cargo's builds; one directory per prefix, as builds of two may run at once.
+pub fn build_dir(triple: &str, prefix: Option<&Path>) -> Result<PathBuf> {
+    let out = match prefix {
+        Some(p) => {
+            let key =
+                crypto_build::sha256::hex(std::path::absolute(p)?.as_os_str().as_encoded_bytes());
+            format!("crypto-sys-out-{}", &key[..16])
+        }
+        None => "crypto-sys-out".into(),
+    };
+    Ok(crate::cargo::project_root().join("target").join(triple).join(out))
+}
+
 pub fn remove_earlier(prefix: &Path) -> Result<()> {
     if prefix.exists() {
         fs::remove_dir_all(prefix).with_context(|| format!("removing {}", prefix.display()))?;

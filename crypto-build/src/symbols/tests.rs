@@ -111,7 +111,7 @@ fn every_format_renames_definitions_commons_and_references_and_nothing_else() {
 }
 
 /// Renaming moves no byte the linker relocates: a program linked from renamed objects (by
-/// the host's gcc and ld) runs and computes what the plain one does.
+/// the host's gcc and ld) runs and computes what the plain one does, the plain copy beside.
 #[test]
 fn a_program_linked_from_renamed_objects_runs() {
     let gcc = crate::installed("gcc", "gcc");
@@ -132,20 +132,24 @@ fn a_program_linked_from_renamed_objects_runs() {
     let names = defined(std::slice::from_ref(&lib)).unwrap();
     let renamed = prefixed(&lib, &names, &prefix("")).unwrap();
     std::fs::write(dir.path().join("lib.o"), renamed).unwrap();
+    let plain = obj("plain", &LIB_C.replace("system_call", "abs"));
+    // Both copies in one program, each with its own common symbol.
     let main = obj(
         "main",
-        "#include <stdio.h>\nextern int crypto_sys_9_8_7_shared_counter;\n\
+        "#include <stdio.h>\nextern int crypto_sys_9_8_7_shared_counter, shared_counter;\n\
          int crypto_sys_9_8_7_lib_twice(int);\nint crypto_sys_9_8_7_lib_calls_out(int);\n\
-         int main(void) { crypto_sys_9_8_7_shared_counter = 5;\n\
-         printf(\"%d %d\\n\", crypto_sys_9_8_7_lib_twice(20), crypto_sys_9_8_7_lib_calls_out(-7));\n\
+         int lib_twice(int);\n\
+         int main(void) { crypto_sys_9_8_7_shared_counter = 5; shared_counter = 100;\n\
+         printf(\"%d %d %d\\n\", crypto_sys_9_8_7_lib_twice(20),\n\
+         crypto_sys_9_8_7_lib_calls_out(-7), lib_twice(20));\n\
          return 0; }\n",
     );
     let exe = dir.path().join("prog");
-    let st =
-        Command::new(&gcc).arg("-o").arg(&exe).arg(&main).arg(dir.path().join("lib.o")).status();
-    assert!(st.unwrap().success(), "linking the renamed object");
+    let renamed = dir.path().join("lib.o");
+    let st = Command::new(&gcc).arg("-o").arg(&exe).args([&main, &renamed, &plain]).status();
+    assert!(st.unwrap().success(), "linking the renamed object beside the plain one");
     let out = Command::new(&exe).output().unwrap();
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "45 7\n");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "45 7 140\n");
 }
 
 /// The check reads an archive as `ar` wrote it: a clean one passes, an unprefixed member
@@ -177,6 +181,47 @@ fn the_check_names_what_escapes_the_prefix() {
         let unknown = check_archive(&archive(&[&renamed]), &p, &|_| false).unwrap();
         let names: Vec<&str> = unknown.unknown_undefined.iter().map(|(_, s)| s.as_str()).collect();
         assert_eq!(names, [format!("{deco}system_call")], "{target}");
+    }
+}
+
+/// A Mach-O file (run nowhere here) linked by ld64.lld from both copies of the same objects:
+/// each copy's symbols defined once, under its own name.
+#[test]
+fn a_mach_o_file_links_the_prefixed_copy_beside_the_plain_one() {
+    let clang = crate::installed("clang-19", "clang-19");
+    let ld64 = crate::installed("ld64.lld-19", "lld-19");
+    let dir = tempfile::tempdir().unwrap();
+    let target = "x86_64-apple-macos11";
+    let (lib, user) = (
+        compile(&clang, target, dir.path(), "lib", LIB_C),
+        compile(&clang, target, dir.path(), "use", USE_C),
+    );
+    let names = defined(&[lib.clone(), user.clone()]).unwrap();
+    let p = prefix("_");
+    let mut objs = vec![];
+    for (name, data) in [("lib", &lib), ("use", &user)] {
+        let renamed = prefixed(data, &names, &p).unwrap();
+        for (kind, bytes) in [("plain", data.clone()), ("prefixed", renamed)] {
+            let path = dir.path().join(format!("{name}-{kind}.o"));
+            std::fs::write(&path, bytes).unwrap();
+            objs.push(path);
+        }
+    }
+    let out = dir.path().join("libboth.dylib");
+    let st = Command::new(ld64)
+        .args(["-dylib", "-arch", "x86_64", "-platform_version", "macos", "11.0", "11.0"])
+        .args(["-undefined", "dynamic_lookup", "-o"])
+        .arg(&out)
+        .args(&objs)
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "ld64.lld: {}", String::from_utf8_lossy(&st.stderr));
+    let syms = nm(&std::fs::read(&out).unwrap(), dir.path());
+    for n in ["lib_twice", "use_it", "lib_calls_out"] {
+        for name in [format!("_{n}"), format!("_crypto_sys_9_8_7_{n}")] {
+            let defs = syms.iter().filter(|(k, s)| *s == name && k == "T").count();
+            assert_eq!(defs, 1, "{name} in {syms:?}");
+        }
     }
 }
 

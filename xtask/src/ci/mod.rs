@@ -14,6 +14,7 @@ mod lanes;
 mod lines;
 mod lint;
 mod lock;
+mod mix;
 mod msvc;
 mod native;
 mod package;

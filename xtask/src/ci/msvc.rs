@@ -3,7 +3,8 @@
 //! clang-cl against wine's C runtime and Windows headers, nasm's objects, `libcrypto.lib`);
 //! its archives checked by `cargo xtask verify --prefix`; the C driver, compiled by clang for
 //! the `-msvc` target and linked by lld-link against wine's import libraries, run under wine on
-//! every code path; and `openssl.exe` under wine (`version -a`, a TLS 1.3 handshake). On
+//! every code path; `openssl.exe` under wine (`version -a`, a TLS 1.3 handshake); crypto-sys's
+//! prefixed copy beside the plain one in one program (`mix.rs`). On
 //! x86_64, a C compiler that is not MSVC-mode is refused in one line and installs nothing.
 
 use crate::matrix::{How, Row};
@@ -93,6 +94,9 @@ fn check_build(sh: &Shell, row: &Row, set: &str) -> Result<()> {
     super::driver_paths::check_prefix(sh, &tc, &prefix).context("under wine")?;
     if apps {
         super::apps::under(tc.runner, &prefix).context("openssl.exe under wine")?;
+    }
+    if set == "auto" {
+        super::mix::two_copies(sh, &tc, row.target, &prefix).context("two copies under wine")?;
     }
     let checked = started.elapsed() - built;
     println!(

@@ -1,7 +1,8 @@
 //! The Windows part of `cargo xtask test`: crypto-sys's build pipeline for
 //! x86_64-pc-windows-gnu and i686-pc-windows-gnu (run without cargo, as this machine has no
 //! Windows Rust std) with each toolchain row that runs under wine and its sets, every prefix
-//! checked by the C driver under wine (win64 or win32) on every code path.
+//! checked by the C driver under wine (win64 or win32) on every code path, and crypto-sys's
+//! prefixed copy beside the plain one in one program (`mix.rs`).
 
 use crate::matrix::{How, Row, MINGW_GCC};
 use anyhow::{bail, ensure, Context, Result};
@@ -52,6 +53,10 @@ pub fn run(sh: &Shell, triple: &str, full: bool) -> Result<()> {
             if apps {
                 super::apps::version(tc.runner, &prefix)
                     .with_context(|| format!("{name}: bin/openssl.exe under wine"))?;
+            }
+            if *set == "auto" {
+                super::mix::two_copies(sh, &tc, triple, &prefix)
+                    .with_context(|| format!("{name}: two copies under wine"))?;
             }
             let checked = started.elapsed() - built;
             println!(

@@ -160,17 +160,7 @@ fn build_without_cargo(
 ) -> Result<PathBuf> {
     let root = crate::cargo::project_root();
     let host = crate::cargo::host_triple(sh)?;
-    // Under target/, so the object cache beside cargo's CACHEDIR.TAG is shared with cargo's
-    // builds. One directory per prefix: builds of two prefixes may run at the same time.
-    let out = match prefix {
-        Some(p) => {
-            let key =
-                crypto_build::sha256::hex(std::path::absolute(p)?.as_os_str().as_encoded_bytes());
-            format!("crypto-sys-out-{}", &key[..16])
-        }
-        None => "crypto-sys-out".into(),
-    };
-    let out_dir = root.join("target").join(triple).join(out);
+    let out_dir = crate::prefix::build_dir(triple, prefix)?;
     fs::create_dir_all(&out_dir)?;
     let jobs = crypto_build::jobs::count();
     // cc and nasm-rs size their own job pools from NUM_JOBS outside cargo (an inherited
@@ -191,7 +181,7 @@ fn build_without_cargo(
     config.openssldir = o.openssldir.clone().or(config.openssldir);
     // crypto-sys's prefixed copy too, checked as its build script checks it: the one a Rust
     // program on this target would link (the prefix installs the plain one).
-    config.symbol_prefix = Some(crypto_sys_prefix(sh, config.target)?);
+    config.symbol_prefix = Some(crate::cargo::crypto_sys_prefix(sh, config.target)?);
     let mut base = cc::Build::new();
     base.target(triple).host(&host).out_dir(out_dir.join("cc")).cargo_metadata(false);
     let built = build_script::build(&config, base)?;
@@ -203,20 +193,6 @@ fn build_without_cargo(
         eprintln!("warning: crypto-sys: {w}");
     }
     Ok(out_dir)
-}
-
-/// crypto-sys's symbol prefix for `target`, from its manifest (`links` and version), as its
-/// build script takes it from cargo.
-pub fn crypto_sys_prefix(
-    sh: &Shell,
-    target: &data::Target,
-) -> Result<crypto_build::symbols::Prefix> {
-    let cargo = crate::cargo::cargo();
-    let json = cmd!(sh, "{cargo} metadata --no-deps --format-version 1").read()?;
-    let metadata = crate::cargo::Metadata::parse(&json)?;
-    let krate = metadata.package("crypto-sys")?;
-    let links = krate.links.as_deref().context("crypto-sys has no `links` key")?;
-    crypto_build::config::crypto_sys_prefix(target, &krate.name, &krate.version, links)
 }
 
 /// Runs cargo and returns crypto-sys's build script OUT_DIR.

@@ -41,7 +41,7 @@ impl Verify {
         check_archive(sh, line, &facts, !self.no_legacy, &out_dir.join("lib/libcrypto.a"))?;
         // What crypto-sys links: nothing of it outside its prefix.
         let target = data::target_for(&triple)?;
-        let prefix = super::build::crypto_sys_prefix(sh, target)?;
+        let prefix = crate::cargo::crypto_sys_prefix(sh, target)?;
         for lib in ["crypto", "ssl"] {
             let dir = out_dir.join(crypto_build::prefixed::DIR).join("lib");
             crypto_build::prefixed::check(

@@ -149,6 +149,49 @@ fn compile_objects(
     Ok(objs)
 }
 
+/// A small C program other than the driver, built with `tc` into `exe`: each source compiled
+/// with its own words (defines, include directories), then linked with `libs` (archives by
+/// path, `-L`/`-l` words as pkg-config gives them) as the driver is: by `cc`, or for an MSVC
+/// toolchain by lld-link with the C runtime's entry point.
+pub fn build_program(
+    sh: &Shell,
+    tc: &Toolchain,
+    sources: &[(&Path, Vec<String>)],
+    libs: &[String],
+    exe: &Path,
+) -> Result<()> {
+    require_cc(tc)?;
+    let dir = exe.parent().context("the program's directory")?;
+    fs::create_dir_all(dir)?;
+    let (cc, flags) = (tc.cc, &tc.flags);
+    let mut objs = Vec::new();
+    let entry = match tc.msvc {
+        Some(_) => Some((crypto_build::msvc::write_entry(dir)?, vec![])),
+        None => None,
+    };
+    let all = sources.iter().map(|(p, w)| (p.to_path_buf(), w.clone())).chain(entry);
+    for (i, (src, words)) in all.enumerate() {
+        let obj = dir.join(format!("{i}.obj"));
+        cmd!(sh, "{cc} {CFLAGS...} {flags...} {words...} -c {src} -o {obj}")
+            .quiet()
+            .run()
+            .with_context(|| format!("compiling {} with {cc}", src.display()))?;
+        objs.push(obj);
+    }
+    match tc.msvc {
+        Some(rt) => {
+            let archives = libs.iter().filter(|l| !l.starts_with('-')).map(PathBuf::from);
+            let rest: Vec<String> = libs.iter().filter(|l| l.starts_with('-')).cloned().collect();
+            let objs: Vec<PathBuf> = objs.into_iter().chain(archives).collect();
+            link_msvc(rt, &objs, &rest, exe)
+        }
+        None => cmd!(sh, "{cc} {flags...} {objs...} {libs...} -o {exe}")
+            .quiet()
+            .run()
+            .with_context(|| format!("linking {} with {cc}", exe.display())),
+    }
+}
+
 /// Links the driver's objects with lld-link, as its prefix's pkg-config `libs` say: each
 /// `-l` a static library of the prefix (`-L`'s `<name>.lib`) or the C runtime's import library.
 fn link_msvc(
