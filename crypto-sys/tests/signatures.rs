@@ -2,7 +2,7 @@
 //!
 //! The test tokenizes `bindings.rs` (so rustfmt's multi-line signatures are no problem),
 //! turns every declaration into C, and has the C compiler judge it with the headers of
-//! this very build (`crypto_sys::build_info().include_dir`):
+//! this very build (its plain `include/`, beside `crypto_sys::build_info().include_dir`):
 //!
 //! * each `extern "C"` function: `_Static_assert(__builtin_types_compatible_p(
 //!   __typeof__(&NAME), RET (*)(ARGS)), ...)`, plus `#ifdef NAME` -> `#error`, since a
@@ -464,6 +464,11 @@ impl Parser {
             match kw.as_str() {
                 "use" => {
                     self.expr_tokens();
+                }
+                // crypto-sys's extern blocks: each function linked under its symbol prefix.
+                "prefixed_extern" => {
+                    self.expect_punct('!');
+                    self.extern_block(&mut m);
                 }
                 "macro_rules" => {
                     self.expect_punct('!');
@@ -979,7 +984,8 @@ fn compile(src: &str, tag: &str) -> Result<(), String> {
     // Kept after the run for inspection: target/tmp/crypto-sys-signatures/<tag>.c
     let file = dir.join(format!("{tag}.c"));
     std::fs::write(&file, src).unwrap();
-    let include = ffi::build_info().include_dir;
+    let include = openssl_headers();
+    let include = include.to_str().unwrap();
     assert!(Path::new(include).join("openssl/evp.h").is_file(), "no OpenSSL headers in {include}");
     let cc = compiler();
     let out = Command::new(&cc[0])
@@ -1163,12 +1169,30 @@ fn checker_rejects_wrong_declarations() {
     }
 }
 
-/// Every bound function must be a defined symbol of the static libraries this crate links.
+/// OpenSSL's own headers of this build, whose declarations the bindings mirror: the plain
+/// `include/` beside the prefixed copy's (whose `configuration.h` maps every name to the
+/// prefixed one, so that each would read as a macro), at `OUT_DIR/include`.
+fn openssl_headers() -> PathBuf {
+    let include = Path::new(ffi::build_info().include_dir);
+    match ffi::build_info().symbol_prefix {
+        "" => include.to_path_buf(),
+        _ => include
+            .parent()
+            .and_then(Path::parent)
+            .expect("OUT_DIR/prefixed/include")
+            .join("include"),
+    }
+}
+
+/// Every bound function must be a defined symbol of the static libraries this crate links,
+/// under its symbol prefix.
 #[test]
 fn every_function_is_a_library_symbol() {
-    let include = Path::new(ffi::build_info().include_dir);
+    let info = ffi::build_info();
+    let include = Path::new(info.include_dir);
     let lib = include.parent().expect("include dir has a parent").join("lib");
-    let libs = ["libcrypto.a", "libssl.a"].map(|l| lib.join(l));
+    let prefix = info.symbol_prefix;
+    let libs = ["crypto", "ssl"].map(|l| lib.join(format!("lib{prefix}{l}.a")));
     for l in &libs {
         assert!(l.is_file(), "expected {} next to the include dir", l.display());
     }
@@ -1191,8 +1215,8 @@ fn every_function_is_a_library_symbol() {
     let missing: Vec<_> = model()
         .functions
         .iter()
-        .map(|f| f.name.clone())
+        .map(|f| format!("{prefix}{}", f.name))
         .filter(|n| !defined.contains(n.as_str()))
         .collect();
-    assert!(missing.is_empty(), "not defined in libcrypto.a/libssl.a: {missing:?}");
+    assert!(missing.is_empty(), "not defined in {libs:?}: {missing:?}");
 }

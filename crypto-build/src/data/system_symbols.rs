@@ -4,7 +4,7 @@
 //! in the binary could answer. Each name as C spells it, measured from the libraries of every
 //! row we build; a new one fails that row's build, naming it.
 
-/// Every allowed name, sorted (a test checks), one list for every OS: a name of one OS's API
+/// Every allowed name, sorted (`system_symbols_are_sorted`), one list for every OS: a name of one OS's API
 /// never appears in another's objects, and none of them is OpenSSL's.
 #[rustfmt::skip]
 pub const SYSTEM_SYMBOLS: &[&str] = &[
@@ -76,4 +76,30 @@ pub fn system_symbol(name: &str, decoration: &str) -> bool {
         _ => name,
     };
     SYSTEM_SYMBOLS.binary_search(&name).is_ok()
+        || SANITIZER_RUNTIMES.iter().any(|p| name.starts_with(p))
+}
+
+/// The sanitizers' runtimes, by their prefix: an instrumented build (ASan, UBSan) calls
+/// dozens of their entry points, which change from one compiler release to the next.
+pub const SANITIZER_RUNTIMES: &[&str] =
+    &["__asan_", "__ubsan_", "__msan_", "__tsan_", "__lsan_", "__sanitizer_"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn system_symbols_are_sorted() {
+        assert!(SYSTEM_SYMBOLS.windows(2).all(|w| w[0] < w[1]), "sort SYSTEM_SYMBOLS");
+    }
+
+    #[test]
+    fn a_name_is_read_as_c_spells_it() {
+        assert!(system_symbol("__imp__GetProcAddress@8", "_"));
+        assert!(system_symbol("__imp_GetProcAddress", ""));
+        assert!(system_symbol("_memcpy", "_"));
+        assert!(system_symbol("__asan_report_load8", ""));
+        assert!(!system_symbol("EVP_sha256", ""));
+        assert!(!system_symbol("_EVP_sha256", "_"));
+    }
 }
