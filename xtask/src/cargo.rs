@@ -260,6 +260,20 @@ pub fn package(metadata: &str, name: &str) -> Result<(String, std::path::PathBuf
     Ok((p.version.clone(), p.dir()?.to_path_buf()))
 }
 
+/// crypto-sys's symbol prefix for `target`, from its manifest (`links` and version), as its
+/// build script takes it from cargo.
+pub fn crypto_sys_prefix(
+    sh: &Shell,
+    target: &crypto_build::data::Target,
+) -> Result<crypto_build::symbols::Prefix> {
+    let cargo = cargo();
+    let json = cmd!(sh, "{cargo} metadata --no-deps --format-version 1").read()?;
+    let metadata = Metadata::parse(&json)?;
+    let krate = metadata.package("crypto-sys")?;
+    let links = krate.links.as_deref().context("crypto-sys has no `links` key")?;
+    crypto_build::config::crypto_sys_prefix(target, &krate.name, &krate.version, links)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -376,18 +390,4 @@ mod tests {
         assert_eq!(dir, Path::new("/r/openssl-src-400.0.2+4.0.3"));
         assert!(package(json, "ring").is_err());
     }
-}
-
-/// crypto-sys's symbol prefix for `target`, from its manifest (`links` and version), as its
-/// build script takes it from cargo.
-pub fn crypto_sys_prefix(
-    sh: &Shell,
-    target: &crypto_build::data::Target,
-) -> Result<crypto_build::symbols::Prefix> {
-    let cargo = cargo();
-    let json = cmd!(sh, "{cargo} metadata --no-deps --format-version 1").read()?;
-    let metadata = Metadata::parse(&json)?;
-    let krate = metadata.package("crypto-sys")?;
-    let links = krate.links.as_deref().context("crypto-sys has no `links` key")?;
-    crypto_build::config::crypto_sys_prefix(target, &krate.name, &krate.version, links)
 }
