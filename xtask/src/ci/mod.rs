@@ -280,7 +280,7 @@ pub const STEPS: &[Step] = &[
            lines: Lines::Default("it takes every other line itself"), run: patch::lines },
     Step { id: StepName::CoexistVendored, covers: "crypto-sys beside the openssl crate's `vendored` build (openssl-src 300.x, without our patch) in one binary: each its own version, each opens the other's AES-256-GCM; the control with the prefix off fails or mixes",
            tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
-           lines: Lines::Any, run: coexist::vendored },
+           lines: Lines::Default("`coexist` takes crypto-sys's line; what the vendored build adds, OpenSSL's own make, does not depend on it"), run: coexist::vendored },
     Step { id: StepName::TarballMove, covers: "a line moved to a release tarball ships: the other line's tree packed as its tarball, a scratch workspace moved to it (update-openssl --source), packaged; a fresh clone of it (one line naming the tarball, then made from it) and its packaged crates without perl build libcrypto.a as the registry-sourced line; the workspace unchanged",
            tier: Tier::Full, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("it moves the other line itself"), run: tarball_move::run },
@@ -633,7 +633,7 @@ mod tests {
         assert!(default.contains(&"lint") && default.contains(&"aarch64"));
         assert!(!default.contains(&"aarch64-full") && !default.contains(&"msvc"));
         let full = names(test(&[], &[], true));
-        assert_eq!(full.len(), default.len() + 15);
+        assert_eq!(full.len(), default.len() + 16);
         let aarch64 = names(test(&[], &["aarch64-unknown-linux-gnu"], false));
         assert_eq!(aarch64, ["aarch64", "assembled"]);
         assert_eq!(

@@ -257,6 +257,6 @@ mod tests {
         assert_eq!(f.build_options_naming("CRYPTO_SYS_ASM_SET"), ["`--asm-set`"]);
         assert_eq!(f.build_options_naming("CRYPTO_SYS_OPENSSLDIR"), ["`--openssldir`"]);
         assert!(f.build_options_naming("CRYPTO_SYS_SETS_DIR").is_empty());
-        assert_eq!(f.dep_prefix().unwrap(), "DEP_CRYPTO_SYS");
+        assert_eq!(f.dep_prefix().unwrap(), "DEP_CRYPTO_SYS_0_1_0");
     }
 }
