@@ -80,8 +80,12 @@ pub fn system_symbol(name: &str, decoration: &str) -> bool {
         _ => name,
     };
     SYSTEM_SYMBOLS.binary_search(&name).is_ok()
-        || SANITIZER_RUNTIMES.iter().any(|p| name.starts_with(p))
+        || SANITIZER_RUNTIMES.iter().chain(LINKER_DEFINED).any(|p| name.starts_with(p))
 }
+
+/// What the linker itself defines: an ELF section's bounds (`__start_asan_globals`, which
+/// ASan's instrumented objects need).
+pub const LINKER_DEFINED: &[&str] = &["__start_", "__stop_"];
 
 /// The sanitizers' runtimes, by their prefix: an instrumented build (ASan, UBSan) calls
 /// dozens of their entry points, which change from one compiler release to the next.
@@ -103,6 +107,7 @@ mod tests {
         assert!(system_symbol("__imp_GetProcAddress", ""));
         assert!(system_symbol("_memcpy", "_"));
         assert!(system_symbol("__asan_report_load8", ""));
+        assert!(system_symbol("__start_asan_globals", ""));
         assert!(!system_symbol("EVP_sha256", ""));
         assert!(!system_symbol("_EVP_sha256", "_"));
     }

@@ -213,7 +213,8 @@ pub fn check_archive(
             escapes.unknown_undefined.push((member, name));
         }
     }
-    escapes.unknown_undefined.sort();
+    // Each name once, with the first member that needs it.
+    escapes.unknown_undefined.sort_by(|a, b| (&a.1, &a.0).cmp(&(&b.1, &b.0)));
     escapes.unknown_undefined.dedup_by(|a, b| a.1 == b.1);
     Ok(escapes)
 }
