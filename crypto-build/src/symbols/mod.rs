@@ -181,8 +181,8 @@ impl std::fmt::Display for Escapes {
 }
 
 /// Checks an archive's members (`ar` or MSVC `.lib`): every defined global symbol carries
-/// `prefix`, and every undefined one is defined by a member too or allowed (`allowed`: a
-/// system symbol, without its decoration).
+/// `prefix`, and every undefined one is defined by a member too or allowed (`allowed`, given
+/// the name as the object spells it: decoration, import thunk and all).
 pub fn check_archive(
     path: &Path,
     prefix: &Prefix,
@@ -208,8 +208,7 @@ pub fn check_archive(
         }
     }
     for (member, name) in undefined {
-        let bare = name.strip_prefix(prefix.decoration).unwrap_or(&name);
-        if !defined.contains(&name) && !prefix.carried_by(&name) && !allowed(bare) {
+        if !defined.contains(&name) && !prefix.carried_by(&name) && !allowed(&name) {
             escapes.unknown_undefined.push((member, name));
         }
     }

@@ -171,7 +171,7 @@ fn the_check_names_what_escapes_the_prefix() {
             assert!(Command::new(&ar).arg("crs").arg(&a).args(members).status().unwrap().success());
             a
         };
-        let allowed = |n: &str| n == "system_call";
+        let allowed = |n: &str| n == format!("{deco}system_call");
         let clean = check_archive(&archive(&[&renamed]), &p, &allowed).unwrap();
         assert!(clean.is_empty(), "{target}: {clean}");
         let plain = dir.path().join(format!("lib-{target}.o"));
