@@ -39,8 +39,8 @@ pub fn write(
     let read = |o: &PathBuf| fs::read(o).with_context(|| format!("reading {}", o.display()));
     let objects: Vec<Vec<Vec<u8>>> =
         libs.iter().map(|(_, objs)| objs.iter().map(read).collect()).collect::<Result<_>>()?;
-    let all: Vec<Vec<u8>> = objects.iter().flatten().cloned().collect();
-    let names = symbols::defined(&all).context("reading the objects' symbols")?;
+    let all = objects.iter().flatten().map(Vec::as_slice);
+    let names = symbols::defined(all).context("reading the objects' symbols")?;
     // An earlier build's files (another prefix's libraries) must not stay beside these.
     if root.exists() {
         fs::remove_dir_all(&root)?;

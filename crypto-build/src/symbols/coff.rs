@@ -104,16 +104,11 @@ impl Format for Coff {
         }
         let mut strings = Strings { table: b.slice(at, size)?.to_vec() };
         let mut patch = Patch { data: data.to_vec(), big: false };
-        for (i, s) in t.symbols(data)? {
-            if s.kind == Kind::Local {
-                continue;
-            }
-            if let Some(new) = rename(&s.name) {
-                let record = t.symtab + i * t.record;
-                let off = u32::try_from(strings.add(&new)).context("a string table over 4 GiB")?;
-                patch.u32(record, 0);
-                patch.u32(record + 4, off);
-            }
+        for (i, off) in strings.renamed(t.symbols(data)?, rename)? {
+            // A long name: four zero bytes, then its offset in the string table.
+            let record = t.symtab + i * t.record;
+            patch.u32(record, 0);
+            patch.u32(record + 4, off);
         }
         let len = u32::try_from(strings.table.len()).context("a string table over 4 GiB")?;
         strings.table[..4].copy_from_slice(&len.to_le_bytes());

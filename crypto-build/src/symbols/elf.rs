@@ -108,7 +108,12 @@ impl Table {
         self.symtab.0 + i * self.l.sym_size
     }
 
-    fn symbol(&self, data: &[u8], i: usize) -> Result<(u32, Symbol)> {
+    /// Every entry, with its index.
+    fn indexed(&self, data: &[u8]) -> Result<Vec<(usize, Symbol)>> {
+        self.entries().map(|i| Ok((i, self.symbol(data, i)?))).collect()
+    }
+
+    fn symbol(&self, data: &[u8], i: usize) -> Result<Symbol> {
         let b = Bytes { data, big: self.big };
         let at = self.entry(i);
         let name_off = b.u32(at)?;
@@ -126,14 +131,14 @@ impl Table {
         } else {
             Kind::Defined
         };
-        Ok((name_off, Symbol { name, kind }))
+        Ok(Symbol { name, kind })
     }
 }
 
 impl Format for Elf {
     fn symbols(data: &[u8]) -> Result<Vec<Symbol>> {
         let Some(t) = Table::read(data)? else { return Ok(vec![]) };
-        t.entries().map(|i| t.symbol(data, i).map(|(_, s)| s)).collect()
+        Ok(t.indexed(data)?.into_iter().map(|(_, s)| s).collect())
     }
 
     fn rename(data: &[u8], rename: &dyn Fn(&str) -> Option<String>) -> Result<Vec<u8>> {
@@ -141,20 +146,12 @@ impl Format for Elf {
         let b = Bytes { data, big: t.big };
         let mut strings = Strings { table: b.slice(t.strtab.0, t.strtab.1)?.to_vec() };
         let mut patch = Patch { data: data.to_vec(), big: t.big };
-        let mut renamed = false;
-        for i in t.entries() {
-            let (_, s) = t.symbol(data, i)?;
-            if s.kind == Kind::Local {
-                continue;
-            }
-            if let Some(new) = rename(&s.name) {
-                let off = strings.add(&new);
-                patch.u32(t.entry(i), u32::try_from(off).context("a string table over 4 GiB")?);
-                renamed = true;
-            }
-        }
-        if !renamed {
+        let renamed = strings.renamed(t.indexed(data)?, rename)?;
+        if renamed.is_empty() {
             return Ok(patch.data);
+        }
+        for (i, off) in renamed {
+            patch.u32(t.entry(i), off);
         }
         let at = patch.append(&strings.table, 8);
         let (off, size) = (t.strtab_header + t.l.sh_offset, t.strtab_header + t.l.sh_size);

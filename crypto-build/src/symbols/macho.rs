@@ -47,6 +47,11 @@ impl Table {
         Ok(None)
     }
 
+    /// Every entry, with its index.
+    fn indexed(&self, data: &[u8]) -> Result<Vec<(usize, Symbol)>> {
+        (0..self.nsyms).map(|i| Ok((i, self.symbol(data, i)?))).collect()
+    }
+
     fn symbol(&self, data: &[u8], i: usize) -> Result<Symbol> {
         let b = Bytes { data, big: false };
         let at = self.symoff + i * NLIST;
@@ -70,7 +75,7 @@ impl Table {
 impl Format for MachO {
     fn symbols(data: &[u8]) -> Result<Vec<Symbol>> {
         let Some(t) = Table::read(data)? else { return Ok(vec![]) };
-        (0..t.nsyms).map(|i| t.symbol(data, i)).collect()
+        Ok(t.indexed(data)?.into_iter().map(|(_, s)| s).collect())
     }
 
     fn rename(data: &[u8], rename: &dyn Fn(&str) -> Option<String>) -> Result<Vec<u8>> {
@@ -78,20 +83,12 @@ impl Format for MachO {
         let b = Bytes { data, big: false };
         let mut strings = Strings { table: b.slice(t.stroff, t.strsize)?.to_vec() };
         let mut patch = Patch { data: data.to_vec(), big: false };
-        let mut renamed = false;
-        for i in 0..t.nsyms {
-            let s = t.symbol(data, i)?;
-            if s.kind == Kind::Local {
-                continue;
-            }
-            if let Some(new) = rename(&s.name) {
-                let off = u32::try_from(strings.add(&new)).context("a string table over 4 GiB")?;
-                patch.u32(t.symoff + i * NLIST, off);
-                renamed = true;
-            }
-        }
-        if !renamed {
+        let renamed = strings.renamed(t.indexed(data)?, rename)?;
+        if renamed.is_empty() {
             return Ok(patch.data);
+        }
+        for (i, off) in renamed {
+            patch.u32(t.symoff + i * NLIST, off);
         }
         let at = patch.append(&strings.table, 8);
         patch.u32(t.command + 16, u32::try_from(at)?);

@@ -80,13 +80,6 @@ pub struct Prefix {
 }
 
 impl Prefix {
-    /// crypto-sys's prefix for a version: `crypto_sys_0_1_0_` for 0.1.0, the `links` key
-    /// without its last `_` (two versions of crypto-sys may share a binary; one version's
-    /// builds, whatever their line or features, never do, as cargo allows one per `links`).
-    pub fn for_version(decoration: &'static str, package: &str, version: &str) -> Prefix {
-        Prefix { prefix: format!("{}_", links_key(package, version)), decoration }
-    }
-
     /// The name an object gives `c_name` (a C name, as Rust's `link_name` spells it) under
     /// this prefix.
     pub fn apply(&self, name: &str) -> String {
@@ -121,7 +114,7 @@ pub fn links_key(package: &str, version: &str) -> String {
 
 /// Every global symbol `objects` define, by name: what the prefix renames, wherever it is
 /// defined or referenced.
-pub fn defined(objects: &[Vec<u8>]) -> Result<BTreeSet<String>> {
+pub fn defined<'a>(objects: impl IntoIterator<Item = &'a [u8]>) -> Result<BTreeSet<String>> {
     let mut names = BTreeSet::new();
     for data in objects {
         let syms = symbols(data)?;
@@ -289,11 +282,27 @@ struct Strings {
 }
 
 impl Strings {
-    fn add(&mut self, name: &str) -> usize {
-        let at = self.table.len();
+    fn add(&mut self, name: &str) -> Result<u32> {
+        let at = u32::try_from(self.table.len()).context("a string table over 4 GiB")?;
         self.table.extend_from_slice(name.as_bytes());
         self.table.push(0);
-        at
+        Ok(at)
+    }
+
+    /// Each global symbol (by its index in the table) that `rename` gives a new name, and
+    /// where that name now stands in this table: what every format writes back its own way.
+    fn renamed(
+        &mut self,
+        symbols: Vec<(usize, Symbol)>,
+        rename: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Vec<(usize, u32)>> {
+        let mut out = vec![];
+        for (i, s) in symbols.into_iter().filter(|(_, s)| s.kind != Kind::Local) {
+            if let Some(new) = rename(&s.name) {
+                out.push((i, self.add(&new)?));
+            }
+        }
+        Ok(out)
     }
 }
 

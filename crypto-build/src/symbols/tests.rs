@@ -69,7 +69,7 @@ fn every_format_renames_definitions_commons_and_references_and_nothing_else() {
     for &(target, deco) in TARGETS {
         let lib = compile(&clang, target, dir.path(), "lib", LIB_C);
         let user = compile(&clang, target, dir.path(), "use", USE_C);
-        let names = defined(&[lib.clone(), user.clone()]).unwrap();
+        let names = defined([lib.as_slice(), user.as_slice()]).unwrap();
         let c = |n: &str| format!("{deco}{n}");
         let want: BTreeSet<String> =
             ["shared_counter", "lib_twice", "lib_calls_out", "use_it"].map(c).into();
@@ -129,7 +129,7 @@ fn a_program_linked_from_renamed_objects_runs() {
         o
     };
     let lib = std::fs::read(obj("lib", &LIB_C.replace("system_call", "abs"))).unwrap();
-    let names = defined(std::slice::from_ref(&lib)).unwrap();
+    let names = defined([lib.as_slice()]).unwrap();
     let renamed = prefixed(&lib, &names, &prefix("")).unwrap();
     std::fs::write(dir.path().join("lib.o"), renamed).unwrap();
     let plain = obj("plain", &LIB_C.replace("system_call", "abs"));
@@ -161,7 +161,7 @@ fn the_check_names_what_escapes_the_prefix() {
     let dir = tempfile::tempdir().unwrap();
     for &(target, deco) in &[("x86_64-linux-gnu", ""), ("i686-pc-windows-msvc", "_")] {
         let lib = compile(&clang, target, dir.path(), "lib", LIB_C);
-        let names = defined(std::slice::from_ref(&lib)).unwrap();
+        let names = defined([lib.as_slice()]).unwrap();
         let p = prefix(deco);
         let renamed = dir.path().join("renamed.o");
         std::fs::write(&renamed, prefixed(&lib, &names, &p).unwrap()).unwrap();
@@ -196,7 +196,7 @@ fn a_mach_o_file_links_the_prefixed_copy_beside_the_plain_one() {
         compile(&clang, target, dir.path(), "lib", LIB_C),
         compile(&clang, target, dir.path(), "use", USE_C),
     );
-    let names = defined(&[lib.clone(), user.clone()]).unwrap();
+    let names = defined([lib.as_slice(), user.as_slice()]).unwrap();
     let p = prefix("_");
     let mut objs = vec![];
     for (name, data) in [("lib", &lib), ("use", &user)] {
