@@ -38,11 +38,12 @@ const VENDORED: Other = Other {
     name: "vendored",
     dependency: "openssl = { version = \"0.10\", features = [\"vendored\"] }",
     // openssl-src's version carries its release as build metadata: `300.6.1+3.6.3`.
-    release: |_, dir| {
-        let lock = fs::read_to_string(dir.join("Cargo.lock"))?;
-        let at =
-            lock.find("name = \"openssl-src\"\nversion = \"").context("openssl-src in the lock")?;
-        let version = lock[at..].split('"').nth(3).unwrap_or_default();
+    release: |sh, dir| {
+        let (cargo, manifest) = (crate::cargo::cargo(), dir.join("Cargo.toml"));
+        let json =
+            cmd!(sh, "{cargo} metadata --format-version 1 --manifest-path {manifest}").read()?;
+        let metadata = crate::cargo::Metadata::parse(&json)?;
+        let version = &metadata.package("openssl-src")?.version;
         Ok(version.split_once('+').context("openssl-src's release")?.1.to_string())
     },
 };

@@ -29,9 +29,9 @@ pub fn two_copies(sh: &Shell, tc: &Toolchain, triple: &str, prefix: &Path) -> Re
     let run = |name: &str, prefixed_side: &Path, extra: Option<&PathBuf>| -> Result<String> {
         let exe = dir.join(name).join(tc.exe);
         let sources = [
-            (side.as_path(), vec!["-DSIDE_PREFIXED".to_string(), include(prefixed_side)]),
-            (side.as_path(), vec![include(prefix)]),
-            (main.as_path(), vec![]),
+            (side.clone(), vec!["-DSIDE_PREFIXED".to_string(), include(prefixed_side)]),
+            (side.clone(), vec![include(prefix)]),
+            (main.clone(), vec![]),
         ];
         let libs: Vec<String> = extra
             .map(|l| l.display().to_string())

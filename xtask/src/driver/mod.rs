@@ -105,8 +105,13 @@ pub fn build(sh: &Shell, tc: &Toolchain, name: &str, prefix: &Path, asm: bool) -
     // libraries of its target included: the driver is their first consumer.
     let (cflags, libs) = pkg_config(sh, prefix, "libcrypto")?;
     let built = match tc.msvc {
-        Some(rt) => compile_objects(sh, tc, &[&define[..], &cflags].concat(), &out_dir)
-            .and_then(|objs| link_msvc(rt, &objs, &libs, &exe)),
+        Some(rt) => {
+            let words = [&define[..], &cflags].concat();
+            let srcs = sources(&crate::cargo::project_root())?;
+            let srcs: Vec<_> = srcs.into_iter().map(|s| (s, words.clone())).collect();
+            compile_objects(sh, tc, &srcs, &out_dir)
+                .and_then(|objs| link_msvc(rt, &objs, &libs, &exe))
+        }
         None => {
             let srcs = sources(&crate::cargo::project_root())?;
             let cmd = cmd!(
@@ -124,23 +129,25 @@ pub fn build(sh: &Shell, tc: &Toolchain, name: &str, prefix: &Path, asm: bool) -
     Ok(exe)
 }
 
-/// Each of the driver's sources, and for an MSVC toolchain the program's entry point
-/// (`crypto_build::msvc::ENTRY_C`), compiled with `tc` and `words` into objects in `out_dir`.
+/// Each source, compiled with `tc` and its own words into an object in `out_dir`, and for an
+/// MSVC toolchain the program's entry point (`crypto_build::msvc::ENTRY_C`) besides: the
+/// driver's sources and every other small program's.
 fn compile_objects(
     sh: &Shell,
     tc: &Toolchain,
-    words: &[String],
+    sources: &[(PathBuf, Vec<String>)],
     out_dir: &Path,
 ) -> Result<Vec<PathBuf>> {
-    let mut srcs = sources(&crate::cargo::project_root())?;
-    if tc.msvc.is_some() {
-        srcs.push(crypto_build::msvc::write_entry(out_dir)?);
-    }
+    let entry = match tc.msvc {
+        Some(_) => Some((crypto_build::msvc::write_entry(out_dir)?, vec![])),
+        None => None,
+    };
     let (cc, flags) = (tc.cc, &tc.flags);
     let mut objs = Vec::new();
-    for src in srcs {
-        let obj =
-            out_dir.join(src.file_stem().context("a source file name")?).with_extension("obj");
+    // By place and name: a program may compile one source twice, with other words.
+    for (i, (src, words)) in sources.iter().chain(entry.as_ref()).enumerate() {
+        let stem = src.file_stem().context("a source file name")?.to_string_lossy();
+        let obj = out_dir.join(format!("{i}-{stem}.obj"));
         cmd!(sh, "{cc} {CFLAGS...} {flags...} {words...} -c {src} -o {obj}")
             .run()
             .with_context(|| format!("compiling {} with {cc}", src.display()))?;
@@ -156,28 +163,15 @@ fn compile_objects(
 pub fn build_program(
     sh: &Shell,
     tc: &Toolchain,
-    sources: &[(&Path, Vec<String>)],
+    sources: &[(PathBuf, Vec<String>)],
     libs: &[String],
     exe: &Path,
 ) -> Result<()> {
     require_cc(tc)?;
     let dir = exe.parent().context("the program's directory")?;
     fs::create_dir_all(dir)?;
+    let objs = compile_objects(sh, tc, sources, dir)?;
     let (cc, flags) = (tc.cc, &tc.flags);
-    let mut objs = Vec::new();
-    let entry = match tc.msvc {
-        Some(_) => Some((crypto_build::msvc::write_entry(dir)?, vec![])),
-        None => None,
-    };
-    let all = sources.iter().map(|(p, w)| (p.to_path_buf(), w.clone())).chain(entry);
-    for (i, (src, words)) in all.enumerate() {
-        let obj = dir.join(format!("{i}.obj"));
-        cmd!(sh, "{cc} {CFLAGS...} {flags...} {words...} -c {src} -o {obj}")
-            .quiet()
-            .run()
-            .with_context(|| format!("compiling {} with {cc}", src.display()))?;
-        objs.push(obj);
-    }
     match tc.msvc {
         Some(rt) => {
             let archives = libs.iter().filter(|l| !l.starts_with('-')).map(PathBuf::from);
