@@ -344,6 +344,7 @@ pub fn build(config: &BuildConfig, mut base: cc::Build) -> Result<Built> {
         base,
         progress: &progress,
         apps: config.apps,
+        fips: config.fips,
         openssldir: &openssldir,
         symbol_prefix: config.symbol_prefix.as_ref(),
     };
@@ -519,6 +520,10 @@ pub const LINK_METADATA: &[LinkKey] = &[
               value: |l| data::variant_name(l.plan.c_variant).to_string() },
     LinkKey { key: "legacy", meaning: "`1` when the legacy provider is built into libcrypto (the `legacy` feature), else `0`",
               value: |l| u8::from(l.legacy).to_string() },
+    LinkKey { key: "fips_module", meaning: "the FIPS provider module (`…/lib/ossl-modules/fips.so`, `fips.dll`) with the `fips` feature, else empty",
+              value: |l| l.artifacts.fips_module.as_ref().map_or(String::new(), |p| p.display().to_string()) },
+    LinkKey { key: "fips_config", meaning: "the module's `fipsmodule.cnf` (its `[fips_sect]`: the module's HMAC, which it checks on each load) with the `fips` feature, else empty",
+              value: |l| l.artifacts.fips_config().map_or(String::new(), |p| p.display().to_string()) },
 ];
 
 fn emit_link(config: &BuildConfig, built: &Built) {
@@ -596,6 +601,7 @@ fn write_facts(
         c_variant_refused: plan.variant_refused.map(|v| v.name.into()),
         legacy_provider: c.legacy,
         apps: c.apps,
+        fips_module: a.fips_module.is_some(),
         openssldir,
         assembler_kind: asm.kind.name().into(),
         assembler_version: asm.version.clone(),
@@ -621,12 +627,20 @@ fn write_facts(
     facts.write(&c.out_dir)?;
     let include_dir = a.linked_dirs().1.display().to_string();
     let prefix = c.symbol_prefix.as_ref().map_or("", |p| p.prefix.as_str());
-    fs::write(c.out_dir.join("build_info.rs"), build_info_rs(&facts, &include_dir, prefix)?)?;
+    let fips = a.fips_module.as_ref().zip(a.fips_config());
+    let fips = fips.map(|(m, c)| (m.display().to_string(), c.display().to_string()));
+    let rs = build_info_rs(&facts, &include_dir, prefix, fips.as_ref())?;
+    fs::write(c.out_dir.join("build_info.rs"), rs)?;
     Ok(())
 }
 
 /// The constants crypto-sys's `build_info()` returns.
-fn build_info_rs(f: &BuildFacts, include_dir: &str, prefix: &str) -> Result<String> {
+fn build_info_rs(
+    f: &BuildFacts,
+    include_dir: &str,
+    prefix: &str,
+    fips: Option<&(String, String)>,
+) -> Result<String> {
     let files: Vec<String> =
         f.asm_files.iter().map(|p| format!("({:?}, {:?})", p.path, p.set)).collect();
     let downgrades: Vec<String> = f
@@ -663,6 +677,8 @@ fn build_info_rs(f: &BuildFacts, include_dir: &str, prefix: &str) -> Result<Stri
         ),
         ("INCLUDE_DIR", "&str", format!("{include_dir:?}")),
         ("SYMBOL_PREFIX", "&str", format!("{prefix:?}")),
+        ("FIPS_MODULE", "Option<&str>", format!("{:?}", fips.map(|f| f.0.as_str()))),
+        ("FIPS_CONFIG", "Option<&str>", format!("{:?}", fips.map(|f| f.1.as_str()))),
         ("ASM_FILES", "&[(&str, &str)]", format!("&[{}]", files.join(", "))),
         ("DOWNGRADES", "&[super::Downgrade]", format!("&[{}]", downgrades.join(", "))),
     ];

@@ -3,7 +3,7 @@
 
 use crate::data::{self, AsmSyntax, Target, NASM_FLAGS};
 use crate::detect::{self, Assembler};
-use crate::manifest::{self, Lib, Manifest};
+use crate::manifest::{self, Lib, Manifest, Product};
 use crate::progress::Progress;
 use crate::select::Plan;
 use crate::sets::set_dir;
@@ -38,6 +38,8 @@ pub struct Job<'a> {
     pub progress: &'a Progress,
     /// Also link the `openssl` program from the manifest's `apps` units.
     pub apps: bool,
+    /// Also link the FIPS provider module from the manifest's `fips` units.
+    pub fips: bool,
     /// crypto/buildinf.h as this build writes it (what `openssl version -a` reports).
     pub buildinf: String,
     /// OPENSSLDIR, given to the units that see it when it is not the configured one.
@@ -58,6 +60,8 @@ pub struct Artifacts {
     pub units_core_seconds: Option<f64>,
     /// The copy under crypto-sys's symbol prefix, when the build makes one.
     pub prefixed: Option<crate::prefixed::Prefixed>,
+    /// The FIPS provider module, `lib/ossl-modules/fips.so`, when asked for.
+    pub fips_module: Option<PathBuf>,
 }
 
 /// The file in OUT_DIR that says what compiling the units cost, for `cargo xtask bench
@@ -72,6 +76,13 @@ impl Artifacts {
             Some(p) => (&p.lib_dir, &p.include_dir),
             None => (&self.lib_dir, &self.include_dir),
         }
+    }
+
+    /// The module's `fipsmodule.cnf`, beside the build's `openssl.cnf`, when the module was
+    /// linked.
+    pub fn fips_config(&self) -> Option<PathBuf> {
+        let dir = self.lib_dir.parent()?;
+        self.fips_module.as_ref().map(|_| dir.join(SSL_DIR).join(crate::fips::CONFIG_FILE))
     }
 
     /// Writes [`COST_FILE`] into `out_dir` (`units_core_seconds SECONDS`), or removes an older
@@ -183,28 +194,43 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
     });
     let units_core_seconds = children_cpu().zip(cpu_before).map(|(after, before)| after - before);
     // Group order, the same in every build, whatever order the groups finished in.
-    let mut objects: BTreeMap<Option<&str>, Vec<PathBuf>> = BTreeMap::new();
+    let mut objects: BTreeMap<Product, Vec<PathBuf>> = BTreeMap::new();
     for (lib, objs) in results {
-        objects.entry(lib.archive()).or_default().extend(objs?);
+        objects.entry(lib.product()).or_default().extend(objs?);
     }
     let lib_dir = job.out_dir.join("lib");
     job.progress.phase("archive");
-    for (name, objs) in &objects {
-        if let Some(name) = name {
+    for (product, objs) in &objects {
+        if let Product::Archive(name) = product {
             archive(&job.base, &lib_dir.join(job.target.archive_file(name)), objs)?;
         }
     }
-    match objects.get(&None) {
+    match objects.get(&Product::Program) {
         Some(objs) => link_program(job, &lib_dir, objs)?,
         // An earlier build's program is not this build's.
         None => drop(fs::remove_dir_all(job.out_dir.join("bin"))),
     }
+    // Likewise its module.
+    let _ = fs::remove_dir_all(lib_dir.join(crate::fips::MODULES_DIR));
+    let fips_module = match objects.get(&Product::Module) {
+        Some(own) => {
+            let libs = objects.get(&Product::ModuleArchive).map_or(&[][..], Vec::as_slice);
+            Some(crate::fips::link_module(job, &lib_dir, own, libs)?)
+        }
+        None if job.fips => bail!("the manifest {} lists no unit of the FIPS module", m.key()),
+        None => None,
+    };
     let include_dir = job.out_dir.join("include");
     install_headers(src_root, &c_dir, &include_dir)?;
     install_cmake_config(&c_dir, &job.out_dir.join(CMAKE_DIR))?;
     install_ssl_config(&job.out_dir.join(SSL_DIR))?;
-    let libs: Vec<(&str, &[PathBuf])> =
-        objects.iter().filter_map(|(n, o)| n.map(|n| (n, o.as_slice()))).collect();
+    let libs: Vec<(&str, &[PathBuf])> = objects
+        .iter()
+        .filter_map(|(p, o)| match p {
+            Product::Archive(n) => Some((*n, o.as_slice())),
+            _ => None,
+        })
+        .collect();
     let prefixed = match job.symbol_prefix {
         Some(prefix) => {
             job.progress.phase("prefix");
@@ -213,7 +239,15 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
         None => None,
     };
     let compiled = cache.compiled.load(Ordering::Relaxed);
-    Ok(Artifacts { lib_dir, include_dir, units, compiled, units_core_seconds, prefixed })
+    Ok(Artifacts {
+        lib_dir,
+        include_dir,
+        units,
+        compiled,
+        units_core_seconds,
+        prefixed,
+        fips_module,
+    })
 }
 
 /// The library flags with the build's OPENSSLDIR, and the units that see it. At the
@@ -535,7 +569,11 @@ fn units_by_group(job: &Job, seers: &BTreeSet<String>) -> Result<BTreeMap<GroupK
     let mut groups: BTreeMap<GroupKey, Vec<Source>> = BTreeMap::new();
     // A Windows program's version resource (`apps/openssl.rc`) only describes the file; the
     // program is the same without it, and no resource compiler is needed.
-    let wanted = |u: &&manifest::Unit| (job.apps || u.lib != Lib::Apps) && !u.path.ends_with(".rc");
+    let wanted = |u: &&manifest::Unit| {
+        (job.apps || u.lib != Lib::Apps)
+            && (job.fips || !u.lib.is_fips())
+            && !u.path.ends_with(".rc")
+    };
     for u in m.units.iter().filter(wanted) {
         let is_asm = AsmSyntax::of_path(&u.path).is_some();
         // The assembler's rendering of the file, which may not be Configure's own.

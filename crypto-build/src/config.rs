@@ -116,6 +116,9 @@ pub struct BuildConfig {
     pub legacy: bool,
     /// Whether the `openssl` program is linked too (`OUT_DIR/bin`).
     pub apps: bool,
+    /// Whether the FIPS provider module is linked too (`OUT_DIR/lib/ossl-modules`):
+    /// crypto-sys's `fips` feature, or the caller's word without cargo.
+    pub fips: bool,
     /// OPENSSLDIR, when not the one the sets were configured with (an absolute path).
     pub openssldir: Option<String>,
     /// The build's notion of today, for the line's support date ([`today`]).
@@ -150,6 +153,7 @@ pub const OPENSSL_LINE_VAR: &str = "CRYPTO_SYS_OPENSSL_LINE";
 pub const SOURCE_DATE_EPOCH_VAR: &str = "SOURCE_DATE_EPOCH";
 /// Set by cargo when crypto-sys's `legacy` feature is on.
 const LEGACY_FEATURE_VAR: &str = "CARGO_FEATURE_LEGACY";
+const FIPS_FEATURE_VAR: &str = "CARGO_FEATURE_FIPS";
 
 /// Where the user's variables are read: the process's environment (under cargo, each one
 /// announced so that changing it reruns the build script), or a table (the fuzz tests).
@@ -404,6 +408,7 @@ impl BuildConfig {
         let apps = flag(APPS_VAR)?;
         // Without cargo (`xtask build --target`) the caller says; on by default as under cargo.
         let legacy = !vars.cargo || vars.is_set(LEGACY_FEATURE_VAR);
+        let fips = vars.cargo && vars.is_set(FIPS_FEATURE_VAR);
         let allow_downgrade = flag(ALLOW_DOWNGRADE_VAR)?;
         let assembler = match var(ASSEMBLER_VAR)? {
             Some(v) => {
@@ -446,6 +451,7 @@ impl BuildConfig {
             jobs,
             legacy,
             apps,
+            fips,
             openssldir,
             today,
             known_releases,

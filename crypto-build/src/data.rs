@@ -85,6 +85,42 @@ pub const LEGACY: BuiltInProvider = BuiltInProvider {
     marker: "ossl_legacy_provider_init",
 };
 
+/// The FIPS provider module (`fips.so`, `fips.dll`), as Configure's `enable-fips` lays it out:
+/// generation configures each group a second time so, and records the module's units (library
+/// `fips`), its link flags and the generated files its configuration makes otherwise. Only the
+/// module is built from that configuration: libcrypto, libssl and the program stay the
+/// `no-module` build's, whose libcrypto loads a module all the same (no C file asks for
+/// `OPENSSL_NO_MODULE`, and the DSO loader stays on).
+pub struct FipsModule {
+    /// The option that turns it on.
+    pub configure_on: &'static str,
+    /// The common option it cannot be built with (Configure cascades it to `no-fips`).
+    pub configure_drops: &'static str,
+    /// Inputs of recipes generation never runs that Configure still wants present: the
+    /// modules' export lists' (`util/providers.num`, which the registry's openssl-src leaves
+    /// out). Each is written empty into the scratch tree for that Configure alone; the build
+    /// writes the module's one export ([`FipsModule::entry`]) itself.
+    pub placeholders: &'static [&'static str],
+    /// Where a set keeps the generated files the module's configuration makes otherwise than
+    /// the libraries' (its `configuration.h`, which leaves the self-tests and the security
+    /// checks on; its `fipskey.h`): `<set>/<target>/gen/fips/…`, ahead of `include` for its
+    /// units only.
+    pub gen_dir: &'static str,
+    /// The one symbol the module exports: OpenSSL's provider entry point.
+    pub entry: &'static str,
+    /// The module's file, by its configuration's name in OpenSSL's `ossl-modules/`.
+    pub name: &'static str,
+}
+
+pub const FIPS: FipsModule = FipsModule {
+    configure_on: "enable-fips",
+    configure_drops: "no-module",
+    placeholders: &["util/providers.num"],
+    gen_dir: "fips",
+    entry: "OSSL_provider_init",
+    name: "fips",
+};
+
 /// The assembler a set is generated for, as the perlasm scripts will see it.
 /// The generator fakes exactly these banners, whatever the host has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! The format, one record per line, fields separated by tabs (shown here as `→`):
 //!
 //! ```text
-//! crypto-sys-facts 2
+//! crypto-sys-facts 4
 //! target→x86_64-unknown-linux-gnu
 //! …                                   every key of KEYS, once, in any order
 //! file→crypto/aes/aesni-x86_64.s→asm
@@ -25,7 +25,7 @@ use std::path::Path;
 pub const FACTS_FILE: &str = "crypto-sys-facts.txt";
 /// Bumped whenever a key or its meaning changes, so an old reader refuses a new file instead
 /// of misreading it.
-pub const FACTS_VERSION: u32 = 3;
+pub const FACTS_VERSION: u32 = 4;
 const MAGIC: &str = "crypto-sys-facts";
 /// The last line: a file cut short lacks it, and would otherwise read as a shorter plan.
 const END: &str = "end";
@@ -57,7 +57,7 @@ macro_rules! keys {
 #[rustfmt::skip]
 const KEYS: &[Key] = keys![
     target, openssl_version, requested_set, effective_set, requested_c_variant, c_variant,
-    c_variant_refused, legacy_provider, apps, openssldir, assembler_kind, assembler_version,
+    c_variant_refused, legacy_provider, apps, fips_module, openssldir, assembler_kind, assembler_version,
     units, compiled, c_compiler,
 ];
 
@@ -151,6 +151,9 @@ pub struct BuildFacts {
     pub legacy_provider: bool,
     /// Whether `bin/openssl` was linked.
     pub apps: bool,
+    /// Whether the FIPS provider module was linked (`lib/ossl-modules/`), with its
+    /// `ssl/fipsmodule.cnf`.
+    pub fips_module: bool,
     /// OPENSSLDIR as compiled in: where OpenSSL looks for `openssl.cnf`, certs and keys.
     pub openssldir: String,
     /// `AsmKind::name`, e.g. `GNU as`.
@@ -365,6 +368,7 @@ pub(crate) mod tests {
             c_variant_refused: None,
             legacy_provider: true,
             apps: true,
+            fips_module: true,
             openssldir: "/usr/local/ssl".into(),
             assembler_kind: "GNU as".into(),
             assembler_version: Some("2.40".into()),
@@ -395,6 +399,7 @@ pub(crate) mod tests {
             c_variant_refused: Some("ec_nistp_64_gcc_128".into()),
             legacy_provider: false,
             apps: false,
+            fips_module: false,
             openssldir: "/opt/my prefix/ssl".into(),
             assembler_kind: "clang integrated assembler".into(),
             assembler_version: None,
@@ -420,7 +425,7 @@ pub(crate) mod tests {
             assert_eq!(BuildFacts::read(dir).unwrap(), facts);
         }
         let text = fs::read_to_string(dir.join(FACTS_FILE)).unwrap();
-        assert!(text.starts_with("crypto-sys-facts 3\ntarget\tx86_64-unknown-linux-gnu\n"));
+        assert!(text.starts_with("crypto-sys-facts 4\ntarget\tx86_64-unknown-linux-gnu\n"));
         assert!(text.contains("\nc_variant\tnone\nc_variant_refused\tec_nistp_64_gcc_128\n"));
         assert!(text.contains("\nassembler_version\tnone\n"), "{text}");
         assert!(text.ends_with("\ncompiled\t1050\nc_compiler\tclang 19.1.7\nend\n"), "{text}");
@@ -486,12 +491,12 @@ pub(crate) mod tests {
     #[test]
     fn read_rejects_a_truncated_file() {
         let text = sample().to_text().unwrap();
-        // Header, 15 keys and the first file: the plan would read as one file long.
-        let cut: String = text.lines().take(17).map(|l| format!("{l}\n")).collect();
+        // Header, 16 keys and the first file: the plan would read as one file long.
+        let cut: String = text.lines().take(18).map(|l| format!("{l}\n")).collect();
         let e = parse_err(&cut);
-        assert_eq!(e, "out/facts.txt: cut short after line 17 (no `end` line)");
+        assert_eq!(e, "out/facts.txt: cut short after line 18 (no `end` line)");
         let e = parse_err(&text[..text.len() - 2]);
-        assert_eq!(e, "out/facts.txt:21: unknown key `en`");
+        assert_eq!(e, "out/facts.txt:22: unknown key `en`");
         assert_eq!(parse_err(""), "out/facts.txt:1: not a crypto-sys facts file (first line \"\")");
     }
 
@@ -502,26 +507,26 @@ pub(crate) mod tests {
         assert_eq!(e, "out/facts.txt:11: unknown key `colour`");
         assert_eq!(parse_err(&text.replace("units\t1117\n", "")), "out/facts.txt: no `units` line");
         let e = parse_err(&text.replace("units\t1117\n", "units\t1117\nunits\t3\n"));
-        assert_eq!(e, "out/facts.txt:15: `units` again (first on line 14)");
+        assert_eq!(e, "out/facts.txt:16: `units` again (first on line 15)");
         let e = parse_err(&text.replace("units\t1117\n", "units\tmany\n"));
-        assert!(e.starts_with("out/facts.txt:14: units `many` is not a count"), "{e}");
+        assert!(e.starts_with("out/facts.txt:15: units `many` is not a count"), "{e}");
         let e = parse_err(&text.replace("apps\ttrue\n", "apps\tyes\n"));
         assert_eq!(e, "out/facts.txt:10: apps `yes` is neither true nor false");
         let e = parse_err(&text.replace("\tasm_avx2\n", "\n"));
         assert_eq!(
             e,
-            "out/facts.txt:18: malformed `file` line \"file\\tcrypto/modes/aes-gcm-avx512.s\""
+            "out/facts.txt:19: malformed `file` line \"file\\tcrypto/modes/aes-gcm-avx512.s\""
         );
     }
 
     #[test]
     fn read_rejects_another_format_version() {
         let text =
-            sample().to_text().unwrap().replace("crypto-sys-facts 3\n", "crypto-sys-facts 4\n");
+            sample().to_text().unwrap().replace("crypto-sys-facts 4\n", "crypto-sys-facts 5\n");
         let e = parse_err(&text);
         assert!(
             e.starts_with(
-                "out/facts.txt:1: facts format version 4, but this crypto-build reads version 3"
+                "out/facts.txt:1: facts format version 5, but this crypto-build reads version 4"
             ),
             "{e}"
         );

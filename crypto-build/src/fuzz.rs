@@ -72,8 +72,9 @@ fn mutated(base: String, words: &'static [&'static str]) -> impl Strategy<Value 
 }
 
 const MANIFEST_WORDS: &[&str] = &[
-    "openssl", "target", "set", "variant", "cflag", "exlib", "group", "unit", "asm", "file",
-    "crypto", "ssl", "legacy", "apps", "avx2", "avx512", "0", "1", "2", "",
+    "openssl", "target", "set", "variant", "cflag", "exlib", "modflag", "modexlib", "modfile",
+    "moddef", "group", "unit", "asm", "file", "fips", "fipslib", "crypto", "ssl", "legacy", "apps",
+    "avx2", "avx512", "0", "1", "2", "",
 ];
 const LOCK_WORDS: &[&str] = &["#", "asm/linux-x86_64", "manifest.tsv", "gen/a.s", "ab12", ""];
 const FACTS_WORDS: &[&str] = &[
@@ -86,6 +87,7 @@ const FACTS_WORDS: &[&str] = &[
     "c_variant_refused",
     "legacy_provider",
     "apps",
+    "fips_module",
     "openssldir",
     "assembler_kind",
     "assembler_version",
@@ -99,7 +101,7 @@ const FACTS_WORDS: &[&str] = &[
     "true",
     "false",
     "*",
-    "crypto-sys-facts 2",
+    "crypto-sys-facts 4",
     "",
 ];
 
@@ -209,7 +211,7 @@ proptest! {
     }
 
     #[test]
-    fn facts_read_or_fail_in_one_line(text in text("crypto-sys-facts 3", with_set_names(FACTS_WORDS))) {
+    fn facts_read_or_fail_in_one_line(text in text("crypto-sys-facts 4", with_set_names(FACTS_WORDS))) {
         check_facts(&text)?;
     }
 

@@ -9,6 +9,7 @@ pub mod data;
 pub mod detect;
 pub mod facts;
 pub mod files;
+pub mod fips;
 #[cfg(test)]
 mod fuzz;
 pub mod gen_tool;

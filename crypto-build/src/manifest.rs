@@ -21,6 +21,24 @@ pub enum Lib {
     Legacy,
     /// The `openssl` program (`apps/`), linked only when asked for.
     Apps,
+    /// The FIPS provider module's own (`data::FIPS`), linked only when asked for.
+    Fips,
+    /// The static libraries the module links (`libfips.a`, `libcommon.a`): what its own
+    /// units call is taken from them, as from an archive.
+    FipsLib,
+}
+
+/// What a library's objects become.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Product {
+    /// A static library, `lib<name>.a` (`Target::archive_file`).
+    Archive(&'static str),
+    /// The `openssl` program.
+    Program,
+    /// The FIPS provider module, a shared object of its own: its own objects, and the
+    /// archive of those it takes what it needs from.
+    Module,
+    ModuleArchive,
 }
 
 impl Lib {
@@ -30,20 +48,28 @@ impl Lib {
             Lib::Ssl => "ssl",
             Lib::Legacy => "legacy",
             Lib::Apps => "apps",
+            Lib::Fips => "fips",
+            Lib::FipsLib => "fipslib",
         }
     }
 
-    /// The static library its objects are archived into; none for the program's.
-    pub fn archive(self) -> Option<&'static str> {
+    pub fn product(self) -> Product {
         match self {
-            Lib::Crypto | Lib::Legacy => Some("crypto"),
-            Lib::Ssl => Some("ssl"),
-            Lib::Apps => None,
+            Lib::Crypto | Lib::Legacy => Product::Archive("crypto"),
+            Lib::Ssl => Product::Archive("ssl"),
+            Lib::Apps => Product::Program,
+            Lib::Fips => Product::Module,
+            Lib::FipsLib => Product::ModuleArchive,
         }
+    }
+
+    /// Whether its units are the FIPS module's.
+    pub fn is_fips(self) -> bool {
+        matches!(self, Lib::Fips | Lib::FipsLib)
     }
 
     pub fn parse(s: &str) -> Result<Lib> {
-        [Lib::Crypto, Lib::Ssl, Lib::Legacy, Lib::Apps]
+        [Lib::Crypto, Lib::Ssl, Lib::Legacy, Lib::Apps, Lib::Fips, Lib::FipsLib]
             .into_iter()
             .find(|l| l.name() == s)
             .with_context(|| format!("unknown library `{s}`"))
@@ -86,6 +112,15 @@ pub struct Manifest {
     pub cflags: Vec<String>,
     /// System libraries to link, without `-l`.
     pub ex_libs: Vec<String>,
+    /// The FIPS module's link flags (the Makefile's DSO_LDFLAGS) and system libraries
+    /// (DSO_EX_LIBS, without `-l`).
+    pub module_ldflags: Vec<String>,
+    pub module_ex_libs: Vec<String>,
+    /// The module's file name on the target (`fips.so`, `fips.dll`), and the linker flag that
+    /// takes its export list (`-Wl,--version-script=`; none where the list is a link input,
+    /// a `.def`).
+    pub module_file: Option<String>,
+    pub module_defflag: Option<String>,
     /// Per-unit `-I` and `-D` words, in Makefile order; include dirs are tree-relative.
     pub groups: Vec<Vec<String>>,
     pub units: Vec<Unit>,
@@ -142,6 +177,10 @@ impl Manifest {
             ("variant", 2) => self.variant = Some(variant_name(fields[1])?),
             ("cflag", 2) => self.cflags.push(fields[1].into()),
             ("exlib", 2) => self.ex_libs.push(fields[1].into()),
+            ("modflag", 2) => self.module_ldflags.push(fields[1].into()),
+            ("modexlib", 2) => self.module_ex_libs.push(fields[1].into()),
+            ("modfile", 2) => self.module_file = Some(fields[1].into()),
+            ("moddef", 2) => self.module_defflag = Some(fields[1].into()),
             ("group", _) => self.groups.push(words(1)),
             ("unit", 4) => self.units.push(Unit {
                 lib: Lib::parse(fields[1])?,
@@ -171,6 +210,10 @@ impl Manifest {
         }
         out.extend(self.cflags.iter().map(|f| format!("cflag\t{f}")));
         out.extend(self.ex_libs.iter().map(|l| format!("exlib\t{l}")));
+        out.extend(self.module_ldflags.iter().map(|f| format!("modflag\t{f}")));
+        out.extend(self.module_ex_libs.iter().map(|l| format!("modexlib\t{l}")));
+        out.extend(self.module_file.iter().map(|f| format!("modfile\t{f}")));
+        out.extend(self.module_defflag.iter().map(|f| format!("moddef\t{f}")));
         out.extend(self.groups.iter().map(|g| format!("group\t{}", g.join("\t"))));
         for u in &self.units {
             out.push(format!("unit\t{}\t{}\t{}", u.lib.name(), u.group, u.path));
@@ -277,8 +320,15 @@ mod tests {
             variant: None,
             cflags: vec!["-O3".into(), "-DOPENSSLDIR=\"/usr/local/ssl\"".into()],
             ex_libs: vec!["dl".into()],
+            module_ldflags: vec!["-shared".into()],
+            module_ex_libs: vec!["dl".into()],
+            module_file: Some("fips.so".into()),
+            module_defflag: Some("-Wl,--version-script=".into()),
             groups: vec![vec!["-I.".into(), "-DAES_ASM".into()], vec![]],
-            units: vec![Unit { lib: Lib::Ssl, group: 1, path: "ssl/s3_lib.c".into() }],
+            units: vec![
+                Unit { lib: Lib::Ssl, group: 1, path: "ssl/s3_lib.c".into() },
+                Unit { lib: Lib::Fips, group: 0, path: "providers/fips/fipsprov.c".into() },
+            ],
             asm: vec![AsmFile {
                 path: "crypto/bn/rsaz-2k-avxifma.s".into(),
                 features: vec![Feature::Avx2, Feature::AvxIfma],
@@ -316,7 +366,7 @@ mod tests {
     fn bad_lines_name_their_line_number() {
         let text = sample().to_text().replace("asm\tcrypto", "asm\tcrypto\textra");
         let e = format!("{:#}", Manifest::parse(&text).unwrap_err());
-        let line = "line 11: \"asm\\tcrypto\\textra/bn/rsaz-2k-avxifma.s";
+        let line = "line 16: \"asm\\tcrypto\\textra/bn/rsaz-2k-avxifma.s";
         assert!(e.starts_with(line) && e.ends_with(": unrecognised manifest line"), "{e}");
         let e = format!("{:#}", Manifest::parse("garbage\n").unwrap_err());
         assert!(e.contains("not a crypto-build manifest"), "{e}");

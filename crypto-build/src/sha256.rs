@@ -14,9 +14,42 @@ pub fn hex(data: &[u8]) -> String {
     digest(data).iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// HMAC-SHA256 (RFC 2104) of `data` under `key`: what `openssl fipsinstall` computes of the
+/// FIPS module (`fips::write_config`).
+pub fn hmac(key: &[u8], data: &[u8]) -> [u8; 32] {
+    const BLOCK: usize = 64;
+    let mut k = [0u8; BLOCK];
+    if key.len() > BLOCK {
+        k[..32].copy_from_slice(&digest(key));
+    } else {
+        k[..key.len()].copy_from_slice(key);
+    }
+    let pad = |byte: u8| k.map(|b| b ^ byte);
+    let inner = Sha256::new().chain_update(pad(0x36)).chain_update(data).finalize();
+    Sha256::new().chain_update(pad(0x5c)).chain_update(inner).finalize().into()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::hex;
+    use super::{hex, hmac};
+
+    // RFC 4231, test cases 1, 2 and 6 (a key longer than the block).
+    #[test]
+    fn hmac_published_vectors() {
+        let hexed = |b: [u8; 32]| b.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        assert_eq!(
+            hexed(hmac(&[0x0b; 20], b"Hi There")),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
+        );
+        assert_eq!(
+            hexed(hmac(b"Jefe", b"what do ya want for nothing?")),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        assert_eq!(
+            hexed(hmac(&[0xaa; 131], b"Test Using Larger Than Block-Size Key - Hash Key First")),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        );
+    }
 
     // FIPS 180-2, appendix B.
     #[test]

@@ -44,6 +44,9 @@ macro_rules! openssl_extern {
 mod bindings;
 pub use bindings::*;
 
+#[cfg(feature = "fips")]
+pub mod fips;
+
 mod facts {
     include!(concat!(env!("OUT_DIR"), "/build_info.rs"));
 }
@@ -91,6 +94,10 @@ pub struct BuildInfo {
     /// another OpenSSL in the same binary never mixes with this one; empty when the build
     /// turned it off (`CRYPTO_SYS_SYMBOL_PREFIX=0`).
     pub symbol_prefix: &'static str,
+    /// The FIPS provider module (`…/lib/ossl-modules/fips.so`) and its `fipsmodule.cnf`,
+    /// with the `fips` feature ([`fips::enable`]).
+    pub fips_module: Option<&'static str>,
+    pub fips_config: Option<&'static str>,
 }
 
 /// The facts fixed when this crate was built.
@@ -111,6 +118,8 @@ pub fn build_info() -> BuildInfo {
         include_dir: facts::INCLUDE_DIR,
         legacy_provider: facts::LEGACY_PROVIDER,
         symbol_prefix: facts::SYMBOL_PREFIX,
+        fips_module: facts::FIPS_MODULE,
+        fips_config: facts::FIPS_CONFIG,
     }
 }
 

@@ -131,6 +131,11 @@ pub struct Build {
     /// the target's programs can run here
     #[arg(long)]
     pub apps: bool,
+    /// Also build the FIPS provider module (crypto-sys's `fips` feature); with --prefix, install
+    /// it in lib/ossl-modules and write OPENSSLDIR's fipsmodule.cnf by `openssl fipsinstall`
+    /// (which needs --apps)
+    #[arg(long)]
+    pub fips: bool,
     /// OPENSSLDIR, where OpenSSL looks for openssl.cnf, certificates and keys
     /// (CRYPTO_SYS_OPENSSLDIR, absolute)
     ///

@@ -45,6 +45,7 @@ step_names! {
     Package = "package",
     Patch = "patch",
     Coexist = "coexist",
+    Fips = "fips",
     Sccache = "sccache",
     Toolchains = "toolchains",
     Workspace = "workspace",

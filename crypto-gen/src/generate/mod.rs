@@ -2,6 +2,7 @@
 //! scan, manifest and hash lock. Everything is staged first and swapped in at the end, so a
 //! failed or interrupted run leaves the previous outputs as they were.
 
+mod fips;
 mod identity;
 mod nasm;
 mod openssl;
@@ -241,7 +242,7 @@ pub fn configure_only(
     let trees = Trees::new(&source.dir, staging.dir.join("configure"));
     let configure = |c: &Config| {
         let tree = trees.take().context(Check::Configure)?;
-        let scratch = Scratch::configure(tree.dir.clone(), &tools, source, c);
+        let scratch = Scratch::configure(tree.dir.clone(), &tools, source, c, false);
         let answer = scratch.and_then(|s| Ok((s.config_data()?, s.probed())));
         trees.give_back(tree);
         answer.context(Check::Configure)
@@ -320,7 +321,7 @@ fn stage_group(env: &Env, group: &[Config], finished: &dyn Fn(usize, Result<Stag
         Ok(t) => t,
         Err(e) => return fail_group(env, group, e.context(Check::Configure), finished),
     };
-    let scratch = Scratch::configure(tree.dir.clone(), env.tools, env.source, first);
+    let scratch = Scratch::configure(tree.dir.clone(), env.tools, env.source, first, true);
     let mut scratch = match scratch {
         Ok(s) => s,
         Err(e) => {
@@ -392,6 +393,7 @@ fn fail_group(
 /// What a group's Configure made, which each of its configurations starts from.
 struct Configured {
     layout: openssl::Layout,
+    fips: fips::FipsPass,
     cflags: Vec<String>,
     ex_libs: Vec<String>,
     /// Every file of the tree once configured, which [`Scratch::reset`] goes back to.
@@ -402,11 +404,16 @@ struct Configured {
 impl Configured {
     fn read(scratch: &Scratch) -> Result<Configured> {
         let layout = scratch.layout()?;
+        let fips = scratch
+            .fips
+            .clone()
+            .context("the scratch tree was configured without the FIPS module")?;
+        fips.check(&layout.generated).context("the FIPS module")?;
         let (cflags, ex_libs) = scratch.flags()?;
         let files = scratch.files()?;
         let c_outputs: Vec<String> =
             layout.generated.iter().filter(|f| AsmSyntax::of_path(f).is_none()).cloned().collect();
-        Ok(Configured { layout, cflags, ex_libs, files, c_outputs })
+        Ok(Configured { layout, fips, cflags, ex_libs, files, c_outputs })
     }
 }
 
@@ -491,6 +498,7 @@ fn stage_config(
         ..Manifest::default()
     };
     add_units(&mut m, &layout.units)?;
+    shared.fips.add_to(&mut m, &out).context("the FIPS module")?;
     if config.variant.is_none() {
         m.asm = scan_asm(config, &out, &asm_paths).context(Check::Scan)?;
         check_rendering_parity(&m).context(Check::RenderingParity)?;
@@ -536,7 +544,9 @@ fn check_legacy_rule(scratch: &Scratch, configure: &[&str], with: &Manifest) -> 
     let layout = scratch.layout_reconfigured(configure, &[LEGACY.configure_off])?;
     let mut real = Manifest::default();
     add_units(&mut real, &layout.units)?;
-    let derived = with.with_legacy(false);
+    let mut derived = with.with_legacy(false);
+    // The module is no part of the libraries Configure's `no-legacy` lays out.
+    derived.units.retain(|u| !u.lib.is_fips());
     let (derived, real) = (derived.resolved_units(), real.resolved_units());
     let differs = derived.iter().zip(&real).find(|(a, b)| a != b);
     if let Some((a, b)) = differs.or((derived.len() != real.len()).then(|| (&derived[0], &real[0])))
@@ -606,7 +616,7 @@ fn check_rendering_parity(m: &Manifest) -> Result<()> {
 }
 
 /// Groups identical per-unit flag lists, so the manifest (and the compile) has few of them.
-fn add_units(m: &mut Manifest, units: &[(String, String, Vec<String>)]) -> Result<()> {
+pub(crate) fn add_units(m: &mut Manifest, units: &[(String, String, Vec<String>)]) -> Result<()> {
     for (lib, path, words) in units {
         let lib = Lib::parse(lib).context("in configdata's layout")?;
         let group = match m.groups.iter().position(|g| g == words) {

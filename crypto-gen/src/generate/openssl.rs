@@ -105,6 +105,8 @@ pub struct Scratch<'a> {
     /// What Configure printed on its standard error though it succeeded (another release's
     /// `***** Deprecated options: no-ssl3`): an option it now ignores must not pass unseen.
     pub warnings: Vec<String>,
+    /// The FIPS module as the `enable-fips` Configure before this one laid it out, when asked.
+    pub fips: Option<super::fips::FipsPass>,
 }
 
 /// What Configure decided: configdata.pm's %config, %target and %disabled as [`DUMP_CONFIG`]
@@ -178,18 +180,29 @@ pub struct Layout {
 impl<'a> Scratch<'a> {
     /// Runs Configure in `dir`, a copy of `source`'s tree made by [`prepare`], as `config`
     /// wants it (its target, its set's identity and options, its C variant's options).
+    /// With `fips`, the tree is first configured as `enable-fips` and the module read
+    /// ([`super::fips::pass`]), then taken back to its copied state.
     pub fn configure(
         dir: PathBuf,
         tools: &'a HostTools,
         source: &Source,
         config: &Config,
+        fips: bool,
     ) -> Result<Scratch<'a>> {
         let target = config.target;
         let identity = &config.set.identity;
         let fake = FakeTools::write(&dir.join(".fake-bin"), &tools.perl, target, identity)?;
         let common = data::configure_common(&source.version);
-        let mut scratch = Scratch { dir, tools, fake, target, common, warnings: Vec::new() };
+        let mut scratch =
+            Scratch { dir, tools, fake, target, common, warnings: Vec::new(), fips: None };
         let options = super::configure_options(config);
+        if fips {
+            let copied = scratch.files()?;
+            let pass = super::fips::pass(&scratch, &options).context("the FIPS module")?;
+            scratch.reset(&copied, &[])?;
+            scratch.forget_probes()?;
+            scratch.fips = Some(pass);
+        }
         scratch.warnings = match target.scheme {
             Scheme::UnixMake => scratch.run_configure(target.name, &options, false)?,
             Scheme::Nmake => scratch.configure_through_shim(&options)?,
@@ -199,8 +212,19 @@ impl<'a> Scratch<'a> {
 
     /// Runs Configure; returns what it printed on its standard error.
     fn run_configure(&self, target: &str, options: &[&str], insist: bool) -> Result<Vec<String>> {
+        self.run_configure_as(&self.common, target, options, insist)
+    }
+
+    /// Runs Configure with `common` for [`data::CONFIGURE_COMMON`]'s options.
+    fn run_configure_as(
+        &self,
+        common: &[&str],
+        target: &str,
+        options: &[&str],
+        insist: bool,
+    ) -> Result<Vec<String>> {
         let mut cmd = self.command(&self.tools.perl);
-        cmd.arg("Configure").arg(target).args(&self.common).args(options);
+        cmd.arg("Configure").arg(target).args(common).args(options);
         if insist {
             cmd.env("CONFIGURE_INSIST", "1");
         }
@@ -214,7 +238,7 @@ impl<'a> Scratch<'a> {
         ConfigData::parse(&dump, self.warnings.clone())
     }
 
-    fn dump(&self, name: &str, script: &str) -> Result<String> {
+    pub(super) fn dump(&self, name: &str, script: &str) -> Result<String> {
         let path = self.dir.join(name);
         fs::write(&path, script)?;
         let mut cmd = self.command(&self.tools.perl);
@@ -246,10 +270,33 @@ impl<'a> Scratch<'a> {
         Ok(warnings)
     }
 
+    /// Configures with `common` and `options` through the Makefile a build reads: an nmake
+    /// target's through its Unix Makefile shim, which [`Scratch::configure_through_shim`]
+    /// proves equivalent.
+    pub(super) fn configure_for_make(&self, common: &[&str], options: &[&str]) -> Result<()> {
+        let name = self.target.name;
+        match self.target.scheme {
+            Scheme::UnixMake => self.run_configure_as(common, name, options, false).map(drop),
+            Scheme::Nmake => {
+                fs::write(self.dir.join(SHIM_FILE), UNIX_MAKE_SHIM.replace("@TARGET@", name))?;
+                let config = format!("--config={SHIM_FILE}");
+                let all: Vec<&str> =
+                    std::iter::once(config.as_str()).chain(options.iter().copied()).collect();
+                self.run_configure_as(common, &format!("{name}-crypto-build"), &all, false)
+                    .map(drop)
+            }
+        }
+    }
+
+    /// The common options of this tree's release.
+    pub(super) fn common(&self) -> &[&'static str] {
+        &self.common
+    }
+
     /// What a configuration builds, in text: the layout dump, and every config, target and
     /// disabled entry except those naming the target, its build file or the config files.
     fn configdata_dump(&self) -> Result<String> {
-        let layout = self.dump(".dump-layout.pl", &dump_layout_script())?;
+        let layout = self.dump(".dump-layout.pl", &dump_layout_script(LIBRARIES))?;
         Ok(layout + &self.dump(".dump-config.pl", DUMP_CONFIG)?)
     }
 
@@ -333,7 +380,36 @@ impl<'a> Scratch<'a> {
     }
 
     pub fn layout(&self) -> Result<Layout> {
-        parse_layout(&self.dump(".dump-layout.pl", &dump_layout_script())?)
+        parse_layout(&self.dump(".dump-layout.pl", &dump_layout_script(LIBRARIES))?)
+    }
+
+    /// The layout of the FIPS module alone (library `fips`), in a tree configured with it.
+    pub(super) fn fips_layout(&self) -> Result<Layout> {
+        parse_layout(&self.dump(".dump-layout.pl", &dump_layout_script(FIPS_MODULE))?)
+    }
+
+    /// Make variables as the Makefile resolves them, the words of each in turn: each list
+    /// ends with a `--` word.
+    pub(super) fn make_words(&self, vars: &[&str]) -> Result<Vec<Vec<String>>> {
+        let extra = self.dir.join(".print-vars.mk");
+        let printed: String = vars.iter().map(|v| format!(" $({v}) '--'")).collect();
+        fs::write(&extra, format!("crypto-build-vars:\n\t@printf '%s\\n'{printed}\n"))?;
+        let mut cmd = self.command(&self.tools.make);
+        cmd.args(["-s", "-f", "Makefile", "-f"]).arg(&extra).arg("crypto-build-vars");
+        let out = capture(&mut cmd, "reading the Makefile's variables")?;
+        let _ = fs::remove_file(&extra);
+        let mut lists = vec![vec![]];
+        for w in out.lines() {
+            match w {
+                "--" => lists.push(vec![]),
+                w => lists.last_mut().expect("one list at least").push(w.to_string()),
+            }
+        }
+        lists.pop();
+        if lists.len() != vars.len() {
+            bail!("the Makefile printed {} lists for {} variables", lists.len(), vars.len());
+        }
+        Ok(lists)
     }
 
     /// Runs OpenSSL's own Makefile rules for the generated files, with variable overrides;
@@ -443,10 +519,19 @@ impl<'a> Scratch<'a> {
     }
 }
 
-fn dump_layout_script() -> String {
+/// The layout dump's (library, what configdata names it) pairs: the libraries and the program.
+const LIBRARIES: &str = "['crypto', 'libcrypto'], ['ssl', 'libssl'], ['apps', 'apps/openssl']";
+/// The FIPS module's, in a tree configured `enable-fips`: its own objects, linked whole, and
+/// those of the static libraries it links (`fipslib`), from which the linker takes what they
+/// need, as OpenSSL links `libfips.a` (it holds units no FIPS algorithm calls, OCB's, whose
+/// callees the module lacks).
+const FIPS_MODULE: &str = "['fips', 'providers/fips', 'fipslib']";
+
+fn dump_layout_script(libraries: &str) -> String {
     let list =
         |items: &[&str]| items.iter().map(|i| format!("'{i}'")).collect::<Vec<_>>().join(", ");
     DUMP_LAYOUT
+        .replace("@LIBRARIES@", libraries)
         .replace("@LEGACY_LIBS@", &list(LEGACY.libs))
         .replace("@LEGACY_SOURCES@", &list(LEGACY.sources))
 }
@@ -466,7 +551,7 @@ fn parse_layout(out: &str) -> Result<Layout> {
         }
     }
     if layout.units.is_empty() {
-        bail!("configdata.pm lists no sources for libcrypto and libssl");
+        bail!("configdata.pm lists no sources for what it was asked of");
     }
     Ok(layout)
 }
@@ -502,9 +587,10 @@ sub emit_objs { my ($name, $bin) = @_;
     # it is scanned, locked and chosen per file like the rest.
     for (@srcs, @{$u->{depends}{$obj} // []}) { $gen{$_} = 1 if $u->{generate}{$_} || /\.[sS]$/; }
   } }
-for my $lib (['crypto', 'libcrypto'], ['ssl', 'libssl'], ['apps', 'apps/openssl']) {
-  my ($name, $bin) = @$lib;
-  emit_objs($name, $_) for ($bin, libs_of($bin));
+for my $lib (@LIBRARIES@) {
+  my ($name, $bin, $libs) = @$lib;
+  emit_objs($name, $bin);
+  emit_objs($libs // $name, $_) for libs_of($bin);
 }
 # Every generated header of the libraries, including those Configure itself writes.
 $gen{$_} = 1 for grep { /\.(h|inc)$/ && !m{^(apps|test|fuzz)/} } keys %{$u->{generate}};

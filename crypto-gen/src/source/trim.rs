@@ -34,7 +34,8 @@ const KINDS: &str = "kinds of file no build reads: prose, shell scripts (the bui
                      gets crypto-sys's own openssl.cnf), diagrams";
 const MAINTAINERS: &str = "maintainers' scripts and data (error tables, doc and format checks, \
                            symbol lists); the scripts a build's recipes run stay";
-const FIPS: &str = "the FIPS module's validation data: no FIPS provider is built";
+const FIPS: &str = "the FIPS module's validation data (its sources' checksums, for OpenSSL's \
+                    own `make update`): a build of the module reads none of it";
 const TABLES: &str = "the inputs of tables the tree holds made (`make update`, never a build)";
 const OTHER: &str =
     "VMS's build file, a demo's data, the bundled Text::Template's distribution files";

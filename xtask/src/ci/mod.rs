@@ -8,6 +8,7 @@ mod assembled;
 mod coexist;
 mod consumers;
 mod driver_paths;
+mod fips;
 mod flows;
 mod i686;
 mod lanes;
@@ -220,6 +221,9 @@ pub const STEPS: &[Step] = &[
     Step { id: StepName::Coexist, covers: "crypto-sys beside the openssl crate on the system's libssl in one binary: each its own version, each opens the other's AES-256-GCM; with the symbol prefix off, the same binary fails or mixes (the control)",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Any, run: coexist::run },
+    Step { id: StepName::Fips, covers: "xtask build --release --apps --fips --openssldir ssl --prefix: fipsinstall -verify, FIPS mode's providers, SHA-256 and MD5 refused, self-tests and the default provider's answers on every OPENSSL_ia32cap path this CPU runs, a flipped byte refused, the module's exports and asm (verify), crypto-sys's fips feature from Rust",
+           tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
+           lines: Lines::Any, run: fips::run },
     Step { id: StepName::Sccache, covers: "RUSTC_WRAPPER=sccache routes OpenSSL's C through sccache",
            tier: Tier::Default, scope: Scope::Rows(How::Workspace), lane: Lane::Cargo,
            lines: Lines::Default("what sccache is given does not depend on the line"), run: sccache::run },

@@ -2,6 +2,7 @@
 //! optionally installs an OpenSSL-style prefix.
 
 mod cnf_changes;
+mod fips;
 mod ssldirs;
 
 use crate::flags::{Build, Selection};
@@ -60,9 +61,15 @@ impl Build {
             let target = self.target.as_ref().map(|t| format!("--target={t}"));
             let release = self.release.then(|| "--release".to_string());
             let no_legacy = self.no_legacy.then(|| "--no-default-features".to_string());
+            let fips = self.fips.then(|| "--features=fips".to_string());
             let line = line.cargo_feature_arg();
-            let cargo_args: Vec<String> =
-                target.into_iter().chain(release).chain(no_legacy).chain(line).collect();
+            let cargo_args: Vec<String> = target
+                .into_iter()
+                .chain(release)
+                .chain(no_legacy)
+                .chain(fips)
+                .chain(line)
+                .collect();
             build_crypto_sys(sh, Some(&cargo_args), choice, &triple)?
         } else {
             let overrides = Overrides {
@@ -73,6 +80,7 @@ impl Build {
                 allow_downgrade,
                 legacy: !self.no_legacy,
                 apps: self.apps,
+                fips: self.fips,
                 openssldir,
                 line,
             };
@@ -87,7 +95,7 @@ impl Build {
         if let Some(prefix) = &self.prefix {
             let at = ssldirs::final_prefix(prefix)?;
             let place = ssldirs::placement(&facts.openssldir, &at)?;
-            install_prefix(&out_dir, prefix, &summary, &place.rel)?;
+            install_prefix(&out_dir, prefix, &summary, &place.rel, &triple)?;
             println!("installed prefix {}", prefix.display());
             println!("{}", ssldirs::config_line(&facts.openssldir, &at, &place));
         }
@@ -139,6 +147,7 @@ struct Overrides {
     allow_downgrade: bool,
     legacy: bool,
     apps: bool,
+    fips: bool,
     openssldir: Option<String>,
     line: &'static data::OpensslLine,
 }
@@ -178,6 +187,7 @@ fn build_without_cargo(
     config.allow_downgrade |= o.allow_downgrade;
     config.legacy = o.legacy;
     config.apps = o.apps;
+    config.fips = o.fips;
     config.openssldir = o.openssldir.clone().or(config.openssldir);
     // crypto-sys's prefixed copy too, checked as its build script checks it: the one a Rust
     // program on this target would link (the prefix installs the plain one).
@@ -257,7 +267,13 @@ fn check_prefix(prefix: &Path) -> Result<()> {
 
 /// Installs lib/, include/openssl/, … and OPENSSLDIR's files (at `ssl_dir`, relative) next
 /// to the prefix, then swaps it in.
-fn install_prefix(out_dir: &Path, prefix: &Path, summary: &str, ssl_dir: &Path) -> Result<()> {
+fn install_prefix(
+    out_dir: &Path,
+    prefix: &Path,
+    summary: &str,
+    ssl_dir: &Path,
+    triple: &str,
+) -> Result<()> {
     let name = prefix.file_name().context("the prefix needs a directory name")?;
     let parent = prefix.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     fs::create_dir_all(parent)?;
@@ -285,6 +301,7 @@ fn install_prefix(out_dir: &Path, prefix: &Path, summary: &str, ssl_dir: &Path) 
     for line in kept.notices {
         println!("{line}");
     }
+    fips::install(out_dir, &tmp, ssl_dir, triple)?;
     fs::write(tmp.join(crate::prefix::MARKER), format!("{summary}\n"))?;
     let old = parent.join(format!(".{}.old-{}", name.to_string_lossy(), std::process::id()));
     if prefix.exists() {

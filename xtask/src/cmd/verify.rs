@@ -26,6 +26,9 @@ impl Verify {
             let target = data::target_for(&facts.target)?;
             let archive = prefix.join("lib").join(target.archive_file("crypto"));
             check_archive(sh, line, &facts, facts.legacy_provider, &archive)?;
+            if facts.fips_module {
+                check_module(sh, line, &facts, prefix)?;
+            }
             println!(
                 "verify: every fast path of {} is what the plan says; the C driver checks the \
                  eligibility functions when it runs (cargo xtask test)",
@@ -91,6 +94,61 @@ fn check_archive(
     problems.extend(check_legacy(legacy, &sizes));
     if !problems.is_empty() {
         bail!("verify: {}", problems.join("; "));
+    }
+    Ok(())
+}
+
+/// A prefix's FIPS module: it exports OpenSSL's provider entry point alone (ELF: every other
+/// symbol local), and each fast path of the asm files it assembles is what the plan says, as
+/// in libcrypto: the module takes libcrypto's asm, file by file.
+fn check_module(
+    sh: &Shell,
+    line: &data::OpensslLine,
+    facts: &BuildFacts,
+    prefix: &Path,
+) -> Result<()> {
+    let target = data::target_for(&facts.target)?;
+    let dir = prefix.join("lib").join(crypto_build::fips::MODULES_DIR);
+    let module = fs::read_dir(&dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .next()
+        .with_context(|| {
+            format!("the build says it linked a FIPS module, but {} is empty", dir.display())
+        })?;
+    let coff = crate::triple::Triple::parse(&facts.target)?.is_windows();
+    if !coff {
+        let out = cmd!(sh, "nm -D --defined-only {module}").read()?;
+        let exports: Vec<&str> = out.lines().filter_map(|l| l.split_whitespace().nth(2)).collect();
+        let entry = format!("{}{}", target.symbol_prefix, data::FIPS.entry);
+        if exports != [entry.as_str()] {
+            bail!("verify: {} should export {entry} alone, exports {exports:?}", module.display());
+        }
+    }
+    let root = line.root(&crate::cargo::project_root());
+    let key =
+        crypto_build::manifest::key(&facts.effective_set, target.name, facts.c_variant.as_deref());
+    let m = Manifest::load(&root.join(key))?;
+    let asm: Vec<&str> = m
+        .units
+        .iter()
+        .filter(|u| u.lib.is_fips() && data::AsmSyntax::of_path(&u.path).is_some())
+        .map(|u| stem(&u.path))
+        .collect();
+    let plan: BTreeMap<String, String> =
+        facts.asm_files.iter().map(|f| (stem(&f.path).to_string(), f.set.clone())).collect();
+    let sizes = symbol_sizes(sh, facts, &module)?;
+    let fast: Vec<data::FastPath> =
+        target.fast_paths.iter().filter(|fp| asm.contains(&stem(fp.file))).copied().collect();
+    println!("FIPS module {}: {} of the target's fast paths", module.display(), fast.len());
+    let problems = if plan.is_empty() {
+        check_no_asm(&wide_files(line, &root, target)?, &sizes)
+    } else {
+        check(&fast, &plan, &sizes)
+    };
+    if !problems.is_empty() {
+        bail!("verify: the FIPS module: {}", problems.join("; "));
     }
     Ok(())
 }

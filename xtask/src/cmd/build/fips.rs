@@ -1,0 +1,70 @@
+//! A prefix's FIPS module, as OpenSSL's `make install_fips` installs it: the module in
+//! `lib/ossl-modules/`, and OPENSSLDIR's `fipsmodule.cnf` written by the prefix's own
+//! `openssl fipsinstall` where the program runs here (else the build's, whose MAC is the same).
+
+use crate::runner::{Invocation, Runner};
+use anyhow::{ensure, Context, Result};
+use crypto_build::fips::{CONFIG_FILE, MODULES_DIR, SECTION};
+use std::fs;
+use std::path::Path;
+
+/// Installs the build's module from `out_dir` into the staged prefix `staged`, and its config
+/// into `staged/ssl_dir`; says in one line how the config was written. Nothing when the
+/// build made no module.
+pub fn install(out_dir: &Path, staged: &Path, ssl_dir: &Path, triple: &str) -> Result<()> {
+    let from = out_dir.join("lib").join(MODULES_DIR);
+    let Some(module) = fs::read_dir(&from).ok().and_then(|d| d.flatten().next()) else {
+        return Ok(());
+    };
+    let dir = staged.join("lib").join(MODULES_DIR);
+    fs::create_dir_all(&dir)?;
+    let installed = dir.join(module.file_name());
+    fs::copy(module.path(), &installed)
+        .with_context(|| format!("installing {}", installed.display()))?;
+    let config = staged.join(ssl_dir).join(CONFIG_FILE);
+    fs::create_dir_all(staged.join(ssl_dir))?;
+    let program = crate::prefix::program_path(staged).ok();
+    match (program, Runner::for_triple(triple)) {
+        (Some(program), Ok(runner)) => {
+            fipsinstall(runner, &program, &installed, &config)?;
+            println!("{CONFIG_FILE}: written by the prefix's bin/openssl fipsinstall");
+        }
+        (program, runner) => {
+            let own = out_dir.join(crypto_build::compile::SSL_DIR).join(CONFIG_FILE);
+            fs::copy(&own, &config).with_context(|| format!("installing {}", config.display()))?;
+            let why = match (program, runner) {
+                (None, _) => "no openssl program to run fipsinstall: build with --apps".to_string(),
+                (_, Err(why)) => why,
+                _ => unreachable!("the other arm"),
+            };
+            println!("{CONFIG_FILE}: the build's, its module MAC as fipsinstall's ({why})");
+        }
+    }
+    Ok(())
+}
+
+/// `openssl fipsinstall -module MODULE -out CONFIG`: the module's self-tests run, and its MAC
+/// is written, as OpenSSL's `install_fips` does.
+fn fipsinstall(runner: Runner, program: &Path, module: &Path, config: &Path) -> Result<()> {
+    let (m, c) = (module.to_string_lossy(), config.to_string_lossy());
+    let args = ["fipsinstall", "-module", &m, "-out", &c, "-section_name", SECTION];
+    let cwd = program.parent().context("the program's directory")?;
+    // Not the configuration an earlier install left in OPENSSLDIR.
+    let out = runner.run(&Invocation {
+        exe: program,
+        args: &args,
+        cwd,
+        env: &[("OPENSSL_CONF", "/dev/null")],
+        log: &cwd.join(".fipsinstall"),
+        timeout: runner.driver_timeout(),
+    })?;
+    ensure!(
+        out.status.success(),
+        "{} fipsinstall failed ({}): {}{}",
+        program.display(),
+        out.status,
+        out.stdout,
+        out.stderr
+    );
+    Ok(())
+}
