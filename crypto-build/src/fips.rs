@@ -77,7 +77,7 @@ pub fn link_module(
     fs::create_dir_all(&scratch)?;
     let archive = scratch.join(job.target.archive_file("fips"));
     crate::compile::archive(&job.base, &archive, libs)?;
-    let exports = Exports::of(m.module_defflag.as_deref())?;
+    let exports = Exports::of(m.module_defflag.as_deref(), file)?;
     let list = exports.write(&scratch, job.target.symbol_prefix)?;
     let module = dir.join(file);
     let mut cmd = tool.to_command();

@@ -53,6 +53,7 @@ step_names! {
     WindowsNoAsm = "windows-no-asm",
     WindowsI686 = "windows-i686",
     I686Full = "i686-full",
+    FipsCross = "fips-cross",
     Aarch64Full = "aarch64-full",
     Ppc64leFull = "ppc64le-full",
     S390x = "s390x",

@@ -3,6 +3,7 @@
 
 use crate::driver::{self, build, compile_only, parse_report, Report, RunOutput, Toolchain};
 use crate::matrix::{Row, MINGW_GCC};
+use crate::runner::Runner;
 use anyhow::{ensure, Context, Result};
 use crypto_build::data::triples::X86_64_WINDOWS_GNU;
 use crypto_build::data::{is_set, Arch, CapVar, CodePath, DriverFamilies, Eligibility, SetRole};
@@ -173,8 +174,8 @@ fn check_report(report: &Report, asm: Option<Arch>, plan: &BuildFacts) -> Result
 /// Why `tc`'s runner cannot run a code path, if it cannot: a path of a named CPU needs qemu,
 /// which emulates it unless the path says what qemu lacks; on this machine's own CPU
 /// (natively, wine) the path needs its features.
-fn cannot_run(tc: &Toolchain, path: &CodePath) -> Option<String> {
-    if tc.runner.is_qemu() {
+pub(super) fn cannot_run(runner: Runner, path: &CodePath) -> Option<String> {
+    if runner.is_qemu() {
         return path.qemu_lacks.map(|why| format!("qemu 7.2 cannot run it: {why}"));
     }
     if path.qemu_cpu.is_some() {
@@ -190,7 +191,7 @@ fn path_runs(tc: &Toolchain, set: &str, arch: Arch) -> Vec<(&'static CodePath, O
     let var = arch.cap_var();
     let mut runs = Vec::new();
     for path in arch.code_paths() {
-        if let Some(why) = cannot_run(tc, path) {
+        if let Some(why) = cannot_run(tc.runner, path) {
             println!("skipped: driver on the {} path: {why}", path.name);
             continue;
         }

@@ -8,12 +8,13 @@
 //! `fips` feature turns FIPS mode on from Rust (`crypto-sys/tests/fips.rs`).
 
 use super::apps::work_dir;
+use crate::runner::Runner;
 use anyhow::{bail, ensure, Context, Result};
-use crypto_build::data::{Arch, CodePath};
+use crypto_build::data::{self, Arch};
 use crypto_build::fips::{CONFIG_FILE, MODULES_DIR, SECTION};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use xshell::{cmd, Shell};
 
 /// Where the step installs its prefix (the line's own, `line_target_dir`).
@@ -38,11 +39,7 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
     let line = super::line_args();
     cmd!(sh, "{cargo} xtask verify --prefix {prefix} {line...}").run()?;
     let work = work_dir(&format!("fips-test{}", super::line().dir_suffix()))?;
-    let openssl = Openssl::new(&prefix, &work)?;
-    openssl.verify_install()?;
-    openssl.fips_mode()?;
-    openssl.every_path()?;
-    openssl.flipped_byte_refused()?;
+    Openssl::new(Runner::Native, &prefix, &work)?.prove(Arch::X86_64)?;
     let features = ["--features", "fips"].into_iter().chain(super::line_features());
     let features: Vec<&str> = features.collect();
     cmd!(sh, "{cargo} test -q --release -p crypto-sys {features...} --test fips -- --nocapture")
@@ -51,8 +48,39 @@ pub fn run(sh: &Shell, cargo: &str) -> Result<()> {
     Ok(())
 }
 
+/// `--full`'s rows: the module of each other target whose programs run here, built by
+/// `cargo xtask build --target T --apps --fips --prefix` with the row's compiler and proved
+/// under its runner as the default run proves x86_64's (the Rust side excepted: no Rust std
+/// for these targets here).
+pub fn cross(sh: &Shell, cargo: &str) -> Result<()> {
+    use data::triples::{AARCH64_LINUX, I686_LINUX, X86_64_WINDOWS_GNU};
+    for triple in [X86_64_WINDOWS_GNU, I686_LINUX, AARCH64_LINUX] {
+        let row = crate::matrix::ROWS
+            .iter()
+            .find(|r| r.target == triple)
+            .with_context(|| format!("no test-matrix row builds {triple}"))?;
+        let runner = Runner::for_triple(triple).map_err(|why| anyhow::anyhow!(why))?;
+        let name = format!("{PREFIX}-{triple}{}", super::line().dir_suffix());
+        let prefix = crate::cargo::project_root().join("target").join(&name);
+        crate::prefix::remove_earlier(&prefix)?;
+        let args = [&["--apps", "--fips"][..], &super::line_args()].concat();
+        let out = crate::cargo::for_target(sh, triple, row.cc, &args, &prefix)
+            .with_context(|| format!("{triple}: the FIPS module's build with {}", row.cc))?;
+        println!("{out}");
+        let line = super::line_args();
+        cmd!(sh, "{cargo} xtask verify --prefix {prefix} {line...}").run()?;
+        let arch = data::target_for(triple)?.arch;
+        let work = work_dir(&format!("fips-test-{triple}{}", super::line().dir_suffix()))?;
+        Openssl::new(runner, &prefix, &work)?
+            .prove(arch)
+            .with_context(|| format!("{triple}'s FIPS module"))?;
+    }
+    Ok(())
+}
+
 /// The prefix's `bin/openssl`, its module and configurations, and the test's files.
 struct Openssl {
+    runner: Runner,
     exe: PathBuf,
     module: PathBuf,
     config: PathBuf,
@@ -63,7 +91,7 @@ struct Openssl {
 }
 
 impl Openssl {
-    fn new(prefix: &Path, work: &Path) -> Result<Openssl> {
+    fn new(runner: Runner, prefix: &Path, work: &Path) -> Result<Openssl> {
         let modules = prefix.join("lib").join(MODULES_DIR);
         let module = fs::read_dir(&modules)
             .with_context(|| format!("reading {}", modules.display()))?
@@ -88,8 +116,16 @@ impl Openssl {
         let data: Vec<u8> =
             (0u32..65536).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
         fs::write(work.join("data.bin"), data)?;
-        let exe = prefix.join("bin/openssl");
-        Ok(Openssl { exe, module, config, fips_conf, work: work.to_path_buf() })
+        let exe = crate::prefix::program_path(prefix)?;
+        Ok(Openssl { runner, exe, module, config, fips_conf, work: work.to_path_buf() })
+    }
+
+    /// Every check of a prefix's module, on `arch`'s code paths.
+    fn prove(&self, arch: Arch) -> Result<()> {
+        self.verify_install()?;
+        self.fips_mode()?;
+        self.every_path(arch)?;
+        self.flipped_byte_refused()
     }
 
     /// `bin/openssl ARGS`, with the FIPS configuration and the module's directory (`fips`),
@@ -101,7 +137,7 @@ impl Openssl {
         env: &[(&str, &str)],
         args: &[&str],
     ) -> Result<Output> {
-        let mut cmd = Command::new(&self.exe);
+        let mut cmd = self.runner.command(&self.exe)?;
         cmd.args(args).current_dir(&self.work).stdin(Stdio::null());
         cmd.env("OPENSSL_MODULES", modules).envs(env.iter().copied());
         if fips {
@@ -164,19 +200,28 @@ impl Openssl {
         Ok(())
     }
 
-    /// On every x86_64 path this CPU can run (OPENSSL_ia32cap masks), the module loads, its
-    /// self-tests passing, and what it computes equals the default provider's.
-    fn every_path(&self) -> Result<()> {
-        let arch = Arch::X86_64;
-        let var = arch.cap_var().context("x86_64's capability variable")?;
+    /// On every code path of `arch` the runner can run (capability masks, qemu's CPUs), the
+    /// module loads, its self-tests passing, and what it computes equals the default
+    /// provider's.
+    fn every_path(&self, arch: Arch) -> Result<()> {
+        let var = arch.cap_var();
         let mut proved = 0;
         for path in arch.code_paths() {
-            if let Some(why) = cannot_run(path) {
+            if let Some(why) = super::driver_paths::cannot_run(self.runner, path) {
                 println!("skipped: fips on the {} path: {why}", path.name);
                 continue;
             }
-            let env: Vec<(&str, &str)> = path.cap.map(|v| (var.env, v)).into_iter().collect();
-            let shown = format!("{}={}", var.env, path.cap.unwrap_or("(unset)"));
+            let mut env: Vec<(&str, &str)> =
+                path.cap.zip(var).map(|(v, var)| (var.env, v)).into_iter().collect();
+            env.extend(path.qemu_cpu.map(|c| ("QEMU_CPU", c)));
+            let shown = match var {
+                Some(var) => format!("{}={}", var.env, path.cap.unwrap_or("(unset)")),
+                None => "no capability variable".into(),
+            };
+            let shown = match path.qemu_cpu {
+                Some(cpu) => format!("{shown}, qemu CPU {cpu}"),
+                None => shown,
+            };
             ensure_active(&self.ok(true, &env, &["list", "-providers"])?)
                 .with_context(|| format!("the {} path ({shown})", path.name))?;
             for op in OPERATIONS {
@@ -272,14 +317,6 @@ const OPERATIONS: &[&[&str]] = &[
 const KEY: &str = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 const KEY_128: &str = "000102030405060708090a0b0c0d0e0f";
 const IV: &str = "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
-
-/// Why this CPU cannot run `path`, natively, if it cannot.
-fn cannot_run(path: &CodePath) -> Option<String> {
-    if path.qemu_cpu.is_some() {
-        return Some("the CPU is only chosen under qemu".into());
-    }
-    path.missing_cpu_feature().map(|f| format!("this CPU lacks {f}"))
-}
 
 /// `openssl list -providers` must show the FIPS provider, active.
 fn ensure_active(listed: &str) -> Result<()> {
