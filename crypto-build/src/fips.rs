@@ -24,14 +24,16 @@ enum Exports {
 }
 
 impl Exports {
-    fn of(defflag: Option<&str>) -> Result<Exports> {
+    /// By the flag, and where there is none by the module's file: a DLL's list is a `.def`.
+    fn of(defflag: Option<&str>, file: &str) -> Result<Exports> {
         match defflag {
-            None => Ok(Exports::Def),
+            None if file.ends_with(".dll") => Ok(Exports::Def),
             Some(f) if f.ends_with("--version-script=") => Ok(Exports::VersionScript),
             Some(f) if f.contains("exported_symbols_list") => Ok(Exports::ExportedList),
-            Some(f) => {
-                bail!("the FIPS module's export flag `{f}` is of no linker this build knows")
-            }
+            _ => bail!(
+                "the FIPS module {file}: no export list this build knows how to give its linker \
+                 (export flag {defflag:?})"
+            ),
         }
     }
 
