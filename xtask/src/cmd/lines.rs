@@ -92,7 +92,7 @@ const PARTS: &[Part] = &[
 /// step that can test another line (`cargo xtask test --list`), in three runners' worth.
 #[rustfmt::skip]
 const LINE_JOBS: &[(&str, &[StepName])] = &[
-    ("tests", &[StepName::Lock, StepName::Auto, StepName::AsmAvx2, StepName::Toolchains, StepName::Sanitize, StepName::Coexist]),
+    ("tests", &[StepName::Lock, StepName::Auto, StepName::AsmAvx2, StepName::Toolchains, StepName::Sanitize, StepName::Coexist, StepName::Fips]),
     ("windows", &[StepName::Windows, StepName::MsvcWine, StepName::MsvcWineI686]),
     ("cross", &[StepName::Aarch64, StepName::Ppc64le, StepName::I686, StepName::Assembled]),
 ];

@@ -117,14 +117,19 @@ fn check_module(
         .with_context(|| {
             format!("the build says it linked a FIPS module, but {} is empty", dir.display())
         })?;
-    let coff = crate::triple::Triple::parse(&facts.target)?.is_windows();
-    if !coff {
+    // ELF's dynamic symbols; a DLL's export table (`[   0] NAME` lines).
+    let (exports, entry) = if crate::triple::Triple::parse(&facts.target)?.is_windows() {
+        let out = cmd!(sh, "objdump -p {module}").read()?;
+        let table = out.lines().skip_while(|l| !l.contains("[Ordinal/Name Pointer] Table")).skip(1);
+        let names = table.map_while(|l| l.trim().strip_prefix('[')?.split_once(']'));
+        (names.map(|(_, n)| n.trim().to_string()).collect(), data::FIPS.entry.to_string())
+    } else {
         let out = cmd!(sh, "nm -D --defined-only {module}").read()?;
-        let exports: Vec<&str> = out.lines().filter_map(|l| l.split_whitespace().nth(2)).collect();
-        let entry = format!("{}{}", target.symbol_prefix, data::FIPS.entry);
-        if exports != [entry.as_str()] {
-            bail!("verify: {} should export {entry} alone, exports {exports:?}", module.display());
-        }
+        let names = out.lines().filter_map(|l| l.split_whitespace().nth(2)).map(String::from);
+        (names.collect::<Vec<_>>(), format!("{}{}", target.symbol_prefix, data::FIPS.entry))
+    };
+    if exports != [entry.clone()] {
+        bail!("verify: {} should export {entry} alone, exports {exports:?}", module.display());
     }
     let root = line.root(&crate::cargo::project_root());
     let key =
@@ -329,7 +334,10 @@ fn check_variant(taken: &str, sizes: &BTreeMap<String, u64>) -> Vec<String> {
 /// table instead, to the next global of its section or that section's end.
 fn symbol_sizes(sh: &Shell, facts: &BuildFacts, archive: &Path) -> Result<BTreeMap<String, u64>> {
     let target = data::target_for(&facts.target)?;
-    let coff = crate::triple::Triple::parse(&facts.target)?.is_windows();
+    // A linked image (the FIPS module's DLL) has its symbols at their addresses: nm sorts them,
+    // as it does an ELF file's, and the next one bounds each.
+    let image = !archive.extension().is_some_and(|e| e == "a" || e == "lib");
+    let coff = crate::triple::Triple::parse(&facts.target)?.is_windows() && !image;
     let sizes = if coff {
         let out = cmd!(sh, "objdump -t {archive}").quiet().read();
         parse_coff_symbols(
