@@ -210,8 +210,9 @@ pub fn compile(job: &Job) -> Result<Artifacts> {
         // An earlier build's program is not this build's.
         None => drop(fs::remove_dir_all(job.out_dir.join("bin"))),
     }
-    // Likewise its module.
+    // Likewise its module and the module's configuration.
     let _ = fs::remove_dir_all(lib_dir.join(crate::fips::MODULES_DIR));
+    let _ = fs::remove_file(job.out_dir.join(SSL_DIR).join(crate::fips::CONFIG_FILE));
     let fips_module = match objects.get(&Product::Module) {
         Some(own) => {
             let libs = objects.get(&Product::ModuleArchive).map_or(&[][..], Vec::as_slice);
