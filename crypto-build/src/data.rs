@@ -121,6 +121,30 @@ pub const FIPS: FipsModule = FipsModule {
     name: "fips",
 };
 
+/// An OpenSSL release whose FIPS provider has a FIPS 140 validation, and the openssl-src
+/// crate on crates.io that holds its source: what docs/fips.md names, and what `--full`'s
+/// `fips-validated` step builds by the release's own Configure and make and loads into the
+/// default line's libcrypto.
+pub struct ValidatedRelease {
+    pub release: &'static str,
+    pub crate_version: &'static str,
+    /// The standard and the CMVP certificate, as OpenSSL announced them.
+    pub validation: &'static str,
+}
+
+pub const FIPS_VALIDATED: &[ValidatedRelease] = &[
+    ValidatedRelease {
+        release: "3.1.2",
+        crate_version: "300.1.4",
+        validation: "FIPS 140-3, certificate #4985",
+    },
+    ValidatedRelease {
+        release: "3.0.8",
+        crate_version: "300.0.13",
+        validation: "FIPS 140-2, certificate #4282",
+    },
+];
+
 /// The assembler a set is generated for, as the perlasm scripts will see it.
 /// The generator fakes exactly these banners, whatever the host has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

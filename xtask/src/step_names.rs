@@ -54,6 +54,7 @@ step_names! {
     WindowsI686 = "windows-i686",
     I686Full = "i686-full",
     FipsCross = "fips-cross",
+    FipsValidated = "fips-validated",
     Aarch64Full = "aarch64-full",
     Ppc64leFull = "ppc64le-full",
     S390x = "s390x",

@@ -252,6 +252,9 @@ pub const STEPS: &[Step] = &[
     Step { id: StepName::FipsCross, covers: "the FIPS module of mingw x86_64 (wine), i686 Linux (this CPU) and aarch64 Linux (qemu), each from its row's compiler: fipsinstall at install and -verify, FIPS mode's providers, SHA-256 and MD5 refused, self-tests and the default provider's answers on every code path the runner runs, a flipped byte refused, verify",
            tier: Tier::Full, scope: Scope::Workspace, lane: Lane::Apart,
            lines: Lines::Default("the `fips` step takes the module of every line on x86_64; these rows' module is built from the same units"), run: fips::cross },
+    Step { id: StepName::FipsValidated, covers: "the FIPS modules of the validated releases (3.1.2, 3.0.8, from crates.io), each built by its own Configure and make and loaded into the line's libcrypto: fipsinstall, FIPS mode, every OPENSSL_ia32cap path, a flipped byte refused",
+           tier: Tier::Full, scope: Scope::Workspace, lane: Lane::Cargo,
+           lines: Lines::Default("the modules are loaded into the default line's libcrypto, the one a release's module must serve"), run: fips::validated },
     Step { id: StepName::Aarch64Full, covers: "clang-19's aarch64 build, and no_asm with gcc and clang-19, under qemu",
            tier: Tier::Full, scope: Scope::Triple(triples::AARCH64_LINUX), lane: Lane::Apart,
            lines: Lines::Any, run: |sh, _| qemu::run(sh, triples::AARCH64_LINUX, true) },
@@ -640,7 +643,7 @@ mod tests {
         assert!(default.contains(&"lint") && default.contains(&"aarch64"));
         assert!(!default.contains(&"aarch64-full") && !default.contains(&"msvc"));
         let full = names(test(&[], &[], true));
-        assert_eq!(full.len(), default.len() + 17);
+        assert_eq!(full.len(), default.len() + 18);
         let aarch64 = names(test(&[], &["aarch64-unknown-linux-gnu"], false));
         assert_eq!(aarch64, ["aarch64", "assembled"]);
         assert_eq!(
