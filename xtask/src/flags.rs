@@ -136,6 +136,11 @@ pub struct Build {
     /// (which needs --apps)
     #[arg(long)]
     pub fips: bool,
+    /// Install the FIPS module of a validated OpenSSL release (3.1.2, 3.0.8) instead, built by
+    /// that release's own Configure and make from its openssl-src crate, and loaded into this
+    /// build's libcrypto by the prefix's `openssl fipsinstall` (this machine's target only)
+    #[arg(long, value_name = "RELEASE", requires_all = ["prefix", "apps"], conflicts_with = "fips")]
+    pub fips_release: Option<String>,
     /// OPENSSLDIR, where OpenSSL looks for openssl.cnf, certificates and keys
     /// (CRYPTO_SYS_OPENSSLDIR, absolute)
     ///

@@ -78,88 +78,42 @@ pub fn cross(sh: &Shell, cargo: &str) -> Result<()> {
     Ok(())
 }
 
-/// `--full`'s `fips-validated`: each release of `data::FIPS_VALIDATED` fetched from crates.io
-/// (cargo checks the crate's checksum), its module built by its own Configure (`enable-fips`)
-/// and make (`build_generated`, then `providers/fips.so`), then installed by the default
-/// line's `openssl fipsinstall` and proved as the line's own module is. A module that does not
-/// load into the line's libcrypto fails the step, naming both releases.
+/// `--full`'s `fips-validated`: for each release of `data::FIPS_VALIDATED`, `cargo xtask build
+/// --release --apps --fips-release RELEASE --prefix P`, as a user installs one: the release
+/// fetched from crates.io, its module built by its own Configure and make, and loaded into the
+/// line's libcrypto by the prefix's `openssl fipsinstall` (a module that does not load is
+/// refused, naming both releases); then proved as the line's own module is.
 pub fn validated(sh: &Shell, cargo: &str) -> Result<()> {
-    let prefix = super::line_target_dir(PREFIX, super::line());
-    crate::prefix::remove_earlier(&prefix)?;
-    cmd!(sh, "{cargo} xtask build --release --apps --fips --openssldir ssl --prefix {prefix}")
-        .run()?;
     let line = super::line().version;
-    let jobs = crypto_build::jobs::count().to_string();
     for v in data::FIPS_VALIDATED {
-        let work = work_dir(&format!("fips-validated-{}", v.release))?;
-        let fetched = crate::sources::fetch::openssl_src(sh, &work, v.crate_version)?;
+        let name = format!("{PREFIX}-{}{}", v.release, super::line().dir_suffix());
+        let prefix = crate::cargo::project_root().join("target").join(name);
+        crate::prefix::remove_earlier(&prefix)?;
+        let release = v.release;
+        let out = cmd!(
+            sh,
+            "{cargo} xtask build --release --apps --fips-release {release} --openssldir ssl --prefix {prefix}"
+        )
+        .read()?;
+        println!("{out}");
+        let said = format!("{CONFIG_FILE}: OpenSSL {release}'s FIPS module");
         ensure!(
-            fetched.source.version == v.release,
-            "openssl-src {} holds OpenSSL {}, not {}",
-            v.crate_version,
-            fetched.source.version,
-            v.release
+            out.lines().any(|l| l.starts_with(&said)),
+            "the install should say `{said}`:\n{out}"
         );
-        let tree = work.join("openssl");
-        copy_tree(&fetched.source.dir, &tree)?;
-        let _dir = sh.push_dir(&tree);
-        // Configure's options as its Security Policy has them: `enable-fips`, and no more
-        // than what keeps this build short.
-        cmd!(sh, "perl Configure linux-x86_64 enable-fips no-shared no-tests")
-            .quiet()
-            .ignore_stdout()
-            .run()?;
-        cmd!(sh, "make -j{jobs} build_generated").quiet().ignore_stdout().run()?;
-        cmd!(sh, "make -j{jobs} providers/fips.so").quiet().ignore_stdout().run()?;
-        drop(_dir);
-        let modules = work.join("modules");
-        fs::create_dir_all(&modules)?;
-        let module = modules.join("fips.so");
-        fs::copy(tree.join("providers/fips.so"), &module)?;
-        let config = work.join(CONFIG_FILE);
-        let exe = crate::prefix::program_path(&prefix)?;
-        let installed =
-            cmd!(sh, "{exe} fipsinstall -module {module} -out {config} -section_name {SECTION}")
-                .env("OPENSSL_CONF", "/dev/null")
-                .quiet()
-                .ignore_stderr()
-                .output()?;
-        ensure!(
-            installed.status.success(),
-            "OpenSSL {}'s FIPS module does not load into OpenSSL {line}'s libcrypto ({}): {}",
-            v.release,
-            installed.status,
-            String::from_utf8_lossy(&installed.stdout)
-        );
-        let openssl = Openssl::with(Runner::Native, exe, module, config, &work)?;
+        let work = work_dir(&format!("fips-validated-{release}"))?;
+        let openssl = Openssl::new(Runner::Native, &prefix, &work)?;
         let listed = openssl.ok(true, &[], &["list", "-providers"])?;
         ensure!(
-            listed.contains(&format!("version: {}", v.release)),
-            "the active FIPS provider should be OpenSSL {}'s:\n{listed}",
-            v.release
+            listed.contains(&format!("version: {release}")),
+            "the active FIPS provider should be OpenSSL {release}'s:\n{listed}"
         );
-        openssl
-            .prove(Arch::X86_64)
-            .with_context(|| format!("OpenSSL {}'s FIPS module", v.release))?;
+        openssl.prove(Arch::X86_64).with_context(|| format!("OpenSSL {release}'s FIPS module"))?;
         println!(
-            "fips: OpenSSL {}'s module ({}), built by its own Configure and make, loads into \
-             OpenSSL {line}'s libcrypto and passes",
-            v.release, v.validation
+            "fips: OpenSSL {release}'s module ({}), built by its own Configure and make, loads \
+             into OpenSSL {line}'s libcrypto and passes",
+            v.validation
         );
-    }
-    Ok(())
-}
-
-fn copy_tree(from: &Path, to: &Path) -> Result<()> {
-    fs::create_dir_all(to)?;
-    for e in fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
-        let e = e?;
-        let dest = to.join(e.file_name());
-        if e.file_type()?.is_dir() {
-            copy_tree(&e.path(), &dest)?;
-        } else {
-            fs::copy(e.path(), &dest)?;
-        }
     }
     Ok(())
 }
@@ -187,17 +141,6 @@ impl Openssl {
             .with_context(|| format!("no module in {}", modules.display()))?;
         let config = prefix.join("ssl").join(CONFIG_FILE);
         let exe = crate::prefix::program_path(prefix)?;
-        Openssl::with(runner, exe, module, config, work)
-    }
-
-    /// `exe` with `module` and its `config`, the test's files in `work`.
-    fn with(
-        runner: Runner,
-        exe: PathBuf,
-        module: PathBuf,
-        config: PathBuf,
-        work: &Path,
-    ) -> Result<Openssl> {
         let fips_conf = work.join("fips.cnf");
         fs::write(
             &fips_conf,

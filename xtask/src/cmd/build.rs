@@ -34,6 +34,13 @@ impl Build {
         if let Some(prefix) = &self.prefix {
             check_prefix(prefix)?;
         }
+        let fips_release = match &self.fips_release {
+            Some(r) if triple != crate::cargo::host_triple(sh)? => {
+                bail!("--fips-release {r} builds the module for this machine only, not {triple}")
+            }
+            Some(r) => Some(crate::sources::fips_release::validated(r)?),
+            None => None,
+        };
         let openssldir = ssldirs::resolve(self.openssldir.as_deref(), self.prefix.as_deref())?;
         let started = Instant::now();
         let progress_file = crate::cargo::project_root()
@@ -95,7 +102,8 @@ impl Build {
         if let Some(prefix) = &self.prefix {
             let at = ssldirs::final_prefix(prefix)?;
             let place = ssldirs::placement(&facts.openssldir, &at)?;
-            install_prefix(&out_dir, prefix, &summary, &place.rel, &triple)?;
+            let fips = Fips { triple: &triple, release: fips_release, line: line.version };
+            install_prefix(sh, &out_dir, prefix, &summary, &place.rel, &fips)?;
             println!("installed prefix {}", prefix.display());
             println!("{}", ssldirs::config_line(&facts.openssldir, &at, &place));
         }
@@ -267,12 +275,21 @@ fn check_prefix(prefix: &Path) -> Result<()> {
 
 /// Installs lib/, include/openssl/, … and OPENSSLDIR's files (at `ssl_dir`, relative) next
 /// to the prefix, then swaps it in.
+/// What a prefix's FIPS module is: the build's own, or a validated release's.
+struct Fips<'a> {
+    triple: &'a str,
+    release: Option<&'static data::ValidatedRelease>,
+    /// The line's release, whose libcrypto loads it.
+    line: &'a str,
+}
+
 fn install_prefix(
+    sh: &Shell,
     out_dir: &Path,
     prefix: &Path,
     summary: &str,
     ssl_dir: &Path,
-    triple: &str,
+    fips: &Fips,
 ) -> Result<()> {
     let name = prefix.file_name().context("the prefix needs a directory name")?;
     let parent = prefix.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
@@ -301,7 +318,10 @@ fn install_prefix(
     for line in kept.notices {
         println!("{line}");
     }
-    fips::install(out_dir, &tmp, ssl_dir, triple)?;
+    match fips.release {
+        Some(v) => fips::install_release(sh, v, &tmp, ssl_dir, fips.line)?,
+        None => fips::install(out_dir, &tmp, ssl_dir, fips.triple)?,
+    }
     fs::write(tmp.join(crate::prefix::MARKER), format!("{summary}\n"))?;
     let old = parent.join(format!(".{}.old-{}", name.to_string_lossy(), std::process::id()));
     if prefix.exists() {

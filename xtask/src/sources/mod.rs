@@ -5,6 +5,7 @@
 //! makes them on demand, and `update-openssl` moves one.
 
 pub mod fetch;
+pub mod fips_release;
 pub mod krate;
 pub mod tarball;
 

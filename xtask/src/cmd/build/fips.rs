@@ -3,10 +3,12 @@
 //! `openssl fipsinstall` where the program runs here (else the build's, whose MAC is the same).
 
 use crate::runner::{Invocation, Runner};
-use anyhow::{ensure, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
+use crypto_build::data::ValidatedRelease;
 use crypto_build::fips::{CONFIG_FILE, MODULES_DIR, SECTION};
 use std::fs;
 use std::path::Path;
+use xshell::Shell;
 
 /// Installs the build's module from `out_dir` into the staged prefix `staged`, and its config
 /// into `staged/ssl_dir`; says in one line how the config was written. Nothing when the
@@ -40,6 +42,45 @@ pub fn install(out_dir: &Path, staged: &Path, ssl_dir: &Path, triple: &str) -> R
             println!("{CONFIG_FILE}: the build's, its module MAC as fipsinstall's ({why})");
         }
     }
+    Ok(())
+}
+
+/// `--fips-release`: the validated release `v`'s module, built by its own Configure and make
+/// (`sources::fips_release`), installed into the staged prefix in place of any other, and its
+/// config written by the prefix's `openssl fipsinstall`, which loads it into the line's
+/// libcrypto (`line`) and runs its self-tests: a module that does not load is refused.
+pub fn install_release(
+    sh: &Shell,
+    v: &ValidatedRelease,
+    staged: &Path,
+    ssl_dir: &Path,
+    line: &str,
+) -> Result<()> {
+    let Ok(program) = crate::prefix::program_path(staged) else {
+        bail!("--fips-release needs --apps: the prefix's openssl fipsinstall installs the module");
+    };
+    let work =
+        crate::cargo::project_root().join("target").join(format!("fips-release-{}", v.release));
+    fs::create_dir_all(&work)?;
+    let built = crate::sources::fips_release::build(sh, v, &work)?;
+    let dir = staged.join("lib").join(MODULES_DIR);
+    fs::create_dir_all(&dir)?;
+    let module = dir.join(built.file_name().context("the module's name")?);
+    fs::copy(&built, &module).with_context(|| format!("installing {}", module.display()))?;
+    fs::create_dir_all(staged.join(ssl_dir))?;
+    let config = staged.join(ssl_dir).join(CONFIG_FILE);
+    fipsinstall(Runner::Native, &program, &module, &config).map_err(|e| {
+        let why = format!("{e:#}").replace('\n', " ");
+        anyhow::anyhow!(
+            "OpenSSL {}'s FIPS module does not load into OpenSSL {line}'s libcrypto: {why}",
+            v.release
+        )
+    })?;
+    println!(
+        "{CONFIG_FILE}: OpenSSL {}'s FIPS module ({}), built by its own Configure and make, \
+         installed by the prefix's bin/openssl fipsinstall",
+        v.release, v.validation
+    );
     Ok(())
 }
 
