@@ -34,9 +34,7 @@ const DUMP_MODULE: &str = r#"
 use strict; use warnings;
 use lib '.', 'Configurations', 'util/perl'; use configdata; use platform;
 my $file = platform->dso('providers/fips'); $file =~ s{.*/}{};
-print "$file
-", $target{shared_defflag} // '', "
-";
+print "$file\n", $target{shared_defflag} // '', "\n";
 "#;
 
 /// Configures the scratch tree (in its copied state) for the module, with the configuration's
@@ -77,10 +75,7 @@ pub fn pass(scratch: &Scratch, options: &[&str]) -> Result<FipsPass> {
         .map(|f| Ok((f.clone(), fs::read(scratch.dir.join(f)).with_context(|| f.clone())?)))
         .collect::<Result<_>>()?;
     let vars = scratch.make_words(&["DSO_LDFLAGS", "DSO_EX_LIBS"])?;
-    let ex_libs = vars[1].iter().filter_map(|w| {
-        let lib = w.strip_prefix("-l").or_else(|| w.strip_suffix(".lib"));
-        lib.or_else(|| (w == "-pthread").then_some("pthread")).map(String::from)
-    });
+    let ex_libs = super::openssl::library_names(&vars[1]);
     // Its own generated files come first on the include path.
     let include = format!("-I{}/include", FIPS.gen_dir);
     let units = layout
@@ -102,7 +97,7 @@ pub fn pass(scratch: &Scratch, options: &[&str]) -> Result<FipsPass> {
     if file.is_empty() {
         bail!("OpenSSL's platform module names no file for the FIPS module");
     }
-    let (ldflags, ex_libs) = (vars[0].clone(), ex_libs.collect());
+    let ldflags = vars[0].clone();
     Ok(FipsPass { units, outputs, asm, ldflags, ex_libs, file, defflag })
 }
 

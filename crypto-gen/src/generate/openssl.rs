@@ -491,16 +491,7 @@ impl<'a> Scratch<'a> {
         let out = capture(&mut cmd, "reading OpenSSL's compile flags")?;
         let words: Vec<String> = out.lines().map(String::from).collect();
         let split = words.iter().position(|w| w == "--").context("flag dump has no separator")?;
-        let libs = words[split + 1..]
-            .iter()
-            .filter_map(|w| {
-                // gcc's `-lws2_32`, cl's `ws2_32.lib`.
-                let lib = w.strip_prefix("-l").or_else(|| w.strip_suffix(".lib"));
-                lib.or_else(|| (w == "-pthread").then_some("pthread"))
-            })
-            .map(String::from)
-            .collect();
-        Ok((words[..split].to_vec(), libs))
+        Ok((words[..split].to_vec(), library_names(&words[split + 1..])))
     }
 
     /// Configures this scratch tree again with `extra` options and reads that layout. Only
@@ -526,6 +517,16 @@ const LIBRARIES: &str = "['crypto', 'libcrypto'], ['ssl', 'libssl'], ['apps', 'a
 /// need, as OpenSSL links `libfips.a` (it holds units no FIPS algorithm calls, OCB's, whose
 /// callees the module lacks).
 const FIPS_MODULE: &str = "['fips', 'providers/fips', 'fipslib']";
+
+/// The system libraries of a Makefile's EX_LIBS words, without `-l`: gcc's `-lws2_32`, cl's
+/// `ws2_32.lib`, and `-pthread`'s.
+pub(super) fn library_names(words: &[String]) -> Vec<String> {
+    let name = |w: &String| {
+        let lib = w.strip_prefix("-l").or_else(|| w.strip_suffix(".lib"));
+        lib.or_else(|| (w == "-pthread").then_some("pthread")).map(String::from)
+    };
+    words.iter().filter_map(name).collect()
+}
 
 fn dump_layout_script(libraries: &str) -> String {
     let list =
