@@ -84,14 +84,11 @@ pub fn link_module(
     let module = dir.join(file);
     let mut cmd = tool.to_command();
     cmd.args(&m.module_ldflags).arg("-o").arg(&module);
-    match (&exports, m.module_defflag.as_deref()) {
-        (Exports::Def, _) | (_, None) => {
-            cmd.arg(&list);
-        }
-        (_, Some(flag)) => {
-            cmd.arg(format!("{flag}{}", list.display()));
-        }
-    }
+    // Behind its flag; a `.def` has none and is an input of the link.
+    match m.module_defflag.as_deref() {
+        Some(flag) => cmd.arg(format!("{flag}{}", list.display())),
+        None => cmd.arg(&list),
+    };
     cmd.args(own).arg(&archive);
     cmd.args(m.module_ex_libs.iter().map(|l| crate::data::ex_lib_flag(l)));
     let out = cmd.output().with_context(|| format!("running {cmd:?}"))?;
