@@ -273,8 +273,6 @@ fn check_prefix(prefix: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Installs lib/, include/openssl/, … and OPENSSLDIR's files (at `ssl_dir`, relative) next
-/// to the prefix, then swaps it in.
 /// What a prefix's FIPS module is: the build's own, or a validated release's.
 struct Fips<'a> {
     triple: &'a str,
@@ -283,6 +281,8 @@ struct Fips<'a> {
     line: &'a str,
 }
 
+/// Installs lib/, include/openssl/, … and OPENSSLDIR's files (at `ssl_dir`, relative) next
+/// to the prefix, and its FIPS module, then swaps it in.
 fn install_prefix(
     sh: &Shell,
     out_dir: &Path,
