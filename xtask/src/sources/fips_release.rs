@@ -35,7 +35,8 @@ pub fn build(sh: &Shell, v: &ValidatedRelease, work: &Path) -> Result<PathBuf> {
     }
     let tree = work.join("openssl");
     let _ = fs::remove_dir_all(&tree);
-    copy_tree(&fetched.source.dir, &tree)?;
+    crypto_build::files::copy_tree(&fetched.source.dir, &tree)
+        .with_context(|| format!("copying {}", fetched.source.dir.display()))?;
     let jobs = crypto_build::jobs::count().to_string();
     let _dir = sh.push_dir(&tree);
     let configure = target.name;
@@ -52,18 +53,4 @@ pub fn build(sh: &Shell, v: &ValidatedRelease, work: &Path) -> Result<PathBuf> {
         .run()
         .with_context(|| format!("OpenSSL {}'s make of its FIPS module", v.release))?;
     Ok(tree.join("providers/fips.so"))
-}
-
-fn copy_tree(from: &Path, to: &Path) -> Result<()> {
-    fs::create_dir_all(to)?;
-    for e in fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
-        let e = e?;
-        let dest = to.join(e.file_name());
-        if e.file_type()?.is_dir() {
-            copy_tree(&e.path(), &dest)?;
-        } else {
-            fs::copy(e.path(), &dest)?;
-        }
-    }
-    Ok(())
 }
