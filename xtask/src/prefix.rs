@@ -59,6 +59,12 @@ pub fn program_path(dir: &Path) -> Result<PathBuf> {
         .with_context(|| format!("the build linked no openssl program in {}", bin.display()))
 }
 
+/// The FIPS module in `dir/lib/ossl-modules` (a prefix, or a build's OUT_DIR), if there is one.
+pub fn fips_module(dir: &Path) -> Option<PathBuf> {
+    let modules = dir.join("lib").join(crypto_build::fips::MODULES_DIR);
+    fs::read_dir(modules).ok()?.flatten().map(|e| e.path()).next()
+}
+
 /// The program in `dir/bin` (a prefix, or a build's OUT_DIR) and its `version -a`.
 pub fn version_output(runner: Runner, dir: &Path) -> Result<(PathBuf, String)> {
     let program = program_path(dir)?;

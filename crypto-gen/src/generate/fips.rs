@@ -18,8 +18,6 @@ pub struct FipsPass {
     /// Each generated file the module's units read, as its configuration makes it: headers,
     /// `.inc` files and generated C (its asm is the libraries', checked by [`FipsPass::check`]).
     pub outputs: Vec<(String, Vec<u8>)>,
-    /// The asm files its units assemble.
-    pub asm: Vec<String>,
     /// DSO_LDFLAGS and DSO_EX_LIBS (without `-l`).
     pub ldflags: Vec<String>,
     pub ex_libs: Vec<String>,
@@ -51,8 +49,6 @@ pub fn pass(scratch: &Scratch, options: &[&str]) -> Result<FipsPass> {
     let options: Vec<&str> = options.iter().copied().chain([FIPS.configure_on]).collect();
     scratch.configure_for_make(&common, &options).context("OpenSSL's Configure")?;
     let layout = scratch.fips_layout()?;
-    let asm = layout.units.iter().filter(|u| AsmSyntax::of_path(&u.1).is_some());
-    let asm: Vec<String> = asm.map(|u| u.1.clone()).collect();
     let sources: std::collections::HashSet<&str> =
         layout.units.iter().map(|u| u.1.as_str()).collect();
     // What the units read that Configure generates: every header and `.inc`, and their own
@@ -98,14 +94,15 @@ pub fn pass(scratch: &Scratch, options: &[&str]) -> Result<FipsPass> {
         bail!("OpenSSL's platform module names no file for the FIPS module");
     }
     let ldflags = vars[0].clone();
-    Ok(FipsPass { units, outputs, asm, ldflags, ex_libs, file, defflag })
+    Ok(FipsPass { units, outputs, ldflags, ex_libs, file, defflag })
 }
 
 impl FipsPass {
     /// The module's asm must be files the libraries' configuration generates: the module
     /// takes the asm the build chose for libcrypto, file by file.
     pub fn check(&self, generated: &[String]) -> Result<()> {
-        if let Some(f) = self.asm.iter().find(|f| !generated.contains(f)) {
+        let mut asm = self.units.iter().map(|u| &u.1).filter(|f| AsmSyntax::of_path(f).is_some());
+        if let Some(f) = asm.find(|f| !generated.contains(f)) {
             bail!("the FIPS module assembles {f}, which the libraries' configuration does not generate");
         }
         Ok(())

@@ -132,13 +132,8 @@ struct Openssl {
 
 impl Openssl {
     fn new(runner: Runner, prefix: &Path, work: &Path) -> Result<Openssl> {
-        let modules = prefix.join("lib").join(MODULES_DIR);
-        let module = fs::read_dir(&modules)
-            .with_context(|| format!("reading {}", modules.display()))?
-            .flatten()
-            .map(|e| e.path())
-            .next()
-            .with_context(|| format!("no module in {}", modules.display()))?;
+        let module = crate::prefix::fips_module(prefix)
+            .with_context(|| format!("no FIPS module in {}/lib/{MODULES_DIR}", prefix.display()))?;
         let config = prefix.join("ssl").join(CONFIG_FILE);
         let exe = crate::prefix::program_path(prefix)?;
         let fips_conf = work.join("fips.cnf");

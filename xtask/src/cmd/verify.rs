@@ -108,15 +108,9 @@ fn check_module(
     prefix: &Path,
 ) -> Result<()> {
     let target = data::target_for(&facts.target)?;
-    let dir = prefix.join("lib").join(crypto_build::fips::MODULES_DIR);
-    let module = fs::read_dir(&dir)
-        .with_context(|| format!("reading {}", dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .next()
-        .with_context(|| {
-            format!("the build says it linked a FIPS module, but {} is empty", dir.display())
-        })?;
+    let module = crate::prefix::fips_module(prefix).with_context(|| {
+        format!("the build says it linked a FIPS module, but {} has none", prefix.display())
+    })?;
     // ELF's dynamic symbols; a DLL's export table (`[   0] NAME` lines).
     let (exports, entry) = if crate::triple::Triple::parse(&facts.target)?.is_windows() {
         let out = cmd!(sh, "objdump -p {module}").read()?;

@@ -14,15 +14,13 @@ use xshell::Shell;
 /// into `staged/ssl_dir`; says in one line how the config was written. Nothing when the
 /// build made no module.
 pub fn install(out_dir: &Path, staged: &Path, ssl_dir: &Path, triple: &str) -> Result<()> {
-    let from = out_dir.join("lib").join(MODULES_DIR);
-    let Some(module) = fs::read_dir(&from).ok().and_then(|d| d.flatten().next()) else {
+    let Some(module) = crate::prefix::fips_module(out_dir) else {
         return Ok(());
     };
     let dir = staged.join("lib").join(MODULES_DIR);
     fs::create_dir_all(&dir)?;
-    let installed = dir.join(module.file_name());
-    fs::copy(module.path(), &installed)
-        .with_context(|| format!("installing {}", installed.display()))?;
+    let installed = dir.join(module.file_name().context("the module's name")?);
+    fs::copy(&module, &installed).with_context(|| format!("installing {}", installed.display()))?;
     let config = staged.join(ssl_dir).join(CONFIG_FILE);
     fs::create_dir_all(staged.join(ssl_dir))?;
     let program = crate::prefix::program_path(staged).ok();
